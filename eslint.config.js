@@ -1,0 +1,53 @@
+// Lint rules: type-checked TypeScript, no floating promises, no import cycles, and time only
+// from the injected Clock (common/clock.ts is the one place allowed to touch timers).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'bin/**', 'eslint.config.js', 'src/web/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver': { node: { extensions: ['.ts', '.js'] } } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'import-x/no-cycle': ['error', { maxDepth: 10 }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Read time from the injected Clock (common/clock.ts).',
+        },
+        {
+          selector: 'CallExpression[callee.name=/^(setTimeout|setInterval)$/]',
+          message: 'Use the injected Clock (common/clock.ts) for timers.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/common/clock.ts', 'test/**', 'bench/**', '**/*.test.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    files: ['**/*.test.ts', 'test/**', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+    },
+  },
+);

@@ -1,0 +1,37 @@
+// Stable error codes and the one error class; the CLI and HTTP layers map codes to exit codes
+// and statuses in one table each. Codes are never reused for a different meaning.
+
+export const ERROR_CODES = {
+  YC_ERR_CONFIG_INVALID: 'the configuration is invalid',
+  YC_ERR_CONFIG_IO: 'a configuration file could not be read',
+  YC_ERR_SCHEDULE_INVALID: 'a schedule expression is invalid',
+  YC_ERR_TIMEZONE_UNKNOWN: 'a timezone name is unknown',
+  YC_ERR_USAGE: 'the command line is invalid',
+  YC_ERR_SPAWN: 'a child process could not be started',
+  YC_ERR_JOB_UNKNOWN: 'no job has this name',
+  YC_ERR_JOB_DISABLED: 'the job is disabled',
+  YC_ERR_JOB_NOT_RUNNING: 'the job has no running instance',
+  YC_ERR_SHUTTING_DOWN: 'the daemon is shutting down',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class YacronError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'YacronError';
+    this.code = code;
+  }
+}
+
+export function isYacronError(error: unknown, code?: ErrorCode): error is YacronError {
+  return error instanceof YacronError && (code === undefined || error.code === code);
+}
+
+/** A short human message for any thrown value (no stack). */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,22 @@
+// The common door: clock, errors, logger, events and small async helpers shared by every layer.
+export { systemClock, sleepWith, type Clock, type TimerHandle } from './clock.js';
+export { FakeClock, flushMicrotasks } from './fake-clock.js';
+export {
+  ERROR_CODES,
+  YacronError,
+  isYacronError,
+  describeError,
+  type ErrorCode,
+} from './errors.js';
+export {
+  createLogger,
+  silentLogger,
+  isLogLevelName,
+  LOG_LEVELS,
+  type Logger,
+  type LogLevelName,
+} from './logger.js';
+export { TypedEmitter, type EventMap, type Listener } from './events.js';
+export { createDeferred, type Deferred } from './deferred.js';
+export { TaskSet } from './task-set.js';
+export { secondsToMs, formatSeconds } from './duration.js';

@@ -1,0 +1,80 @@
+// The runner's contract: one run = one child process, described by a RunOutcome value.
+// A failing job is never an exception.
+import type { ResolvedJob } from '../config/index.js';
+
+export type OutputStream = 'stdout' | 'stderr';
+
+/**
+ * - succeeded: completed and no failsWhen rule matched.
+ * - failed: completed and a failsWhen rule matched (non-zero exit, output, always).
+ * - timed-out: executionTimeout fired (exitCode -100).
+ * - killed: cancelled by Replace, a manual cancel or shutdown (exitCode is the signal, e.g. -15).
+ * - spawn-failed: the process could not be started (exitCode 127).
+ */
+export type RunOutcomeKind = 'succeeded' | 'failed' | 'timed-out' | 'killed' | 'spawn-failed';
+
+export type CancelReason = 'replaced' | 'cancelled' | 'shutdown';
+
+export interface CapturedStream {
+  /** Retained text (head + discard marker + tail); '' when captured but nothing retained. */
+  readonly text: string;
+  /** Lines dropped from the middle (saveLimit) — counts as output for failsWhen. */
+  readonly discardedLines: number;
+  /** True when text is not the whole stream (lines were discarded). */
+  readonly truncated: boolean;
+}
+
+export interface RunOutcome {
+  readonly kind: RunOutcomeKind;
+  /** >= 0 exit status; -N killed by signal N; -100 timeout; 127 launch failure. */
+  readonly exitCode: number;
+  /** The exact spec string (`failsWhen=nonzeroReturn and retcode=1`), null on success. */
+  readonly failReason: string | null;
+  /** Set when the run was cancelled (Replace, manual cancel, shutdown). */
+  readonly cancelReason: CancelReason | null;
+  readonly pid: number | null;
+  /** Wall-clock epoch ms; startedAtMs is the launch instant (also for spawn failures). */
+  readonly startedAtMs: number;
+  readonly finishedAtMs: number;
+  /** Monotonic duration of the run in ms. */
+  readonly durationMs: number;
+  /** null when the stream was not captured. */
+  readonly stdout: CapturedStream | null;
+  readonly stderr: CapturedStream | null;
+  /** The environment passed to the child, or null when it inherited the daemon's as-is. */
+  readonly environment: Readonly<Record<string, string>> | null;
+  /** The spawn error message for spawn-failed runs. */
+  readonly spawnError: string | null;
+}
+
+export interface OutputLine {
+  readonly stream: OutputStream;
+  /** The decoded line including its trailing newline when it had one, without prefix. */
+  readonly line: string;
+}
+
+export interface RunRequest {
+  readonly job: ResolvedJob;
+  /** Variables injected over the job's own (the YACRON2_* run context); they win. */
+  readonly extraEnv?: Readonly<Record<string, string>>;
+  /** Called for every captured line as it is read (live tail, SSE, archival). */
+  readonly onOutput?: (line: OutputLine) => void;
+  /** Called once the child has a pid. */
+  readonly onSpawn?: (pid: number) => void;
+}
+
+export interface RunHandle {
+  /** The child's pid once spawned (undefined until then or on spawn failure). */
+  readonly pid: number | undefined;
+  /** Settles when the process has exited and every captured pipe reached EOF. Never rejects. */
+  readonly done: Promise<RunOutcome>;
+  /**
+   * Run the cancel sequence on the whole process group: SIGTERM, wait killTimeout, SIGKILL.
+   * Resolves when the process has exited. Idempotent.
+   */
+  cancel(reason: CancelReason): Promise<void>;
+}
+
+export interface Runner {
+  start(request: RunRequest): RunHandle;
+}
