@@ -1,2 +1,9 @@
-// PLACEHOLDER door of runner/; the runner implementation adds createRunner.
+// The runner's door: createRunner (one run = one child process) plus the pieces other layers
+// reuse (the shell reporter's argv rules, the failsWhen decision, the stream prefix).
 export type * from './types.js';
+export { createRunner, type RunnerDeps } from './create-runner.js';
+export { buildCommandArgv, DEFAULT_SHELL } from './command-line.js';
+export { decideFailReason } from './fail-reason.js';
+export { renderStreamPrefix, formatTemplate, type StreamPrefixFields } from './stream-prefix.js';
+export { signalProcessGroup, exitCodeFromStatus } from './process-group.js';
+export { TIMEOUT_EXIT_CODE, SPAWN_FAILED_EXIT_CODE } from './child-run.js';

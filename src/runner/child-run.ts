@@ -1,0 +1,293 @@
+// One run = one child process in its own process group: spawn, capture, executionTimeout, the
+// cancel sequence over the whole group, and the RunOutcome once it exited AND its pipes closed.
+// Never throws for a failing job; spawn errors become a `spawn-failed` outcome.
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import {
+  createDeferred,
+  describeError,
+  formatSeconds,
+  type Clock,
+  type Logger,
+  type TimerHandle,
+} from '../common/index.js';
+import { buildChildEnvironment } from './child-environment.js';
+import { buildCommandArgv, needsIdentitySwitch, wrapWithSetpriv } from './command-line.js';
+import { decideFailReason } from './fail-reason.js';
+import { exitCodeFromStatus, signalProcessGroup } from './process-group.js';
+import { StreamCapture } from './stream-capture.js';
+import type {
+  CancelReason,
+  CapturedStream,
+  OutputStream,
+  RunHandle,
+  RunOutcome,
+  RunOutcomeKind,
+  RunRequest,
+} from './types.js';
+
+export const TIMEOUT_EXIT_CODE = -100;
+export const SPAWN_FAILED_EXIT_CODE = 127;
+
+export interface ChildRunContext {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly baseEnv: NodeJS.ProcessEnv;
+  /** The setpriv binary for identity switches, or null to use Node's uid/gid options. */
+  setprivPath(): string | null;
+  /** The job's rendered stream prefix (cached per job). */
+  streamPrefix(stream: OutputStream): string;
+}
+
+export class ChildRun implements RunHandle {
+  readonly #ctx: ChildRunContext;
+  readonly #request: RunRequest;
+  readonly #done = createDeferred<RunOutcome>();
+  /** Resolves when the direct child has exited (or never started). */
+  readonly #exited = createDeferred<void>();
+  #pid: number | undefined;
+  #hasExited = false;
+  #settled = false;
+  #startedAtMs = 0;
+  #startedMonotonicMs = 0;
+  #environment: Record<string, string> | null = null;
+  #stdoutCapture: StreamCapture | null = null;
+  #stderrCapture: StreamCapture | null = null;
+  #timeoutTimer: TimerHandle | undefined;
+  /** executionTimeout fired while the process was alive: the exit code is −100 for good. */
+  #timedOut = false;
+  /** A cancel was requested while the process was alive. */
+  #killed = false;
+  #cancelReason: CancelReason | null = null;
+  #termination: Promise<void> | undefined;
+
+  constructor(ctx: ChildRunContext, request: RunRequest) {
+    this.#ctx = ctx;
+    this.#request = request;
+  }
+
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  get done(): Promise<RunOutcome> {
+    return this.#done.promise;
+  }
+
+  cancel(reason: CancelReason): Promise<void> {
+    if (this.#settled) return this.#termination ?? Promise.resolve();
+    this.#cancelReason ??= reason;
+    if (!this.#hasExited && !this.#timedOut) this.#killed = true;
+    return this.#terminate();
+  }
+
+  /** Synchronous up to and including the fork; everything after is event-driven. */
+  start(): void {
+    const { job, extraEnv } = this.#request;
+    this.#startedAtMs = this.#ctx.clock.now();
+    this.#startedMonotonicMs = this.#ctx.clock.monotonic();
+    this.#environment = buildChildEnvironment(job, this.#ctx.baseEnv, extraEnv);
+
+    let argv = buildCommandArgv(job.command, job.shell);
+    const options: SpawnOptions = {
+      env: this.#environment ?? this.#ctx.baseEnv,
+      stdio: [
+        'inherit',
+        job.captureStdout ? 'pipe' : 'inherit',
+        job.captureStderr ? 'pipe' : 'inherit',
+      ],
+      // setsid(): the run leads its own process group, so timeouts and cancels reach every
+      // descendant that did not leave the group. The child is never unref'd.
+      detached: true,
+    };
+    if (needsIdentitySwitch(job)) {
+      const setpriv = this.#ctx.setprivPath();
+      if (setpriv !== null) {
+        argv = wrapWithSetpriv(setpriv, job, argv);
+      } else {
+        if (job.uid !== null) options.uid = job.uid;
+        if (job.gid !== null) options.gid = job.gid;
+      }
+    }
+    const [file, ...args] = argv;
+    if (file === undefined) {
+      this.#failSpawn(new Error('the command is empty'));
+      return;
+    }
+
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, options);
+    } catch (error) {
+      this.#failSpawn(error);
+      return;
+    }
+    child.on('error', (error: Error) => {
+      if (this.#pid === undefined) this.#failSpawn(error);
+      else this.#ctx.logger.warn({ err: error }, `Job ${job.name}: child process error`);
+    });
+    if (child.pid === undefined) return; // the 'error' event follows
+
+    this.#pid = child.pid;
+    this.#stdoutCapture = this.#capture(child, 'stdout');
+    this.#stderrCapture = this.#capture(child, 'stderr');
+    child.once('exit', () => this.#onExit());
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) =>
+      this.#onClose(code, signal),
+    );
+    if (job.executionTimeoutMs !== null) {
+      this.#timeoutTimer = this.#ctx.clock.setTimer(
+        () => this.#onTimeout(),
+        job.executionTimeoutMs,
+      );
+    }
+    const onSpawn = this.#request.onSpawn;
+    if (onSpawn) {
+      const pid = child.pid;
+      // After start() returned the handle, before any output event.
+      queueMicrotask(() => {
+        try {
+          onSpawn(pid);
+        } catch (error) {
+          this.#ctx.logger.error({ err: error }, `Job ${job.name}: onSpawn listener failed`);
+        }
+      });
+    }
+  }
+
+  #capture(child: ChildProcess, stream: OutputStream): StreamCapture | null {
+    const readable = stream === 'stdout' ? child.stdout : child.stderr;
+    if (!readable) return null;
+    const { job, onOutput } = this.#request;
+    const capture = new StreamCapture({
+      jobName: job.name,
+      stream,
+      prefix: this.#ctx.streamPrefix(stream),
+      maxLineLength: job.maxLineLength,
+      saveLimit: job.saveLimit,
+      destination: stream === 'stdout' ? this.#ctx.stdout : this.#ctx.stderr,
+      onOutput,
+      logger: this.#ctx.logger,
+    });
+    capture.attach(readable);
+    return capture;
+  }
+
+  #onExit(): void {
+    this.#hasExited = true;
+    this.#timeoutTimer?.cancel();
+    this.#timeoutTimer = undefined;
+    this.#exited.resolve();
+  }
+
+  #onTimeout(): void {
+    this.#timeoutTimer = undefined;
+    if (this.#hasExited || this.#settled) return;
+    const job = this.#request.job;
+    this.#timedOut = true;
+    this.#ctx.logger.info(
+      `Job ${job.name} exceeded its executionTimeout of ${formatSeconds(job.executionTimeoutMs ?? 0)} seconds, cancelling it...`,
+    );
+    void this.#terminate();
+  }
+
+  /** The cancel sequence, run at most once (timeout and cancel share it). Never rejects. */
+  #terminate(): Promise<void> {
+    this.#termination ??= this.#runTermination();
+    return this.#termination;
+  }
+
+  async #runTermination(): Promise<void> {
+    const pid = this.#pid;
+    if (pid === undefined) return;
+    const job = this.#request.job;
+    if (!this.#hasExited) {
+      signalProcessGroup(pid, 'SIGTERM');
+      const exitedInTime = await this.#waitForExit(job.killTimeoutMs);
+      if (!exitedInTime) {
+        this.#ctx.logger.warn(
+          `Job ${job.name} did not gracefully terminate after ${formatSeconds(job.killTimeoutMs)} seconds, killing it...`,
+        );
+        signalProcessGroup(pid, 'SIGKILL');
+        await this.#exited.promise;
+      }
+    }
+    // The direct child is gone; leave no straggler of its group (they would also hold pipes open
+    // and delay completion).
+    signalProcessGroup(pid, 'SIGKILL');
+  }
+
+  /** True when the direct child exited within `ms`. */
+  #waitForExit(ms: number): Promise<boolean> {
+    if (this.#hasExited) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = this.#ctx.clock.setTimer(() => resolve(false), ms);
+      void this.#exited.promise.then(() => {
+        timer.cancel();
+        resolve(true);
+      });
+    });
+  }
+
+  #onClose(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#settled) return;
+    this.#onExit(); // 'exit' always precedes 'close'; this is only a guard
+    this.#stdoutCapture?.finish();
+    this.#stderrCapture?.finish();
+    const exitCode = this.#timedOut ? TIMEOUT_EXIT_CODE : exitCodeFromStatus(code, signal);
+    const stdout = this.#stdoutCapture?.result() ?? null;
+    const stderr = this.#stderrCapture?.result() ?? null;
+    const failReason = decideFailReason(this.#request.job.failsWhen, exitCode, stdout, stderr);
+    let kind: RunOutcomeKind;
+    if (this.#timedOut) kind = 'timed-out';
+    else if (this.#killed) kind = 'killed';
+    else kind = failReason === null ? 'succeeded' : 'failed';
+    this.#settle({ kind, exitCode, failReason, stdout, stderr, spawnError: null });
+  }
+
+  #failSpawn(error: unknown): void {
+    if (this.#settled) return;
+    const job = this.#request.job;
+    const message = describeError(error);
+    this.#ctx.logger.error({ err: error }, `Cannot start job ${job.name}: ${message}`);
+    this.#timeoutTimer?.cancel();
+    this.#timeoutTimer = undefined;
+    this.#hasExited = true;
+    this.#exited.resolve();
+    const stdout = job.captureStdout ? EMPTY_CAPTURE : null;
+    const stderr = job.captureStderr ? EMPTY_CAPTURE : null;
+    this.#settle({
+      kind: 'spawn-failed',
+      exitCode: SPAWN_FAILED_EXIT_CODE,
+      failReason: decideFailReason(job.failsWhen, SPAWN_FAILED_EXIT_CODE, stdout, stderr),
+      stdout,
+      stderr,
+      spawnError: message,
+    });
+  }
+
+  #settle(
+    result: Pick<
+      RunOutcome,
+      'kind' | 'exitCode' | 'failReason' | 'stdout' | 'stderr' | 'spawnError'
+    >,
+  ): void {
+    this.#settled = true;
+    this.#done.resolve({
+      ...result,
+      cancelReason: this.#cancelReason,
+      pid: this.#pid ?? null,
+      startedAtMs: this.#startedAtMs,
+      finishedAtMs: this.#ctx.clock.now(),
+      durationMs: Math.max(0, this.#ctx.clock.monotonic() - this.#startedMonotonicMs),
+      environment: this.#environment,
+    });
+  }
+}
+
+const EMPTY_CAPTURE: CapturedStream = Object.freeze({
+  text: '',
+  discardedLines: 0,
+  truncated: false,
+});

@@ -1,0 +1,114 @@
+// Test support shared by the runner and reporter tests (no tests of its own; the .test.ts name
+// keeps it out of the build): a fully resolved job with built-in defaults, fixture paths, a
+// log-capturing logger and process probes.
+import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import type { ReportBlock, ResolvedJob } from '../config/index.js';
+import type { Logger } from '../common/index.js';
+
+export const FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
+export const NODE = process.execPath;
+
+export function fixture(name: string): string {
+  return FIXTURES + name;
+}
+
+const NO_REPORTS: ReportBlock = { sentry: null, mail: null, shell: null, webhook: null };
+
+export function makeJob(overrides: Partial<ResolvedJob> = {}): ResolvedJob {
+  return {
+    name: 'test-job',
+    command: { kind: 'argv', argv: [NODE, fixture('exit-with.js'), '0'] },
+    shell: '/bin/sh',
+    schedule: { kind: 'reboot' },
+    timezone: null,
+    enabled: true,
+    environment: [],
+    hasEnvironment: false,
+    user: null,
+    group: null,
+    uid: null,
+    gid: null,
+    userName: null,
+    captureStdout: false,
+    captureStderr: true,
+    saveLimit: 4096,
+    maxLineLength: 16777216,
+    streamPrefix: '[{job_name} {stream_name}] ',
+    concurrencyPolicy: 'Allow',
+    concurrencyScope: 'node',
+    clusterPolicy: 'Leader',
+    executionTimeoutMs: null,
+    killTimeoutMs: 30_000,
+    failsWhen: { producesStdout: false, producesStderr: true, nonzeroReturn: true, always: false },
+    retry: {
+      maximumRetries: 0,
+      initialDelayMs: 1000,
+      maximumDelayMs: 300_000,
+      backoffMultiplier: 2,
+    },
+    onFailureReport: NO_REPORTS,
+    onPermanentFailureReport: NO_REPORTS,
+    onSuccessReport: NO_REPORTS,
+    statsd: null,
+    monitorResources: { enabled: false, intervalMs: 5000, history: 0 },
+    onMissed: 'skip',
+    startingDeadlineMs: null,
+    catchupJitterMs: 0,
+    onlyIfLastSucceeded: false,
+    archiveOutput: false,
+    redactArchivedSecrets: false,
+    secrets: [],
+    stateAllowedScopes: [],
+    digest: '0'.repeat(64),
+    source: { file: 'test.yaml', line: 1 },
+    ...overrides,
+  };
+}
+
+export interface LogRecord {
+  readonly level: number;
+  readonly msg: string;
+  readonly [key: string]: unknown;
+}
+
+export const LEVEL = { info: 30, warn: 40, error: 50 } as const;
+
+/** A pino logger whose records land in `records` (parsed), synchronously. */
+export function recordingLogger(): { logger: Logger; records: LogRecord[] } {
+  const records: LogRecord[] = [];
+  const destination = {
+    write(line: string): void {
+      records.push(JSON.parse(line) as LogRecord);
+    },
+  };
+  return { logger: pino({ level: 'debug', base: null }, destination), records };
+}
+
+/** A writable that remembers everything written to it, as text. */
+export class TextSink extends Writable {
+  text = '';
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
+    this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    callback();
+  }
+}
+
+/** True while `pid` exists and is not a zombie waiting to be reaped. */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OutputRetention } from './output-retention.js';
+
+function retain(saveLimit: number, count: number): OutputRetention {
+  const retention = new OutputRetention(saveLimit);
+  for (let i = 1; i <= count; i++) retention.add(`l${i}\n`);
+  return retention;
+}
+
+void test('OutputRetention keeps every line while under saveLimit', () => {
+  assert.deepEqual(retain(4, 4).result(), {
+    text: 'l1\nl2\nl3\nl4\n',
+    discardedLines: 0,
+    truncated: false,
+  });
+});
+
+void test('OutputRetention keeps the head and the tail with a discard marker between them', () => {
+  assert.deepEqual(retain(4, 10).result(), {
+    text: 'l1\nl2\n   [.... 6 lines discarded ...]\nl9\nl10\n',
+    discardedLines: 6,
+    truncated: true,
+  });
+});
+
+void test('OutputRetention gives the odd line of saveLimit to the tail', () => {
+  assert.equal(retain(3, 6).text(), 'l1\n   [.... 3 lines discarded ...]\nl5\nl6\n');
+  assert.equal(retain(1, 3).text(), '   [.... 2 lines discarded ...]\nl3\n');
+});
+
+void test('OutputRetention with saveLimit 0 keeps nothing and counts every line as discarded', () => {
+  assert.deepEqual(retain(0, 5).result(), { text: '', discardedLines: 5, truncated: true });
+  assert.deepEqual(retain(0, 0).result(), { text: '', discardedLines: 0, truncated: false });
+});
+
+void test('OutputRetention marks the text truncated after an over-long line without counting it', () => {
+  const retention = retain(10, 2);
+  retention.noteOverlongLine();
+  assert.deepEqual(retention.result(), { text: 'l1\nl2\n', discardedLines: 0, truncated: true });
+});
