@@ -1,0 +1,265 @@
+// executionTimeout and cancel against real processes: the timers run on a FakeClock (so the test
+// decides when they fire) except where a real clock is the point; every kill targets the whole
+// process group.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDeferred, FakeClock, systemClock, type Clock } from '../common/index.js';
+import type { ResolvedJob } from '../config/index.js';
+import { createRunner } from './create-runner.js';
+import {
+  fixture,
+  isProcessAlive,
+  LEVEL,
+  makeJob,
+  NODE,
+  recordingLogger,
+  TextSink,
+  type LogRecord,
+} from './job-fixture.test.js';
+import type { RunHandle } from './types.js';
+
+interface Started {
+  readonly handle: RunHandle;
+  readonly logs: LogRecord[];
+  /** Resolves with the first captured stdout line that matches. */
+  line(pattern: RegExp): Promise<string>;
+}
+
+function start(clock: Clock, job: ResolvedJob): Started {
+  const { logger, records } = recordingLogger();
+  const runner = createRunner({
+    clock,
+    logger,
+    stdout: new TextSink(),
+    stderr: new TextSink(),
+    baseEnv: process.env,
+  });
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  const seen: string[] = [];
+  const handle = runner.start({
+    job,
+    onOutput: ({ line }) => {
+      seen.push(line);
+      for (const waiter of [...waiters]) {
+        if (waiter.pattern.test(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    },
+  });
+  return {
+    handle,
+    logs: records,
+    line(pattern) {
+      const already = seen.find((line) => pattern.test(line));
+      if (already !== undefined) return Promise.resolve(already);
+      const deferred = createDeferred<string>();
+      waiters.push({ pattern, resolve: deferred.resolve });
+      return deferred.promise;
+    },
+  };
+}
+
+const node = (script: string): ResolvedJob['command'] => ({
+  kind: 'argv',
+  argv: [NODE, fixture(script)],
+});
+
+function messages(logs: readonly LogRecord[], level: number): string[] {
+  return logs.filter((r) => r.level === level).map((r) => r.msg);
+}
+
+void test('executionTimeout terminates the run with SIGTERM and exit code -100', async () => {
+  const clock = new FakeClock();
+  const run = start(
+    clock,
+    makeJob({
+      name: 'slow',
+      command: node('forever.js'),
+      captureStdout: true,
+      executionTimeoutMs: 5000,
+      killTimeoutMs: 1000,
+    }),
+  );
+  await run.line(/^\d+\n$/);
+  await clock.advance(4999);
+  assert.equal(isProcessAlive(run.handle.pid!), true, 'not before the deadline');
+  await clock.advance(1);
+  const outcome = await run.handle.done;
+  assert.equal(outcome.kind, 'timed-out');
+  assert.equal(outcome.exitCode, -100);
+  assert.equal(outcome.failReason, 'failsWhen=nonzeroReturn and retcode=-100');
+  assert.equal(outcome.cancelReason, null);
+  assert.deepEqual(messages(run.logs, LEVEL.info), [
+    'Job slow exceeded its executionTimeout of 5.0 seconds, cancelling it...',
+  ]);
+  assert.deepEqual(messages(run.logs, LEVEL.warn), []);
+  assert.equal(clock.pendingTimers, 0, 'the kill grace timer is cancelled once the child exits');
+});
+
+void test('executionTimeout escalates to SIGKILL after killTimeout and keeps exit code -100', async () => {
+  const clock = new FakeClock();
+  const run = start(
+    clock,
+    makeJob({
+      name: 'stubborn',
+      command: node('ignore-term.js'),
+      captureStdout: true,
+      executionTimeoutMs: 2000,
+      killTimeoutMs: 1500,
+    }),
+  );
+  await run.line(/^ready/);
+  await clock.advance(2000);
+  await run.line(/got SIGTERM/);
+  await clock.advance(1500);
+  const outcome = await run.handle.done;
+  assert.equal(outcome.kind, 'timed-out');
+  assert.equal(outcome.exitCode, -100);
+  assert.deepEqual(messages(run.logs, LEVEL.warn), [
+    'Job stubborn did not gracefully terminate after 1.5 seconds, killing it...',
+  ]);
+});
+
+void test('a run that exits before its executionTimeout leaves no timer behind', async () => {
+  const clock = new FakeClock();
+  const run = start(clock, makeJob({ executionTimeoutMs: 60_000 }));
+  const outcome = await run.handle.done;
+  assert.equal(outcome.kind, 'succeeded');
+  assert.equal(clock.pendingTimers, 0);
+});
+
+void test('cancel() of a child that ignores SIGTERM escalates to SIGKILL after killTimeout', async () => {
+  const clock = new FakeClock();
+  const run = start(
+    clock,
+    makeJob({
+      name: 'stubborn',
+      command: node('ignore-term.js'),
+      captureStdout: true,
+      killTimeoutMs: 1000,
+    }),
+  );
+  await run.line(/^ready/);
+  let cancelled = false;
+  const cancelling = run.handle.cancel('cancelled').then(() => (cancelled = true));
+  await run.line(/got SIGTERM/);
+  await clock.advance(999);
+  assert.equal(cancelled, false, 'still within the grace period');
+  await clock.advance(1);
+  await cancelling;
+  const outcome = await run.handle.done;
+  assert.equal(outcome.kind, 'killed');
+  assert.equal(outcome.exitCode, -9);
+  assert.equal(outcome.cancelReason, 'cancelled');
+  assert.deepEqual(messages(run.logs, LEVEL.warn), [
+    'Job stubborn did not gracefully terminate after 1.0 seconds, killing it...',
+  ]);
+});
+
+void test('cancel() is idempotent and the first reason sticks', async () => {
+  const clock = new FakeClock();
+  const run = start(clock, makeJob({ command: node('forever.js'), captureStdout: true }));
+  await run.line(/^\d+\n$/);
+  const first = run.handle.cancel('replaced');
+  const second = run.handle.cancel('shutdown');
+  await Promise.all([first, second]);
+  const outcome = await run.handle.done;
+  assert.equal(outcome.kind, 'killed');
+  assert.equal(outcome.exitCode, -15);
+  assert.equal(outcome.cancelReason, 'replaced');
+  assert.equal(outcome.failReason, 'failsWhen=nonzeroReturn and retcode=-15');
+  await run.handle.cancel('cancelled'); // after completion: resolves, changes nothing
+  assert.deepEqual(messages(run.logs, LEVEL.warn), []);
+});
+
+void test('cancel() with killTimeout 0 kills at once', async () => {
+  const clock = new FakeClock();
+  const run = start(
+    clock,
+    makeJob({ command: node('ignore-term.js'), captureStdout: true, killTimeoutMs: 0 }),
+  );
+  await run.line(/^ready/);
+  const cancelling = run.handle.cancel('shutdown');
+  await clock.advance(0);
+  await cancelling;
+  assert.equal((await run.handle.done).exitCode, -9);
+});
+
+async function withPidFile<T>(body: (pidFile: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'yacron2-runner-'));
+  try {
+    return await body(join(dir, 'grandchild.pid'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+void test('executionTimeout kills the whole process tree, grandchildren included', async () => {
+  await withPidFile(async (pidFile) => {
+    const clock = new FakeClock();
+    const run = start(
+      clock,
+      makeJob({
+        command: { kind: 'argv', argv: [fixture('spawn-grandchild.sh'), pidFile] },
+        captureStdout: true,
+        executionTimeoutMs: 1000,
+        killTimeoutMs: 1000,
+      }),
+    );
+    await run.line(/^ready/);
+    const grandchild = Number(await readFile(pidFile, 'utf8'));
+    assert.equal(isProcessAlive(grandchild), true);
+    await clock.advance(1000);
+    // The grandchild holds the captured stdout, so completion itself proves it is gone.
+    const outcome = await run.handle.done;
+    assert.equal(outcome.exitCode, -100);
+    assert.equal(isProcessAlive(grandchild), false);
+  });
+});
+
+void test('cancel() kills the whole process tree on the real clock', async () => {
+  await withPidFile(async (pidFile) => {
+    const run = start(
+      systemClock,
+      makeJob({
+        command: { kind: 'argv', argv: [fixture('spawn-grandchild.sh'), pidFile] },
+        captureStdout: true,
+        killTimeoutMs: 200,
+      }),
+    );
+    await run.line(/^ready/);
+    const grandchild = Number(await readFile(pidFile, 'utf8'));
+    await run.handle.cancel('cancelled');
+    const outcome = await run.handle.done;
+    assert.equal(outcome.kind, 'killed');
+    assert.equal(outcome.exitCode, -15);
+    assert.equal(isProcessAlive(grandchild), false);
+  });
+});
+
+void test('cancel() also kills a grandchild that outlives the direct child and holds the pipe', async () => {
+  await withPidFile(async (pidFile) => {
+    const run = start(
+      systemClock,
+      makeJob({
+        command: {
+          kind: 'shell',
+          script: `sleep 300 & echo $! > "${pidFile}.tmp" && mv "${pidFile}.tmp" "${pidFile}"; echo ready`,
+        },
+        captureStdout: true,
+        killTimeoutMs: 200,
+      }),
+    );
+    await run.line(/^ready/);
+    const grandchild = Number(await readFile(pidFile, 'utf8'));
+    await run.handle.cancel('cancelled');
+    const outcome = await run.handle.done;
+    assert.equal(isProcessAlive(grandchild), false);
+    assert.equal(outcome.stdout?.text, 'ready\n');
+  });
+});
