@@ -58,7 +58,7 @@ function start(clock: Clock, job: ResolvedJob): Started {
       const already = seen.find((line) => pattern.test(line));
       if (already !== undefined) return Promise.resolve(already);
       const deferred = createDeferred<string>();
-      waiters.push({ pattern, resolve: deferred.resolve });
+      waiters.push({ pattern, resolve: (line) => deferred.resolve(line) });
       return deferred.promise;
     },
   };
