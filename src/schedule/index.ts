@@ -1,13 +1,13 @@
-// PLACEHOLDER door of the pure cron engine; the schedule/ implementation replaces this file.
-export interface Schedule {
-  readonly expression: string;
-  readonly timezone: string;
-  readonly hasSeconds: boolean;
-}
-export declare function parseSchedule(
-  expression: string,
-  options?: { timezone?: string },
-): Schedule;
-export declare function nextFireTime(schedule: Schedule, afterEpochMs: number): number | null;
-export declare function matchesAt(schedule: Schedule, epochMs: number): boolean;
-export declare function schedulesEqual(a: Schedule, b: Schedule): boolean;
+// The door of the pure cron engine: parse, next fire, match, equality and zone helpers.
+// No timers and no clock reads anywhere below this file.
+export {
+  parseSchedule,
+  nextFireTime,
+  matchesAt,
+  schedulesEqual,
+  wallTimeAt,
+  type Schedule,
+  type ZonedWallTime,
+} from './schedule.js';
+export { assertTimezone, localTimezone } from './zone-offsets.js';
+export { renderScheduleObject, type ScheduleObject } from './render-object.js';
