@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { buildChildEnvironment } from './child-environment.js';
 import { buildCommandArgv, wrapWithSetpriv } from './command-line.js';
 import { makeJob } from './job-fixture.test.js';

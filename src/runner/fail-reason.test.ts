@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import type { FailsWhen } from '../config/index.js';
 import { decideFailReason } from './fail-reason.js';
 import type { CapturedStream } from './types.js';

@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { OutputRetention } from './output-retention.js';
 
 function retain(saveLimit: number, count: number): OutputRetention {

@@ -1,6 +1,6 @@
 // user/group switching with real processes; needs root (skipped otherwise).
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../common/index.js';
 import { createRunner } from './create-runner.js';

@@ -2,7 +2,7 @@
 // decides when they fire) except where a real clock is the point; every kill targets the whole
 // process group.
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // createRunner() against real child processes: exit codes, spawn failures, environment, argv,
 // output capture and the failsWhen decision.
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { systemClock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import { createRunner } from './create-runner.js';

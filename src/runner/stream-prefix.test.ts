@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { formatTemplate, renderStreamPrefix } from './stream-prefix.js';
 
 const fields = { job_name: 'backup', stream_name: 'stderr' };

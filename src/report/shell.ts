@@ -1,0 +1,173 @@
+// The shell reporter (spec/jobs.md §9.3): runs the configured command with the daemon's
+// environment plus the YACRON2_* description of the finished run, and waits for it. Never
+// throws: launch errors and non-zero exits are logged.
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  describeError,
+  formatSeconds,
+  type Clock,
+  type Logger,
+  type TimerHandle,
+} from '../common/index.js';
+import type { JobCommand, ResolvedJob, ShellReport } from '../config/index.js';
+import {
+  buildCommandArgv,
+  exitCodeFromStatus,
+  signalProcessGroup,
+  type CapturedStream,
+  type RunOutcome,
+} from '../runner/index.js';
+
+/** Each captured stream handed to the reporter is cut to this many characters (code points). */
+export const SHELL_REPORT_OUTPUT_LIMIT = 16384;
+
+export interface ShellReportDeps {
+  readonly logger: Logger;
+  /** The daemon's environment (not the job's). */
+  readonly baseEnv: NodeJS.ProcessEnv;
+  /**
+   * Optional bound on the reporter's run time (the reference waits forever). When it passes,
+   * the reporter's process group is killed and an error logged.
+   */
+  readonly timeout?: { readonly clock: Clock; readonly ms: number };
+}
+
+export interface ShellReportInput {
+  readonly job: ResolvedJob;
+  readonly outcome: RunOutcome;
+  readonly report: ShellReport;
+  /** The schedule as a cron string (object form rendered) or `@reboot`. */
+  readonly scheduleText: string;
+}
+
+export async function runShellReport(
+  deps: ShellReportDeps,
+  input: ShellReportInput,
+): Promise<void> {
+  const { job, report } = input;
+  if (report.command === null) return;
+  const [file, ...args] = buildCommandArgv(report.command, report.shell);
+  if (file === undefined) return;
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, {
+      env: buildShellReportEnvironment(deps.baseEnv, input),
+      stdio: 'inherit',
+      // Its own process group, so a timeout can take the whole reporter tree down.
+      detached: true,
+    });
+  } catch (error) {
+    logLaunchError(deps.logger, job.name, error);
+    return;
+  }
+  const exit = await waitForExit(child, deps, job.name);
+  if (exit.kind === 'error') {
+    logLaunchError(deps.logger, job.name, exit.error);
+  } else if (exit.code !== 0) {
+    deps.logger.error(
+      `Error executing shell reporter of job ${job.name} with return code ${exit.code}`,
+    );
+  }
+}
+
+type ReporterExit =
+  | { readonly kind: 'exited'; readonly code: number }
+  | { readonly kind: 'error'; readonly error: unknown };
+
+function waitForExit(
+  child: ChildProcess,
+  deps: ShellReportDeps,
+  jobName: string,
+): Promise<ReporterExit> {
+  return new Promise((resolve) => {
+    let timer: TimerHandle | undefined;
+    child.once('error', (error) => {
+      timer?.cancel();
+      if (child.pid === undefined) resolve({ kind: 'error', error });
+    });
+    child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
+      timer?.cancel();
+      resolve({ kind: 'exited', code: exitCodeFromStatus(code, signal) });
+    });
+    const pid = child.pid;
+    if (deps.timeout && pid !== undefined) {
+      const { clock, ms } = deps.timeout;
+      timer = clock.setTimer(() => {
+        deps.logger.error(
+          `Shell reporter of job ${jobName} still running after ${formatSeconds(ms)} seconds, killing it`,
+        );
+        signalProcessGroup(pid, 'SIGKILL');
+      }, ms);
+    }
+  });
+}
+
+function logLaunchError(logger: Logger, jobName: string, error: unknown): void {
+  logger.error(
+    { err: error },
+    `Cannot run shell reporter of job ${jobName}: ${describeError(error)}`,
+  );
+}
+
+/** The daemon env plus the reporter's YACRON2_* table. */
+export function buildShellReportEnvironment(
+  baseEnv: NodeJS.ProcessEnv,
+  input: Omit<ShellReportInput, 'report'>,
+): Record<string, string> {
+  const { job, outcome, scheduleText } = input;
+  const env: Record<string, string> = {};
+  for (const key of Object.keys(baseEnv)) {
+    const value = baseEnv[key];
+    if (value !== undefined) env[key] = value;
+  }
+  const stdout = cutOutput(outcome.stdout);
+  const stderr = cutOutput(outcome.stderr);
+  Object.assign(env, {
+    YACRON2_FAIL_REASON: outcome.failReason ?? '',
+    YACRON2_FAILED: outcome.failReason === null ? '0' : '1',
+    YACRON2_JOB_NAME: job.name,
+    YACRON2_JOB_COMMAND: commandText(job.command),
+    YACRON2_JOB_SCHEDULE: scheduleText,
+    YACRON2_RETCODE: String(outcome.exitCode),
+    YACRON2_STDOUT: stdout.text,
+    YACRON2_STDOUT_TRUNCATED: stdout.truncated ? '1' : '0',
+    YACRON2_STDERR: stderr.text,
+    YACRON2_STDERR_TRUNCATED: stderr.truncated ? '1' : '0',
+    YACRON2_CPU_SECONDS: '',
+    YACRON2_MAX_RSS_BYTES: '',
+  });
+  return env;
+}
+
+function commandText(command: JobCommand): string {
+  return command.kind === 'argv' ? command.argv.join(' ') : command.script;
+}
+
+/**
+ * The first SHELL_REPORT_OUTPUT_LIMIT code points; truncated also when the capture itself
+ * dropped lines. NUL characters cannot travel in an environment variable and are removed.
+ */
+function cutOutput(stream: CapturedStream | null): { text: string; truncated: boolean } {
+  if (stream === null) return { text: '', truncated: false };
+  const cut = cutToCodePoints(stream.text, SHELL_REPORT_OUTPUT_LIMIT);
+  return {
+    text: cut.includes('\0') ? cut.replaceAll('\0', '') : cut,
+    truncated: stream.truncated || cut.length < stream.text.length,
+  };
+}
+
+export function cutToCodePoints(text: string, limit: number): string {
+  // A UTF-16 length within the limit cannot hold more code points than the limit.
+  if (text.length <= limit) return text;
+  let index = 0;
+  for (let count = 0; count < limit && index < text.length; count++) {
+    const unit = text.charCodeAt(index);
+    const isPair =
+      unit >= 0xd800 &&
+      unit <= 0xdbff &&
+      index + 1 < text.length &&
+      (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
+    index += isPair ? 2 : 1;
+  }
+  return text.slice(0, index);
+}
