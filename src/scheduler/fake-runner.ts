@@ -1,0 +1,200 @@
+// A Runner for tests: no processes. Each start is recorded as a FakeRun the test completes by hand
+// (succeed/fail/complete) or that follows a scripted result, optionally after a FakeClock delay.
+// Cancels are recorded and finish the run as `killed` (optionally after cancelDelayMs).
+import type { Clock } from '../common/index.js';
+import type { ResolvedJob } from '../config/index.js';
+import type {
+  CancelReason,
+  CapturedStream,
+  OutputStream,
+  RunHandle,
+  RunOutcome,
+  RunOutcomeKind,
+  Runner,
+  RunRequest,
+} from '../runner/index.js';
+import { decideFailReason } from './outcome.js';
+
+export interface FakeResult {
+  /** Default 0. */
+  readonly exitCode?: number;
+  /** Captured text (ignored unless the job captures the stream). */
+  readonly stdout?: string;
+  readonly stderr?: string;
+  /** Finish automatically this long after the start (FakeClock time); 0 = on the next microtask. */
+  readonly durationMs?: number;
+  /** The launch fails: no pid, exit code 127. */
+  readonly spawnFails?: boolean;
+  /** executionTimeout fired: exit code -100. */
+  readonly timedOut?: boolean;
+}
+
+export interface FakeRunnerOptions {
+  readonly clock: Clock;
+  /** How long (clock time) a cancel takes before the run is reported killed; default 0. */
+  readonly cancelDelayMs?: number;
+  /** First pid handed out; default 1000. */
+  readonly firstPid?: number;
+}
+
+function captured(enabled: boolean, text: string | undefined): CapturedStream | null {
+  return enabled ? { text: text ?? '', discardedLines: 0, truncated: false } : null;
+}
+
+export class FakeRun {
+  readonly request: RunRequest;
+  readonly job: ResolvedJob;
+  readonly pid: number | undefined;
+  /** Every cancel() call's reason, in order. */
+  readonly cancels: CancelReason[] = [];
+  readonly handle: RunHandle;
+  readonly #clock: Clock;
+  readonly #cancelDelayMs: number;
+  readonly #startedAtMs: number;
+  readonly #startedMonotonicMs: number;
+  #resolve!: (outcome: RunOutcome) => void;
+  #outcome: RunOutcome | undefined;
+  #cancelling: Promise<void> | undefined;
+
+  constructor(request: RunRequest, pid: number | undefined, clock: Clock, cancelDelayMs: number) {
+    this.request = request;
+    this.job = request.job;
+    this.pid = pid;
+    this.#clock = clock;
+    this.#cancelDelayMs = cancelDelayMs;
+    this.#startedAtMs = clock.now();
+    this.#startedMonotonicMs = clock.monotonic();
+    const done = new Promise<RunOutcome>((resolve) => {
+      this.#resolve = resolve;
+    });
+    this.handle = {
+      pid,
+      done,
+      cancel: (reason) => this.#cancel(reason),
+    };
+  }
+
+  get finished(): boolean {
+    return this.#outcome !== undefined;
+  }
+
+  get outcome(): RunOutcome | undefined {
+    return this.#outcome;
+  }
+
+  /** Finish with a result; ignored when already finished. */
+  complete(result: FakeResult = {}, cancelReason: CancelReason | null = null): void {
+    if (this.#outcome) return;
+    const { job } = this;
+    const exitCode = result.spawnFails ? 127 : result.timedOut ? -100 : (result.exitCode ?? 0);
+    const stdout = captured(job.captureStdout, result.stdout);
+    const stderr = captured(job.captureStderr, result.stderr);
+    const failReason = decideFailReason(job.failsWhen, exitCode, stdout, stderr);
+    let kind: RunOutcomeKind = failReason === null ? 'succeeded' : 'failed';
+    if (result.spawnFails) kind = 'spawn-failed';
+    else if (result.timedOut) kind = 'timed-out';
+    else if (cancelReason) kind = 'killed';
+    this.#outcome = {
+      kind,
+      exitCode,
+      failReason,
+      cancelReason,
+      pid: this.pid ?? null,
+      startedAtMs: this.#startedAtMs,
+      finishedAtMs: this.#clock.now(),
+      durationMs: this.#clock.monotonic() - this.#startedMonotonicMs,
+      stdout,
+      stderr,
+      environment: null,
+      spawnError: result.spawnFails ? 'spawn ENOENT' : null,
+    };
+    this.#resolve(this.#outcome);
+  }
+
+  succeed(): void {
+    this.complete({ exitCode: 0 });
+  }
+
+  fail(exitCode = 1): void {
+    this.complete({ exitCode });
+  }
+
+  /** Deliver a captured output line to the scheduler's onOutput hook. */
+  emitOutput(stream: OutputStream, line: string): void {
+    this.request.onOutput?.({ stream, line });
+  }
+
+  #cancel(reason: CancelReason): Promise<void> {
+    this.cancels.push(reason);
+    if (this.#outcome) return Promise.resolve();
+    this.#cancelling ??= new Promise<void>((resolve) => {
+      const kill = (): void => {
+        this.complete({ exitCode: -15 }, reason);
+        resolve();
+      };
+      if (this.#cancelDelayMs > 0) this.#clock.setTimer(kill, this.#cancelDelayMs);
+      else kill();
+    });
+    return this.#cancelling;
+  }
+}
+
+export class FakeRunner implements Runner {
+  /** Every start, in order. */
+  readonly runs: FakeRun[] = [];
+  cancelDelayMs: number;
+  readonly #clock: Clock;
+  readonly #scripts = new Map<string, FakeResult[]>();
+  #default: FakeResult | 'manual' = 'manual';
+  #nextPid: number;
+
+  constructor(options: FakeRunnerOptions) {
+    this.#clock = options.clock;
+    this.cancelDelayMs = options.cancelDelayMs ?? 0;
+    this.#nextPid = options.firstPid ?? 1000;
+  }
+
+  /** Queue results for the next starts of `jobName`; each start consumes one. */
+  script(jobName: string, ...results: FakeResult[]): void {
+    const queue = this.#scripts.get(jobName) ?? [];
+    queue.push(...results);
+    this.#scripts.set(jobName, queue);
+  }
+
+  /** What unscripted starts do: a result, or 'manual' (run until the test completes it). */
+  setDefault(result: FakeResult | 'manual'): void {
+    this.#default = result;
+  }
+
+  start(request: RunRequest): RunHandle {
+    const result = this.#scripts.get(request.job.name)?.shift() ?? this.#default;
+    const pid = result !== 'manual' && result.spawnFails ? undefined : this.#nextPid++;
+    const run = new FakeRun(request, pid, this.#clock, this.cancelDelayMs);
+    this.runs.push(run);
+    if (pid !== undefined) request.onSpawn?.(pid);
+    if (result !== 'manual') {
+      const finish = (): void => run.complete(result);
+      if (result.spawnFails || !result.durationMs) queueMicrotask(finish);
+      else this.#clock.setTimer(finish, result.durationMs);
+    }
+    return run.handle;
+  }
+
+  runsOf(jobName: string): FakeRun[] {
+    return this.runs.filter((run) => run.job.name === jobName);
+  }
+
+  /** Runs not finished yet. */
+  running(jobName?: string): FakeRun[] {
+    return this.runs.filter(
+      (run) => !run.finished && (jobName === undefined || run.job.name === jobName),
+    );
+  }
+
+  /** The newest run of a job (throws when it never started: a test bug). */
+  last(jobName: string): FakeRun {
+    const run = this.runsOf(jobName).at(-1);
+    if (!run) throw new Error(`FakeRunner: job ${jobName} never started`);
+    return run;
+  }
+}

@@ -1,0 +1,48 @@
+// The scheduler door: createScheduler, its event map and view types, plus the test seams
+// (FakeRunner, makeJob) that other layers' tests build schedulers with.
+export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
+export type {
+  ConcurrencyDecision,
+  ClockJumpedEvent,
+  ConfigAppliedEvent,
+  FireSkippedEvent,
+  GateRequest,
+  GateResult,
+  JobRuns,
+  JobView,
+  LoopWokeEvent,
+  ManualStartResult,
+  ReportEvent,
+  RetryDiscardedEvent,
+  RetryScheduledEvent,
+  RetryView,
+  RunDisposition,
+  RunFinishedEvent,
+  RunOutputEvent,
+  RunRecord,
+  RunRecordOutcome,
+  RunResources,
+  RunStartedEvent,
+  RunStats,
+  RunTrigger,
+  ScheduleLateEvent,
+  Scheduler,
+  SchedulerDeps,
+  SchedulerEvents,
+  ShutdownFinishedEvent,
+  ShutdownStartedEvent,
+  SkipReason,
+  StatusEntry,
+} from './types.js';
+export {
+  buildRunRecord,
+  computeRunStats,
+  formatIsoUtc,
+  CANCELLED_FAIL_REASON,
+  HISTORY_LIMIT,
+} from './history.js';
+export { checkEnabled, checkOnlyIfLastSucceeded, decideConcurrency } from './gates.js';
+export { LATE_WAKE_THRESHOLD_MS } from './fire-plan.js';
+export { decideFailReason } from './outcome.js';
+export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';
+export { makeJob, makeConfig, makeSchedule, type MakeJobOverrides } from './make-job.js';

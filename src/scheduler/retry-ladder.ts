@@ -1,0 +1,74 @@
+// One retry ladder (jobs.md §7): the retry count, the next backoff delay and at most one pending
+// retry timer. Its policy is copied at creation, so a reload never changes a live ladder.
+import type { Clock, TimerHandle } from '../common/index.js';
+import type { RetryPolicy } from '../config/index.js';
+
+export type LadderStep =
+  | { readonly kind: 'retry'; readonly delayMs: number; readonly attempt: number }
+  | { readonly kind: 'exhausted' };
+
+export class RetryLadder {
+  readonly jobName: string;
+  readonly policy: RetryPolicy;
+  /** Retries scheduled so far (the attempt number of the latest retry). */
+  count = 0;
+  /** The delay the next retry will wait. */
+  nextDelayMs: number;
+  /** The delay of the latest scheduled retry (0 before any). */
+  lastDelayMs = 0;
+  /** Epoch ms the pending retry is due, null when none is pending. */
+  nextRetryAtMs: number | null = null;
+  #cancelled = false;
+  #timer: TimerHandle | null = null;
+
+  constructor(jobName: string, policy: RetryPolicy) {
+    this.jobName = jobName;
+    this.policy = policy;
+    this.nextDelayMs = policy.initialDelayMs;
+  }
+
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  get pending(): boolean {
+    return this.#timer !== null;
+  }
+
+  /**
+   * §7.2 steps 4–5 for a failed run holding this ladder: exhausted when the retry budget is
+   * spent, else the delay to wait. The first delay is used as-is; later ones are capped.
+   */
+  step(): LadderStep {
+    const { maximumRetries, backoffMultiplier, maximumDelayMs } = this.policy;
+    if (maximumRetries !== -1 && this.count >= maximumRetries) return { kind: 'exhausted' };
+    const delayMs = this.nextDelayMs;
+    this.nextDelayMs = Math.min(this.nextDelayMs * backoffMultiplier, maximumDelayMs);
+    this.count += 1;
+    this.lastDelayMs = delayMs;
+    return { kind: 'retry', delayMs, attempt: this.count };
+  }
+
+  /** Arm the one pending retry timer (replacing any). */
+  arm(clock: Clock, delayMs: number, onDue: () => void): void {
+    this.abortTimer();
+    this.nextRetryAtMs = clock.now() + delayMs;
+    this.#timer = clock.setTimer(() => {
+      this.#timer = null;
+      this.nextRetryAtMs = null;
+      onDue();
+    }, delayMs);
+  }
+
+  abortTimer(): void {
+    this.#timer?.cancel();
+    this.#timer = null;
+    this.nextRetryAtMs = null;
+  }
+
+  /** Abort the pending retry and mark the ladder dead; a failing holder then fails permanently. */
+  cancel(): void {
+    this.#cancelled = true;
+    this.abortTimer();
+  }
+}

@@ -1,0 +1,297 @@
+// The scheduler's public contract: deps, the Scheduler surface, its typed events and the
+// JSON-ready view shapes of spec/http-api.md A.5–A.7. Types only; no behaviour here.
+import type { Clock, Logger, TypedEmitter } from '../common/index.js';
+import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
+import type { OutputStream, RunOutcome, Runner } from '../runner/index.js';
+
+/** What asked for a run. */
+export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual';
+
+/** Why a requested launch did not start. */
+export type SkipReason =
+  'disabled' | 'cluster' | 'only-if-last-succeeded' | 'forbid' | 'shutting-down';
+
+/** A gate's verdict (DESIGN §4): a value, logged and emitted, never an exception. */
+export type GateResult =
+  | { readonly kind: 'run' }
+  | { readonly kind: 'skip'; readonly reason: SkipReason; readonly detail?: string };
+
+/** The concurrency gate may also ask to replace the running instances first. */
+export type ConcurrencyDecision =
+  | { readonly kind: 'run' }
+  | { readonly kind: 'replace' }
+  | { readonly kind: 'skip'; readonly reason: 'forbid' };
+
+export interface GateRequest {
+  readonly job: ResolvedJob;
+  readonly trigger: Exclude<RunTrigger, 'manual'>;
+  readonly scheduledAtMs: number | null;
+}
+
+export interface SchedulerDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly runner: Runner;
+  /**
+   * Cluster seam (gate 2 of jobs.md §2): consulted for scheduled, @reboot and retry launches,
+   * never for manual starts. Synchronous and cheap: it runs in the decision pass of a burst.
+   */
+  readonly gate?: (request: GateRequest) => GateResult;
+  /** Launches per slice of a burst before yielding to the event loop (default 16). */
+  readonly launchSliceSize?: number;
+}
+
+// ---- Run records and stats (http-api A.7) ---------------------------------------------------
+
+export type RunRecordOutcome = 'success' | 'failure' | 'cancelled' | 'unknown';
+
+export interface RunResources {
+  readonly cpu_user_seconds: number;
+  readonly cpu_system_seconds: number;
+  readonly cpu_total_seconds: number;
+  readonly max_rss_bytes: number;
+  readonly samples: number;
+}
+
+export interface RunRecord {
+  readonly outcome: RunRecordOutcome;
+  readonly exit_code: number | null;
+  /** Python isoformat() of the UTC instant, e.g. `2026-06-21T12:00:00+00:00`. */
+  readonly started_at: string | null;
+  readonly finished_at: string;
+  /** Seconds. */
+  readonly duration: number | null;
+  readonly fail_reason: string | null;
+  readonly resources: RunResources | null;
+}
+
+export interface RunStats {
+  readonly total: number;
+  readonly success: number;
+  readonly failure: number;
+  readonly cancelled: number;
+  readonly unknown: number;
+  readonly success_rate: number | null;
+  readonly avg_duration: number | null;
+  readonly min_duration: number | null;
+  readonly max_duration: number | null;
+  readonly last_duration: number | null;
+  readonly avg_cpu_seconds: number | null;
+  readonly max_cpu_seconds: number | null;
+  readonly last_cpu_seconds: number | null;
+  readonly avg_rss_bytes: number | null;
+  readonly max_rss_bytes: number | null;
+  readonly last_rss_bytes: number | null;
+}
+
+/** `GET /jobs/{name}/runs`. */
+export interface JobRuns {
+  readonly name: string;
+  /** Oldest first, at most 50. */
+  readonly runs: readonly RunRecord[];
+  readonly stats: RunStats;
+}
+
+// ---- Views (http-api A.5, A.6) --------------------------------------------------------------
+
+export type StatusEntry =
+  | { readonly job: string; readonly status: 'running'; readonly pid: readonly number[] }
+  | { readonly job: string; readonly status: 'disabled' }
+  | {
+      readonly job: string;
+      readonly status: 'scheduled';
+      /** Seconds to the next fire, null when none, '@reboot' for @reboot jobs. */
+      readonly scheduled_in: number | '@reboot' | null;
+    };
+
+export interface RetryView {
+  readonly attempt: number;
+  /** null = unlimited (maximumRetries -1). */
+  readonly maxAttempts: number | null;
+  readonly nextRetryAt: string | null;
+  readonly delaySeconds: number;
+}
+
+/** The A.6 job object fields the scheduler owns (the HTTP layer may add resources, cluster keys). */
+export interface JobView {
+  readonly name: string;
+  readonly enabled: boolean;
+  readonly schedule: string;
+  readonly command: string;
+  readonly captureStdout: boolean;
+  readonly captureStderr: boolean;
+  readonly utc: boolean;
+  readonly timezone: string | null;
+  readonly running: boolean;
+  readonly pids: readonly number[];
+  readonly scheduled_in: number | null;
+  readonly last_run: RunRecord | null;
+  readonly history: readonly {
+    readonly outcome: RunRecordOutcome;
+    readonly duration: number | null;
+  }[];
+  /** Present only while a retry ladder is armed with count > 0. */
+  readonly retry?: RetryView;
+}
+
+export type ManualStartResult =
+  | { readonly kind: 'started'; readonly runId: string; readonly pid: number | null }
+  | { readonly kind: 'skipped'; readonly reason: SkipReason };
+
+// ---- Events ---------------------------------------------------------------------------------
+
+/** How a finished run was handled (jobs.md §6). */
+export type RunDisposition = 'replaced' | 'cancelled' | 'shutdown-failure' | 'failure' | 'success';
+
+export interface RunStartedEvent {
+  readonly job: ResolvedJob;
+  readonly runId: string;
+  readonly pid: number | null;
+  readonly trigger: RunTrigger;
+  /** Retry count at launch; 0 for a first run. */
+  readonly attempt: number;
+  /** The cron slot this run serves; null for @reboot, retry and manual runs. */
+  readonly scheduledAtMs: number | null;
+  readonly startedAtMs: number;
+  /** Decision instant minus scheduled slot (wall ms); null without a slot. */
+  readonly decisionLatenessMs: number | null;
+  /** Start instant minus decision instant (wall ms): the time spent queued in a burst. */
+  readonly launchDelayMs: number;
+}
+
+export interface RunOutputEvent {
+  readonly jobName: string;
+  readonly runId: string;
+  readonly stream: OutputStream;
+  readonly line: string;
+}
+
+export interface RunFinishedEvent {
+  readonly job: ResolvedJob;
+  readonly runId: string;
+  readonly trigger: RunTrigger;
+  readonly attempt: number;
+  readonly scheduledAtMs: number | null;
+  readonly outcome: RunOutcome;
+  readonly record: RunRecord;
+  /** False only for runs killed by Replace. */
+  readonly recorded: boolean;
+  readonly disposition: RunDisposition;
+}
+
+export interface FireSkippedEvent {
+  readonly jobName: string;
+  readonly reason: SkipReason;
+  readonly trigger: RunTrigger;
+  readonly scheduledAtMs: number | null;
+  readonly decisionLatenessMs: number | null;
+}
+
+export interface ScheduleLateEvent {
+  readonly jobName: string;
+  readonly scheduledAtMs: number;
+  readonly latenessMs: number;
+  /** ≥ 10 s late: whether the current slot matched and fired once. */
+  readonly firedOnce: boolean;
+  readonly nextFireAtMs: number | null;
+}
+
+export interface RetryScheduledEvent {
+  readonly jobName: string;
+  /** The retry's attempt number (1 for the first retry). */
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly retryAtMs: number;
+}
+
+export interface RetryDiscardedEvent {
+  readonly jobName: string;
+  readonly reason: 'job-removed' | 'job-disabled';
+}
+
+export interface ReportEvent {
+  /** The config the run was launched under (reports use it, not a reloaded one). */
+  readonly job: ResolvedJob;
+  readonly runId: string;
+  readonly outcome: RunOutcome;
+  readonly record: RunRecord;
+}
+
+export interface ConfigAppliedEvent {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+  readonly jobSetId: string;
+}
+
+export interface ClockJumpedEvent {
+  readonly direction: 'forward' | 'backward';
+  /** Wall-clock step beyond monotonic progress (positive = forward). */
+  readonly deltaMs: number;
+}
+
+export interface LoopWokeEvent {
+  readonly nowMs: number;
+  /** The instant the timer was armed for (null = the 30 s cap). */
+  readonly armedForMs: number | null;
+  /** Jobs whose next fire was due on this wake. */
+  readonly dueJobs: number;
+  /** Launches decided on this wake. */
+  readonly launches: number;
+}
+
+export interface ShutdownStartedEvent {
+  readonly graceMs: number;
+  readonly running: number;
+}
+
+export interface ShutdownFinishedEvent {
+  /** Runs still alive at the end of the grace period and cancelled. */
+  readonly cancelledRuns: number;
+}
+
+/** Event names are `noun:past-verb`. */
+export type SchedulerEvents = {
+  'run:started': RunStartedEvent;
+  'run:output': RunOutputEvent;
+  'run:finished': RunFinishedEvent;
+  'fire:skipped': FireSkippedEvent;
+  'schedule:late': ScheduleLateEvent;
+  'retry:scheduled': RetryScheduledEvent;
+  'retry:discarded': RetryDiscardedEvent;
+  /** onFailure hook: every failed run outside shutdown. */
+  'report:failed': ReportEvent;
+  /** onSuccess hook. */
+  'report:succeeded': ReportEvent;
+  /** onPermanentFailure hook: a failing sequence ended. */
+  'report:permanently-failed': ReportEvent;
+  'config:applied': ConfigAppliedEvent;
+  'clock:jumped': ClockJumpedEvent;
+  'loop:woke': LoopWokeEvent;
+  'shutdown:started': ShutdownStartedEvent;
+  'shutdown:finished': ShutdownFinishedEvent;
+};
+
+export interface Scheduler extends AsyncDisposable {
+  readonly events: TypedEmitter<SchedulerEvents>;
+  /** The start-up pass (jobs.md §1.1), then the loop. Idempotent. */
+  start(): void;
+  /** Reload as a diff (jobs.md §1.5). */
+  applyConfig(config: ResolvedConfig): void;
+  /** Manual start (HTTP POST /jobs/{name}/start). Throws YC_ERR_JOB_UNKNOWN / _DISABLED / YC_ERR_SHUTTING_DOWN. */
+  startJob(name: string): Promise<ManualStartResult>;
+  /** Manual cancel of every instance; resolves once they are recorded. Throws YC_ERR_JOB_UNKNOWN / _NOT_RUNNING. */
+  cancelJob(name: string): Promise<void>;
+  /** Stop firing, let runs finish within graceMs, then cancel the rest. Idempotent. */
+  shutdown(graceMs: number): Promise<void>;
+  getStatus(): StatusEntry[];
+  getJobs(): JobView[];
+  /** Throws YC_ERR_JOB_UNKNOWN. */
+  getJob(name: string): JobView;
+  /** Throws YC_ERR_JOB_UNKNOWN. */
+  getRuns(name: string): JobRuns;
+  /** The job's current config, or undefined when not configured. */
+  getJobConfig(name: string): ResolvedJob | undefined;
+  /** Epoch ms of the job's next cron fire, or null. */
+  getNextFireAtMs(name: string): number | null;
+}
