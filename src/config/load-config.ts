@@ -1,0 +1,394 @@
+// The config load: a file or a directory (config.md §3), includes (§4), defaults layers (§6),
+// crontab files (§12), then per-job resolution and the cross-checks on the assembled config.
+// Every problem is collected and thrown as one YC_ERR_CONFIG_INVALID; nothing else escapes.
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { describeError } from '../common/index.js';
+import { assertTimezone, localTimezone, parseSchedule, type Schedule } from '../schedule/index.js';
+import type { SingletonSection } from './config-schema.js';
+import { looksLikeCrontab, parseCrontab } from './crontab.js';
+import { computeJobSetId } from './fingerprint.js';
+import { typeYamlDocument, type FileUnit, type SectionRef } from './file-unit.js';
+import { loadIdentityDatabase, type IdentityDatabase } from './identity.js';
+import { IssueCollector, LocTable, childPath, issueAt, type Loc } from './issues.js';
+import { deepMerge } from './merge.js';
+import {
+  resolveJob,
+  type EnvFileRead,
+  type JobDraft,
+  type ResolveServices,
+} from './resolve-job.js';
+import {
+  describeIoError,
+  directoryEntryKind,
+  displayPath,
+  kindByName,
+  type FileKind,
+} from './source-files.js';
+import type { TypedJob } from './typed-job.js';
+import type { ResolvedConfig, ResolvedJob } from './types.js';
+import { parseYamlText } from './yaml-tree.js';
+
+export interface LoadConfigOptions {
+  /** The daemon environment. Not consulted at load time yet (secrets resolve lazily). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Working directory: relative config paths and every `env_file` resolve against it. */
+  readonly cwd?: string;
+  /** Test seams: the platform (Windows rules), effective uid, passwd/group files. */
+  readonly platform?: NodeJS.Platform;
+  readonly euid?: number | null;
+  readonly passwdPath?: string;
+  readonly groupPath?: string;
+}
+
+/** Load, validate and resolve a config file or directory; throws YC_ERR_CONFIG_INVALID. */
+export async function loadConfig(
+  configPath: string,
+  options: LoadConfigOptions = {},
+): Promise<ResolvedConfig> {
+  return new ConfigLoad(options).run(configPath);
+}
+
+interface Assembled {
+  readonly layer: TypedJob | null;
+  readonly drafts: readonly JobDraft[];
+  readonly sections: ReadonlyMap<SingletonSection, SectionRef>;
+}
+
+type UnitRead = FileUnit | { readonly error: string; readonly cause: unknown };
+
+const NO_SECTIONS: ReadonlyMap<SingletonSection, SectionRef> = new Map();
+
+/** The state of one load: caches, issues and the files read. Never shared between loads. */
+class ConfigLoad implements ResolveServices {
+  readonly locs = new LocTable();
+  readonly cwd: string;
+  readonly platform: NodeJS.Platform;
+  readonly euid: number | null;
+  readonly #passwdPath: string;
+  readonly #groupPath: string;
+  readonly #issues = new IssueCollector();
+  readonly #units = new Map<string, Promise<UnitRead>>();
+  readonly #envFiles = new Map<string, Promise<EnvFileRead>>();
+  readonly #schedules = new Map<string, Schedule>();
+  readonly #sourceFiles = new Set<string>();
+  readonly #seenJobs = new Set<TypedJob>();
+  readonly #jobs: { readonly job: ResolvedJob; readonly draft: JobDraft }[] = [];
+  readonly #sections = new Map<SingletonSection, SectionRef>();
+  #identity: Promise<IdentityDatabase> | undefined;
+  #localZone: string | undefined;
+
+  constructor(options: LoadConfigOptions) {
+    this.cwd = path.resolve(options.cwd ?? process.cwd());
+    this.platform = options.platform ?? process.platform;
+    this.euid =
+      options.euid !== undefined
+        ? options.euid
+        : typeof process.geteuid === 'function'
+          ? process.geteuid()
+          : null;
+    this.#passwdPath = options.passwdPath ?? '/etc/passwd';
+    this.#groupPath = options.groupPath ?? '/etc/group';
+  }
+
+  async run(configPath: string): Promise<ResolvedConfig> {
+    const absolute = path.resolve(this.cwd, configPath);
+    let isDirectory = false;
+    try {
+      isDirectory = (await stat(absolute)).isDirectory();
+    } catch (error) {
+      this.#issues.report({
+        file: this.displayPath(absolute),
+        path: '',
+        line: 0,
+        message: `cannot read the configuration: ${describeIoError(error)}`,
+      });
+      throw this.#issues.toError();
+    }
+    if (isDirectory) {
+      await this.#loadDirectory(absolute);
+    } else {
+      await this.#loadTopFile(absolute, kindByName(absolute));
+    }
+    this.#issues.startGroup();
+    this.#crossCheck();
+    if (this.#issues.count > 0) throw this.#issues.toError();
+
+    const jobs = this.#jobs.map((entry) => entry.job);
+    const logging = this.#sections.get('logging');
+    return Object.freeze({
+      jobs: Object.freeze(jobs),
+      jobSetId: computeJobSetId(jobs),
+      logging: logging === undefined ? null : deepFreeze({ ...logging.value }),
+      sourceFiles: Object.freeze([...this.#sourceFiles]),
+      configPath: absolute,
+    });
+  }
+
+  async #loadDirectory(directory: string): Promise<void> {
+    let names: string[];
+    try {
+      names = (await readdir(directory)).sort();
+    } catch (error) {
+      this.#issues.report({
+        file: this.displayPath(directory),
+        path: '',
+        line: 0,
+        message: `cannot list the configuration directory: ${describeIoError(error)}`,
+      });
+      return;
+    }
+    for (const name of names) {
+      const kind = directoryEntryKind(name);
+      if (kind === null) continue;
+      this.#issues.startGroup();
+      await this.#loadTopFile(path.join(directory, name), kind);
+    }
+  }
+
+  /** One file given on the command line or listed in the config directory. */
+  async #loadTopFile(absolute: string, kind: FileKind): Promise<void> {
+    const unit = await this.#readUnit(absolute, kind);
+    if ('error' in unit) {
+      this.#issues.report({
+        file: this.displayPath(absolute),
+        path: '',
+        line: 0,
+        message: unit.error,
+      });
+      return;
+    }
+    const assembled = await this.#assemble(unit, [await canonicalPath(absolute)]);
+    for (const [section, ref] of assembled.sections)
+      this.#adoptSection(this.#sections, section, ref);
+    for (const draft of assembled.drafts) {
+      // The same job reached twice through a diamond include is one job.
+      if (this.#seenJobs.has(draft.typed)) continue;
+      this.#seenJobs.add(draft.typed);
+      const resolved = await resolveJob(draft, this);
+      if ('message' in resolved) this.#issues.report(resolved);
+      else this.#jobs.push({ job: resolved, draft });
+    }
+  }
+
+  /** Read and type a file once per load (cached by its real path). */
+  #readUnit(absolute: string, kind: FileKind): Promise<UnitRead> {
+    const key = `${kind}\0${absolute}`;
+    let unit = this.#units.get(key);
+    if (!unit) {
+      unit = this.#readUnitUncached(absolute, kind);
+      this.#units.set(key, unit);
+    }
+    return unit;
+  }
+
+  async #readUnitUncached(absolute: string, kind: FileKind): Promise<UnitRead> {
+    this.#sourceFiles.add(absolute);
+    let text: string;
+    try {
+      text = await readFile(absolute, 'utf8');
+    } catch (error) {
+      return { error: describeIoError(error), cause: error };
+    }
+    if (text.startsWith('\uFEFF')) text = text.slice(1);
+    const file = this.displayPath(absolute);
+    const effectiveKind = kind === 'sniff' ? (looksLikeCrontab(text) ? 'crontab' : 'yaml') : kind;
+    if (effectiveKind === 'crontab') {
+      const parsed = parseCrontab(text, absolute, file, this.locs);
+      return {
+        kind: 'crontab',
+        absolutePath: absolute,
+        file,
+        defaults: null,
+        includes: [],
+        jobs: parsed.jobs,
+        sections: NO_SECTIONS,
+        issues: parsed.issues,
+      };
+    }
+    const parsed = parseYamlText(text, file);
+    const unit = typeYamlDocument(parsed.root, absolute, file, this.locs);
+    return parsed.issues.length === 0
+      ? unit
+      : { ...unit, issues: [...parsed.issues, ...unit.issues] };
+  }
+
+  /**
+   * A file with its includes: included jobs first (in include order, each built with its own
+   * file's defaults), then inline jobs over the merged defaults layer. `chain` holds the real
+   * paths of the files on the current include path, for cycle detection.
+   */
+  async #assemble(unit: FileUnit, chain: readonly string[]): Promise<Assembled> {
+    for (const issue of unit.issues) this.#issues.report(issue);
+    if (unit.kind === 'crontab') {
+      return {
+        layer: null,
+        drafts: unit.jobs.map((entry) => ({ typed: entry.typed, layer: null, loc: entry.loc })),
+        sections: NO_SECTIONS,
+      };
+    }
+    // Only explicitly written defaults are merged (a later include without defaults must not
+    // reset an earlier include's customisation back to built-ins; see docs/deviations.md).
+    let layer: TypedJob | null = null;
+    const drafts: JobDraft[] = [];
+    const sections = new Map<SingletonSection, SectionRef>();
+    for (const include of unit.includes) {
+      const target = path.resolve(path.dirname(unit.absolutePath), include.target);
+      const real = await canonicalPath(target);
+      if (chain.includes(real)) {
+        this.#issues.report(
+          issueAt(include.loc, `include cycle detected at ${this.displayPath(target)}`),
+        );
+        continue;
+      }
+      const included = await this.#readUnit(target, kindByName(target));
+      if ('error' in included) {
+        this.#issues.report(
+          issueAt(include.loc, `cannot read '${include.target}': ${included.error}`),
+        );
+        continue;
+      }
+      const assembled = await this.#assemble(included, [...chain, real]);
+      if (assembled.layer !== null) layer = this.#mergeLayer(layer, assembled.layer);
+      drafts.push(...assembled.drafts);
+      for (const [section, ref] of assembled.sections) this.#adoptSection(sections, section, ref);
+    }
+    if (unit.defaults !== null) layer = this.#mergeLayer(layer, unit.defaults);
+    for (const entry of unit.jobs) drafts.push({ typed: entry.typed, layer, loc: entry.loc });
+    for (const [section, ref] of unit.sections) this.#adoptSection(sections, section, ref);
+    return { layer, drafts, sections };
+  }
+
+  #mergeLayer(base: TypedJob | null, override: TypedJob): TypedJob {
+    return base === null ? override : (deepMerge(base, override, this.locs) as TypedJob);
+  }
+
+  /** At most one of each singleton section in the whole config (the same file twice is fine). */
+  #adoptSection(
+    into: Map<SingletonSection, SectionRef>,
+    section: SingletonSection,
+    ref: SectionRef,
+  ): void {
+    const existing = into.get(section);
+    if (existing === undefined) {
+      into.set(section, ref);
+    } else if (existing !== ref) {
+      this.#issues.report(
+        issueAt(
+          ref.loc,
+          `Multiple '${section}' configurations found: first in ${existing.loc.file} (line ${existing.loc.line}), now in ${ref.loc.file} (line ${ref.loc.line})`,
+        ),
+      );
+    }
+  }
+
+  /** Checks that need the whole assembled config. */
+  #crossCheck(): void {
+    const hasState = this.#sections.has('state');
+    const byName = new Map<string, Loc>();
+    for (const { job, draft } of this.#jobs) {
+      const nameLoc = this.locs.at(draft.typed, 'name', draft.loc);
+      const first = byName.get(job.name);
+      if (first === undefined) {
+        byName.set(job.name, nameLoc);
+      } else {
+        this.#issues.report(
+          issueAt(
+            nameLoc,
+            `duplicate job name '${job.name}' (first defined in ${first.file} at ${first.path} (line ${first.line}))`,
+          ),
+        );
+      }
+      if (!hasState && job.secrets.length > 0) {
+        this.#issues.report(
+          issueAt(
+            this.#fieldLoc(draft, 'secrets'),
+            `Job ${job.name}: secrets need a 'state' section with the job API enabled`,
+          ),
+        );
+      }
+      if (!hasState && job.concurrencyScope === 'cluster') {
+        this.#issues.report(
+          issueAt(
+            this.#fieldLoc(draft, 'concurrencyScope'),
+            `Job ${job.name}: concurrencyScope cluster needs a 'state' section`,
+          ),
+        );
+      }
+    }
+  }
+
+  /** Where a (possibly inherited) job field was written. */
+  #fieldLoc(draft: JobDraft, key: string): Loc {
+    return (
+      this.locs.get(draft.typed, key) ??
+      (draft.layer === null ? undefined : this.locs.get(draft.layer, key)) ?? {
+        ...draft.loc,
+        path: childPath(draft.loc.path, key),
+      }
+    );
+  }
+
+  // ResolveServices
+
+  parseSchedule(expression: string, timezone: string): Schedule {
+    const key = `${timezone}\n${expression}`;
+    let schedule = this.#schedules.get(key);
+    if (schedule === undefined) {
+      schedule = parseSchedule(expression, { timezone });
+      this.#schedules.set(key, schedule);
+    }
+    return schedule;
+  }
+
+  assertTimezone(name: string): void {
+    assertTimezone(name);
+  }
+
+  localTimezone(): string {
+    this.#localZone ??= localTimezone();
+    return this.#localZone;
+  }
+
+  readEnvFile(absolute: string): Promise<EnvFileRead> {
+    let read = this.#envFiles.get(absolute);
+    if (!read) {
+      this.#sourceFiles.add(absolute);
+      read = readFile(absolute, 'utf8').then(
+        (text): EnvFileRead => ({ ok: true, text }),
+        (error: unknown): EnvFileRead => ({ ok: false, reason: describeEnvFileError(error) }),
+      );
+      this.#envFiles.set(absolute, read);
+    }
+    return read;
+  }
+
+  identityDatabase(): Promise<IdentityDatabase> {
+    this.#identity ??= loadIdentityDatabase(this.#passwdPath, this.#groupPath);
+    return this.#identity;
+  }
+
+  displayPath(absolute: string): string {
+    return displayPath(absolute, this.cwd);
+  }
+}
+
+function describeEnvFileError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === undefined ? describeError(error) : `${describeIoError(error)} (${code})`;
+}
+
+/** The real path for cycle detection (symlinks followed); the path itself when missing. */
+async function canonicalPath(absolute: string): Promise<string> {
+  try {
+    return await realpath(absolute);
+  } catch {
+    return absolute;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  return Object.freeze(value);
+}

@@ -1,0 +1,432 @@
+// One typed job (+ its file's defaults layer) → a frozen, fully defaulted ResolvedJob. Checks run
+// in the spec's order — schedule, timezone, secrets, env_file, user/group, numeric ranges — and
+// the first failure is the job's one issue (config.md §5.9).
+import * as path from 'node:path';
+import { isYacronError, describeError, secondsToMs, type ErrorCode } from '../common/index.js';
+import { renderScheduleObject, type Schedule } from '../schedule/index.js';
+import { parseEnvFile } from './env-file.js';
+import { computeJobDigest, type JobIdentityInput } from './fingerprint.js';
+import { resolveIdentity, type IdentityDatabase, type ResolvedIdentity } from './identity.js';
+import { childPath, type ConfigIssue, type Loc, type LocTable } from './issues.js';
+import { deepMerge } from './merge.js';
+import { defaultShell, resolveReportBlock, resolveSecretSource, toJobCommand } from './reports.js';
+import type { TypedJob, TypedReport } from './typed-job.js';
+import type {
+  EnvironmentEntry,
+  JobSchedule,
+  JobSecret,
+  MonitorResources,
+  ResolvedJob,
+} from './types.js';
+
+export type EnvFileRead =
+  { readonly ok: true; readonly text: string } | { readonly ok: false; readonly reason: string };
+
+/** What resolution needs from the load (caches and the outside world). */
+export interface ResolveServices {
+  readonly locs: LocTable;
+  readonly cwd: string;
+  readonly platform: NodeJS.Platform;
+  readonly euid: number | null;
+  /** Parse (cached) with the effective zone; throws the schedule module's YacronErrors. */
+  parseSchedule(expression: string, timezone: string): Schedule;
+  assertTimezone(name: string): void;
+  localTimezone(): string;
+  readEnvFile(absolutePath: string): Promise<EnvFileRead>;
+  identityDatabase(): Promise<IdentityDatabase>;
+  displayPath(absolutePath: string): string;
+}
+
+export interface JobDraft {
+  readonly typed: TypedJob;
+  /** Merged `defaults` of the job's own file and its includes; null for crontab entries. */
+  readonly layer: TypedJob | null;
+  readonly loc: Loc;
+}
+
+const MONITOR_DEFAULTS: MonitorResources = { enabled: false, intervalMs: 1000, history: 240 };
+
+export async function resolveJob(
+  draft: JobDraft,
+  services: ResolveServices,
+): Promise<ResolvedJob | ConfigIssue> {
+  const { locs } = services;
+  const job = (
+    draft.layer === null ? draft.typed : deepMerge(draft.layer, draft.typed, locs)
+  ) as TypedJob;
+  const name = job.name ?? '';
+  const where = (container: object | undefined, key: string, parentPath = draft.loc.path): Loc =>
+    locs.at(container, key, { ...draft.loc, path: childPath(parentPath, key) });
+  const issue = (loc: Loc, message: string): ConfigIssue => ({ ...loc, message });
+  const jobIssue = (loc: Loc, message: string): ConfigIssue =>
+    issue(loc, `Job ${name}: ${message}`);
+
+  // 1-2. Schedule, then timezone.
+  const timezone = job.timezone !== undefined ? job.timezone : (job.utc ?? true) ? 'UTC' : null;
+  const scheduled = resolveSchedule(job, timezone, services);
+  if ('error' in scheduled) {
+    const loc = scheduled.field === 'timezone' ? where(job, 'timezone') : where(job, 'schedule');
+    return issue(loc, scheduled.error);
+  }
+
+  // 3. Secrets.
+  const secrets: JobSecret[] = [];
+  for (const secret of dedupeBy(job.secrets ?? [], (entry) => entry.name)) {
+    const source = resolveSecretSource(secret);
+    if (source === null) {
+      return jobIssue(
+        locs.at(secret, 'name', where(job, 'secrets')),
+        `secret '${secret.name}' needs a non-empty value, fromFile or fromEnvVar`,
+      );
+    }
+    secrets.push({ name: secret.name, source });
+  }
+
+  // 4. env_file (resolved against the daemon's working directory, not the config file).
+  let fileEntries: readonly EnvironmentEntry[] = [];
+  if (job.env_file !== undefined) {
+    const absolute = path.resolve(services.cwd, job.env_file);
+    const read = await services.readEnvFile(absolute);
+    if (!read.ok) {
+      return jobIssue(where(job, 'env_file'), `Could not load env_file: ${read.reason}`);
+    }
+    const parsed = parseEnvFile(read.text);
+    if (!parsed.ok) {
+      return jobIssue(
+        where(job, 'env_file'),
+        `Invalid line in env_file: '${parsed.text}' (${services.displayPath(absolute)} line ${parsed.line})`,
+      );
+    }
+    fileEntries = parsed.entries;
+  }
+
+  // 5. user / group.
+  const user = job.user ?? null;
+  const group = job.group ?? null;
+  let identity: ResolvedIdentity = { uid: null, gid: null, userName: null };
+  if (user !== null || group !== null) {
+    const loc = user !== null ? where(job, 'user') : where(job, 'group');
+    if (services.platform === 'win32') {
+      return jobIssue(loc, 'changing user/group is not supported on Windows');
+    }
+    const resolved = resolveIdentity(user, group, await services.identityDatabase());
+    if ('error' in resolved) return jobIssue(where(job, resolved.field), resolved.error);
+    if ((resolved.uid !== null || resolved.gid !== null) && services.euid !== 0) {
+      return issue(
+        loc,
+        `Job ${name} wants to change user or group, but yacron2 is not running as superuser`,
+      );
+    }
+    identity = resolved;
+  }
+
+  // 6. Numeric ranges.
+  const rangeIssue = checkRanges(job, where, jobIssue);
+  if (rangeIssue) return rangeIssue;
+
+  const environment = dedupeBy(
+    [...fileEntries, ...dedupeBy(job.environment ?? [], (entry) => entry.key)],
+    (entry) => entry.key,
+  ).map(({ key, value }) => ({ key, value }));
+
+  const retry = job.onFailure?.retry;
+  const resolved: JobIdentityInput = {
+    name,
+    command: toJobCommand(job.command ?? ''),
+    shell: job.shell ?? defaultShell(services.platform),
+    schedule: scheduled.schedule,
+    timezone,
+    enabled: job.enabled ?? true,
+    environment,
+    hasEnvironment: environment.length > 0,
+    user,
+    group,
+    uid: identity.uid,
+    gid: identity.gid,
+    userName: identity.userName,
+    captureStdout: job.captureStdout ?? false,
+    captureStderr: job.captureStderr ?? true,
+    saveLimit: job.saveLimit ?? 4096,
+    maxLineLength: job.maxLineLength ?? 16_777_216,
+    streamPrefix: job.streamPrefix ?? '[{job_name} {stream_name}] ',
+    concurrencyPolicy: job.concurrencyPolicy ?? 'Allow',
+    concurrencyScope: job.concurrencyScope ?? 'node',
+    clusterPolicy: job.clusterPolicy ?? 'Leader',
+    executionTimeoutMs:
+      job.executionTimeout === undefined ? null : secondsToMs(job.executionTimeout),
+    killTimeoutMs: secondsToMs(job.killTimeout ?? 30),
+    failsWhen: {
+      producesStdout: job.failsWhen?.producesStdout ?? false,
+      producesStderr: job.failsWhen?.producesStderr ?? true,
+      nonzeroReturn: job.failsWhen?.nonzeroReturn ?? true,
+      always: job.failsWhen?.always ?? false,
+    },
+    retry: {
+      maximumRetries: retry?.maximumRetries ?? 0,
+      initialDelayMs: secondsToMs(retry?.initialDelay ?? 1),
+      maximumDelayMs: secondsToMs(retry?.maximumDelay ?? 300),
+      backoffMultiplier: retry?.backoffMultiplier ?? 2,
+    },
+    onFailureReport: resolveReportBlock(job.onFailure?.report, services.platform),
+    onPermanentFailureReport: resolveReportBlock(job.onPermanentFailure?.report, services.platform),
+    onSuccessReport: resolveReportBlock(job.onSuccess?.report, services.platform),
+    statsd:
+      job.statsd === undefined
+        ? null
+        : { prefix: job.statsd.prefix, host: job.statsd.host, port: job.statsd.port },
+    monitorResources: resolveMonitorResources(job.monitorResources),
+    onMissed: job.onMissed ?? 'skip',
+    startingDeadlineMs:
+      job.startingDeadlineSeconds === undefined || job.startingDeadlineSeconds === null
+        ? null
+        : job.startingDeadlineSeconds * 1000,
+    catchupJitterMs: (job.catchupJitterSeconds ?? 0) * 1000,
+    onlyIfLastSucceeded: job.onlyIfLastSucceeded ?? false,
+    archiveOutput: job.archiveOutput ?? false,
+    redactArchivedSecrets: job.redactArchivedSecrets ?? true,
+    secrets,
+    stateAllowedScopes: [...(job.stateAllowedScopes ?? [])],
+  };
+  return deepFreeze({
+    ...resolved,
+    digest: computeJobDigest(resolved, services.platform),
+    source: { file: draft.loc.file, line: draft.loc.line },
+  });
+}
+
+type ScheduleResult =
+  | { readonly schedule: JobSchedule }
+  | { readonly error: string; readonly field: 'schedule' | 'timezone' };
+
+function collapseWhitespace(text: string): string {
+  return text.trim().split(/\s+/).join(' ');
+}
+
+function errorCode(error: unknown): ErrorCode | undefined {
+  return isYacronError(error) ? error.code : undefined;
+}
+
+function resolveSchedule(
+  job: TypedJob,
+  timezone: string | null,
+  services: ResolveServices,
+): ScheduleResult {
+  const raw = job.schedule ?? '';
+  const checkTimezone = (): ScheduleResult | undefined => {
+    if (timezone === null) return undefined;
+    try {
+      services.assertTimezone(timezone);
+      return undefined;
+    } catch (error) {
+      return { error: describeError(error), field: 'timezone' };
+    }
+  };
+  // `@reboot` is an exact, case-sensitive string, not a cron expression.
+  if (raw === '@reboot') return checkTimezone() ?? { schedule: { kind: 'reboot' } };
+  let text: string;
+  try {
+    text = collapseWhitespace(typeof raw === 'string' ? raw : renderScheduleObject(raw));
+  } catch (error) {
+    return { error: describeError(error), field: 'schedule' };
+  }
+  const effectiveZone = timezone ?? services.localTimezone();
+  try {
+    const schedule = services.parseSchedule(text, effectiveZone);
+    return {
+      schedule: {
+        kind: 'cron',
+        text,
+        schedule,
+        secondGranularity: text.split(' ').length === 7,
+      },
+    };
+  } catch (error) {
+    if (errorCode(error) !== 'YC_ERR_TIMEZONE_UNKNOWN') {
+      return { error: describeError(error), field: 'schedule' };
+    }
+    // The zone is bad; a bad expression would still be reported first.
+    try {
+      services.parseSchedule(text, 'UTC');
+    } catch (scheduleError) {
+      return { error: describeError(scheduleError), field: 'schedule' };
+    }
+    return { error: describeError(error), field: 'timezone' };
+  }
+}
+
+function resolveMonitorResources(value: TypedJob['monitorResources']): MonitorResources {
+  if (value === undefined || value === false) return MONITOR_DEFAULTS;
+  if (value === true) return { ...MONITOR_DEFAULTS, enabled: true };
+  return {
+    enabled: value.enabled ?? true,
+    intervalMs: secondsToMs(value.interval ?? 1),
+    history: value.history ?? 240,
+  };
+}
+
+/** Later entries win; the position is the first occurrence's (dict semantics). */
+function dedupeBy<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const byKey = new Map<string, T>();
+  for (const item of items) byKey.set(keyOf(item), item);
+  return [...byKey.values()];
+}
+
+type Where = (container: object | undefined, key: string, parentPath?: string) => Loc;
+type JobIssue = (loc: Loc, message: string) => ConfigIssue;
+
+interface RangeRule {
+  readonly container: object | undefined;
+  readonly key: string;
+  readonly label: string;
+  readonly value: number | null | undefined;
+  readonly ok: (value: number) => boolean;
+  readonly requirement: string;
+}
+
+/** The §5.9 checks in order, plus finiteness of durations and sane port numbers. */
+function checkRanges(job: TypedJob, where: Where, jobIssue: JobIssue): ConfigIssue | undefined {
+  const finite = Number.isFinite;
+  const retry = job.onFailure?.retry;
+  const monitor = typeof job.monitorResources === 'object' ? job.monitorResources : undefined;
+  const rules: RangeRule[] = [
+    rule(job, 'saveLimit', job.saveLimit, (v) => v >= 0, '>= 0'),
+    rule(job, 'maxLineLength', job.maxLineLength, (v) => v > 0, '> 0'),
+    rule(job, 'killTimeout', job.killTimeout, (v) => v >= 0 && finite(v), 'a finite number >= 0'),
+    rule(
+      job,
+      'executionTimeout',
+      job.executionTimeout,
+      (v) => v > 0 && finite(v),
+      'a finite number > 0',
+    ),
+    rule(job, 'catchupJitterSeconds', job.catchupJitterSeconds, (v) => v >= 0, '>= 0'),
+    rule(job, 'startingDeadlineSeconds', job.startingDeadlineSeconds, (v) => v > 0, '> 0'),
+    rule(
+      retry,
+      'maximumRetries',
+      retry?.maximumRetries,
+      (v) => v >= -1,
+      '>= -1',
+      'onFailure.retry',
+    ),
+    rule(
+      retry,
+      'initialDelay',
+      retry?.initialDelay,
+      (v) => v >= 0 && finite(v),
+      'a finite number >= 0',
+      'onFailure.retry',
+    ),
+    rule(
+      retry,
+      'maximumDelay',
+      retry?.maximumDelay,
+      (v) => v > 0 && finite(v),
+      'a finite number > 0',
+      'onFailure.retry',
+    ),
+    rule(
+      retry,
+      'backoffMultiplier',
+      retry?.backoffMultiplier,
+      (v) => v > 0 && finite(v),
+      'a finite number > 0',
+      'onFailure.retry',
+    ),
+    rule(
+      monitor,
+      'interval',
+      monitor?.interval,
+      (v) => v >= 0.1 && finite(v),
+      'a finite number >= 0.1',
+      'monitorResources',
+    ),
+    rule(
+      monitor,
+      'history',
+      monitor?.history,
+      (v) => v >= 0 && v <= 2000,
+      'between 0 and 2000',
+      'monitorResources',
+    ),
+    rule(job.statsd, 'port', job.statsd?.port, isPort, 'between 1 and 65535', 'statsd'),
+  ];
+  for (const [hook, block] of [
+    ['onFailure', job.onFailure?.report],
+    ['onPermanentFailure', job.onPermanentFailure?.report],
+    ['onSuccess', job.onSuccess?.report],
+  ] as const) {
+    rules.push(...reportRules(`${hook}.report`, block));
+  }
+  for (const check of rules) {
+    if (check.value === undefined || check.value === null || check.ok(check.value)) continue;
+    return jobIssue(
+      where(check.container, check.key),
+      `${check.label} must be ${check.requirement}, found ${check.value}`,
+    );
+  }
+  if (job.concurrencyScope === 'cluster' && (job.concurrencyPolicy ?? 'Allow') === 'Allow') {
+    return jobIssue(
+      where(job, 'concurrencyScope'),
+      'concurrencyScope cluster needs concurrencyPolicy Forbid or Replace, not Allow',
+    );
+  }
+  return undefined;
+}
+
+function isPort(value: number): boolean {
+  return value >= 1 && value <= 65535;
+}
+
+function reportRules(prefix: string, block: TypedReport | undefined): RangeRule[] {
+  if (block === undefined) return [];
+  return [
+    rule(
+      block.mail,
+      'smtpPort',
+      block.mail?.smtpPort,
+      isPort,
+      'between 1 and 65535',
+      `${prefix}.mail`,
+    ),
+    rule(
+      block.webhook,
+      'timeout',
+      block.webhook?.timeout,
+      (v) => v > 0 && Number.isFinite(v),
+      'a finite number > 0',
+      `${prefix}.webhook`,
+    ),
+  ];
+}
+
+function rule(
+  container: object | undefined,
+  key: string,
+  value: number | null | undefined,
+  ok: (value: number) => boolean,
+  requirement: string,
+  parent?: string,
+): RangeRule {
+  return {
+    container,
+    key,
+    label: parent === undefined ? key : `${parent}.${key}`,
+    value,
+    ok,
+    requirement,
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  // Schedules belong to the schedule module (and may be shared between jobs): leave them be.
+  for (const [key, child] of Object.entries(value)) {
+    if (key === 'schedule' && typeof child === 'object' && child !== null && 'kind' in child) {
+      Object.freeze(child);
+      continue;
+    }
+    deepFreeze(child);
+  }
+  return Object.freeze(value);
+}
