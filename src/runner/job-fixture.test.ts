@@ -96,7 +96,13 @@ export class TextSink extends Writable {
   }
 }
 
-/** True while `pid` exists and is not a zombie waiting to be reaped. */
+/** Linux PF_EXITING: the task has entered do_exit() and will never run user code again. */
+const PF_EXITING = 0x4;
+
+/**
+ * True while `pid` exists and is not on its way out (exiting, or a zombie waiting to be reaped).
+ * A killed process closes its pipes before it turns into a zombie, so "exiting" counts as gone.
+ */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -104,11 +110,15 @@ export function isProcessAlive(pid: number): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
     throw error;
   }
+  let stat: string;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return false;
   }
+  // Fields after the parenthesised command: state ppid pgrp session tty_nr tpgid flags ...
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const flags = Number(fields[6]);
+  return state !== 'Z' && state !== 'X' && (flags & PF_EXITING) === 0;
 }
