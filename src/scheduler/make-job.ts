@@ -9,7 +9,7 @@ import type {
   ResolvedJob,
   RetryPolicy,
 } from '../config/index.js';
-import { parseSchedule } from '../schedule/index.js';
+import { localTimezone, parseSchedule } from '../schedule/index.js';
 
 export type MakeJobOverrides = Partial<Omit<ResolvedJob, 'schedule' | 'retry' | 'failsWhen'>> & {
   /** Cron text or '@reboot' (default '* * * * *'), or a ready JobSchedule. */
@@ -23,13 +23,8 @@ const NO_REPORTS: ReportBlock = { sentry: null, mail: null, shell: null, webhook
 export function makeSchedule(text: string, timezone: string | null): JobSchedule {
   if (text === '@reboot') return { kind: 'reboot' };
   const normalized = text.trim().split(/\s+/).join(' ');
-  const schedule = parseSchedule(normalized, timezone === null ? {} : { timezone });
-  return {
-    kind: 'cron',
-    text: normalized,
-    schedule,
-    secondGranularity: !normalized.startsWith('@') && normalized.split(' ').length === 7,
-  };
+  const schedule = parseSchedule(normalized, { timezone: timezone ?? localTimezone() });
+  return { kind: 'cron', text: normalized, schedule, secondGranularity: schedule.hasSeconds };
 }
 
 let jobCounter = 0;

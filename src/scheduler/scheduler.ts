@@ -117,6 +117,8 @@ class CronScheduler implements Scheduler {
   readonly #running = new Set<RunningInstance>();
   #idleWaiters: (() => void)[] = [];
   #shutdown: Promise<void> | null = null;
+  /** Resumes the burst launcher's pending yield (shutdown does not wait for a zero timer). */
+  #resumeYield: (() => void) | null = null;
 
   constructor(deps: SchedulerDeps, config: ResolvedConfig) {
     this.#clock = deps.clock;
@@ -180,6 +182,7 @@ class CronScheduler implements Scheduler {
     this.#timer = null;
     for (const runtime of this.#runtimes.values()) runtime.ladder?.abortTimer();
     for (const plan of this.#queue.clear()) this.#dropPlan(plan);
+    this.#resumeYield?.();
 
     let cancelledRuns = 0;
     if (this.#running.size > 0 && !(await this.#waitIdleWithin(graceMs))) {
@@ -202,6 +205,7 @@ class CronScheduler implements Scheduler {
 
   /** True when every run finished on its own within graceMs (Infinity = wait without limit). */
   async #waitIdleWithin(graceMs: number): Promise<boolean> {
+    if (graceMs <= 0) return this.#running.size === 0;
     const idle = new Promise<boolean>((resolve) => this.#onIdle(() => resolve(true)));
     if (!Number.isFinite(graceMs)) return idle;
     let timer: TimerHandle | undefined;
@@ -381,9 +385,19 @@ class CronScheduler implements Scheduler {
 
   #yieldToLoop(): Promise<void> {
     // A resolved promise first (let pending continuations run), then a zero timer so timers and
-    // I/O callbacks queued behind this burst get their turn.
+    // I/O callbacks queued behind this burst get their turn. Shutdown resumes it at once.
     return Promise.resolve().then(
-      () => new Promise<void>((resolve) => this.#clock.setTimer(resolve, 0)),
+      () =>
+        new Promise<void>((resolve) => {
+          const pending: { timer?: TimerHandle } = {};
+          const resume = (): void => {
+            pending.timer?.cancel();
+            if (this.#resumeYield === resume) this.#resumeYield = null;
+            resolve();
+          };
+          this.#resumeYield = resume;
+          pending.timer = this.#clock.setTimer(resume, 0);
+        }),
     );
   }
 

@@ -1,0 +1,256 @@
+import { describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { makeJob } from './make-job.js';
+import { MAX_SLEEP_MS } from './scheduler.js';
+import { createHarness, T0 } from './test-harness.js';
+
+const MINUTE = 60_000;
+
+void describe('scheduler loop', () => {
+  void it('keeps one timer for 1,000 jobs and fires them all from one heap', async () => {
+    const jobs = Array.from({ length: 1000 }, (_, i) =>
+      makeJob({ name: `j${i}`, schedule: `${i % 60} * * * *` }),
+    );
+    const h = createHarness(jobs);
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    assert.equal(h.clock.pendingTimers, 1);
+    for (let minute = 0; minute < 60; minute++) {
+      await h.clock.advance(MINUTE);
+      assert.ok(h.clock.pendingTimers <= 2, `pending timers ${h.clock.pendingTimers}`);
+    }
+    assert.equal(h.runner.runs.length, 1000);
+    assert.equal(new Set(h.runner.runs.map((run) => run.job.name)).size, 1000);
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('never sleeps longer than 30 s and re-arms on every wake', async () => {
+    const h = createHarness([makeJob({ name: 'daily', schedule: '0 3 * * *' })]);
+    h.scheduler.start();
+    assert.equal(h.clock.nextTimerDelayMs(), MAX_SLEEP_MS);
+    await h.clock.advance(MAX_SLEEP_MS);
+    assert.equal(h.clock.pendingTimers, 1);
+    assert.equal(h.clock.nextTimerDelayMs(), MAX_SLEEP_MS);
+    await h.scheduler.shutdown(0);
+    assert.equal(h.clock.pendingTimers, 0);
+  });
+
+  void it('never fires a cron job on the start-up pass, even exactly on its boundary', async () => {
+    const h = createHarness([makeJob({ name: 'every-minute', schedule: '* * * * *' })]);
+    h.scheduler.start(); // T0 is 00:00:00.000, a matching boundary
+    await h.clock.advance(0);
+    assert.equal(h.runner.runs.length, 0);
+    assert.equal(h.scheduler.getNextFireAtMs('every-minute'), T0 + MINUTE);
+    await h.clock.advance(MINUTE - 1);
+    assert.equal(h.runner.runs.length, 0);
+    await h.clock.advance(1);
+    assert.equal(h.runner.runs.length, 1);
+    assert.deepEqual(
+      h.of('run:started').map((e) => [e.trigger, e.scheduledAtMs, e.attempt, e.decisionLatenessMs]),
+      [['schedule', T0 + MINUTE, 0, 0]],
+    );
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('fires 7-field jobs on whole seconds', async () => {
+    const h = createHarness([makeJob({ name: 'fast', schedule: '*/2 * * * * * *' })], {
+      startMs: T0 + 500,
+    });
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    await h.clock.advance(6_000);
+    assert.deepEqual(
+      h.of('run:started').map((e) => e.scheduledAtMs),
+      [T0 + 2000, T0 + 4000, T0 + 6000],
+    );
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('services simultaneous due jobs in config order', async () => {
+    const names = ['c', 'a', 'b', 'e', 'd'];
+    const h = createHarness(names.map((name) => makeJob({ name, schedule: '*/5 * * * *' })));
+    h.scheduler.start();
+    await h.clock.advance(5 * MINUTE);
+    assert.deepEqual(
+      h.runner.runs.map((run) => run.job.name),
+      names,
+    );
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('orders fires by instant across jobs', async () => {
+    const h = createHarness([
+      makeJob({ name: 'ten', schedule: '10 * * * *' }),
+      makeJob({ name: 'two', schedule: '2 * * * *' }),
+      makeJob({ name: 'five', schedule: '5 * * * *' }),
+    ]);
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    await h.clock.advance(11 * MINUTE);
+    assert.deepEqual(
+      h.of('run:started').map((e) => [e.job.name, (e.scheduledAtMs! - T0) / MINUTE]),
+      [
+        ['two', 2],
+        ['five', 5],
+        ['ten', 10],
+      ],
+    );
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('launches enabled @reboot jobs once at start, in config order, never disabled ones', async () => {
+    const h = createHarness([
+      makeJob({ name: 'r2', schedule: '@reboot' }),
+      makeJob({ name: 'cron', schedule: '* * * * *' }),
+      makeJob({ name: 'r1', schedule: '@reboot' }),
+      makeJob({ name: 'off', schedule: '@reboot', enabled: false }),
+    ]);
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    h.scheduler.start(); // idempotent
+    assert.deepEqual(
+      h.of('run:started').map((e) => [e.job.name, e.trigger, e.scheduledAtMs]),
+      [
+        ['r2', 'reboot', null],
+        ['r1', 'reboot', null],
+      ],
+    );
+    await h.clock.advance(10 * MINUTE);
+    assert.deepEqual(
+      h.runner.runs.filter((run) => run.job.schedule.kind === 'reboot').map((run) => run.job.name),
+      ['r2', 'r1'],
+    );
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('replays every slot of a wake < 10 s late, sequentially under the policy', async () => {
+    const h = createHarness(
+      [
+        makeJob({ name: 'allow', schedule: '* * * * * * *' }),
+        makeJob({ name: 'forbid', schedule: '* * * * * * *', concurrencyPolicy: 'Forbid' }),
+      ],
+      { startMs: T0 },
+    );
+    h.scheduler.start();
+    // Step the wall clock 4.5 s forward while the monotonic timer still waits for 1 s.
+    h.clock.setWall(T0 + 4_500 - 1_000);
+    await h.clock.advance(1_000);
+    assert.deepEqual(
+      h
+        .of('run:started')
+        .filter((e) => e.job.name === 'allow')
+        .map((e) => e.scheduledAtMs! - T0),
+      [1000, 2000, 3000, 4000],
+    );
+    assert.deepEqual(
+      h
+        .of('run:started')
+        .filter((e) => e.job.name === 'forbid')
+        .map((e) => e.scheduledAtMs! - T0),
+      [1000],
+    );
+    assert.deepEqual(
+      h.of('fire:skipped').map((e) => [e.jobName, e.reason, e.scheduledAtMs! - T0]),
+      [
+        ['forbid', 'forbid', 2000],
+        ['forbid', 'forbid', 3000],
+        ['forbid', 'forbid', 4000],
+      ],
+    );
+    assert.equal(h.scheduler.getNextFireAtMs('allow'), T0 + 5000);
+    assert.equal(h.of('schedule:late').length, 0);
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('fires once at ≥ 10 s late only when the current slot matches, with a warning', async () => {
+    const h = createHarness([
+      makeJob({ name: 'minutely', schedule: '* * * * *' }),
+      makeJob({ name: 'hourly', schedule: '0 * * * *' }),
+    ]);
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    // A suspend: the wall clock jumps ahead while the timer sleeps its first 30 s; it wakes
+    // at 03:20:15 wall time.
+    h.clock.setWall(T0 + 200 * MINUTE + 15_000 - MAX_SLEEP_MS);
+    await h.clock.advance(MAX_SLEEP_MS);
+    assert.deepEqual(
+      h.of('run:started').map((e) => [e.job.name, (e.scheduledAtMs! - T0) / MINUTE]),
+      [['minutely', 200]],
+    );
+    assert.deepEqual(
+      h.of('schedule:late').map((e) => [e.jobName, e.firedOnce, (e.nextFireAtMs! - T0) / MINUTE]),
+      [
+        ['minutely', true, 201],
+        ['hourly', false, 240],
+      ],
+    );
+    assert.equal(h.logged('seconds late').length, 2);
+    assert.equal(h.of('clock:jumped')[0]?.direction, 'forward');
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('lets pending fires wait after a backwards wall step (no re-fire of fired slots)', async () => {
+    const h = createHarness([makeJob({ name: 'm', schedule: '* * * * *' })]);
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    await h.clock.advance(5 * MINUTE);
+    assert.equal(h.runner.runs.length, 5);
+    // NTP steps the wall clock back 3 minutes: 00:05 → 00:02.
+    h.clock.setWall(T0 + 2 * MINUTE);
+    await h.clock.advance(3 * MINUTE + 59_000);
+    assert.equal(h.runner.runs.length, 5, 'slots 00:03–00:05 must not fire again');
+    assert.equal(h.of('clock:jumped')[0]?.direction, 'backward');
+    await h.clock.advance(1_000);
+    assert.deepEqual(
+      h.of('run:started').map((e) => (e.scheduledAtMs! - T0) / MINUTE),
+      [1, 2, 3, 4, 5, 6],
+    );
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('does nothing on an early wake', async () => {
+    const h = createHarness([makeJob({ name: 'm', schedule: '* * * * *' })]);
+    h.scheduler.start();
+    // The wall clock runs slow relative to the timer: the wake comes before the slot.
+    h.clock.setWall(T0 - 2_000);
+    await h.clock.advance(MINUTE);
+    assert.equal(h.runner.runs.length, 0);
+    assert.equal(h.clock.nextTimerDelayMs(), 2_000);
+    await h.clock.advance(2_000);
+    assert.equal(h.runner.runs.length, 1);
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('drops a job with no further occurrence silently', async () => {
+    const h = createHarness([makeJob({ name: 'past', schedule: '0 0 1 1 * 2025' })]);
+    h.scheduler.start();
+    assert.equal(h.scheduler.getNextFireAtMs('past'), null);
+    assert.deepEqual(h.scheduler.getStatus(), [
+      { job: 'past', status: 'scheduled', scheduled_in: null },
+    ]);
+    await h.scheduler.shutdown(0);
+  });
+
+  void it('launches a burst in slices and records decision lateness for every due job', async () => {
+    const jobs = Array.from({ length: 40 }, (_, i) =>
+      makeJob({ name: `b${i}`, schedule: '* * * * *' }),
+    );
+    const h = createHarness(jobs, { launchSliceSize: 16 });
+    h.scheduler.start();
+    let startedAtFirstYield = -1;
+    const launchesPerWake: number[] = [];
+    h.scheduler.events.on('loop:woke', (wake) => {
+      if (wake.dueJobs === 0) return;
+      launchesPerWake.push(wake.launches);
+      // The first slice runs synchronously right after the decision pass; the zero timer that
+      // continues the burst is queued behind this one.
+      h.clock.setTimer(() => (startedAtFirstYield = h.runner.runs.length), 0);
+    });
+    await h.clock.advance(MINUTE);
+    assert.deepEqual(launchesPerWake, [40]);
+    assert.equal(startedAtFirstYield, 16);
+    assert.equal(h.runner.runs.length, 40);
+    assert.ok(h.of('run:started').every((e) => e.decisionLatenessMs === 0));
+    await h.scheduler.shutdown(0);
+  });
+});

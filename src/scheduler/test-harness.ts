@@ -1,0 +1,99 @@
+// Test support (not a test file): a scheduler on a FakeClock and a FakeRunner, with every event
+// and log line recorded so tests can assert on values instead of sleeping.
+import { pino } from 'pino';
+import { FakeClock, type Logger } from '../common/index.js';
+import type { ResolvedJob } from '../config/index.js';
+import { FakeRunner } from './fake-runner.js';
+import { makeConfig } from './make-job.js';
+import { createScheduler } from './scheduler.js';
+import type { GateRequest, GateResult, Scheduler, SchedulerEvents } from './types.js';
+
+export const T0 = Date.UTC(2026, 0, 1); // 2026-01-01T00:00:00Z, a Thursday, on every boundary
+
+export type RecordedEvent = {
+  [K in keyof SchedulerEvents]: { readonly name: K; readonly payload: SchedulerEvents[K] };
+}[keyof SchedulerEvents];
+
+export interface HarnessOptions {
+  readonly startMs?: number;
+  readonly gate?: (request: GateRequest) => GateResult;
+  readonly launchSliceSize?: number;
+  readonly cancelDelayMs?: number;
+}
+
+export interface Harness {
+  readonly clock: FakeClock;
+  readonly runner: FakeRunner;
+  readonly scheduler: Scheduler;
+  readonly events: RecordedEvent[];
+  readonly logs: { readonly level: number; readonly msg: string }[];
+  /** Payloads of one event, in order. */
+  of<K extends keyof SchedulerEvents>(name: K): SchedulerEvents[K][];
+  /** Log messages containing `text`. */
+  logged(text: string): string[];
+}
+
+const EVENT_NAMES: readonly (keyof SchedulerEvents)[] = [
+  'run:started',
+  'run:output',
+  'run:finished',
+  'fire:skipped',
+  'schedule:late',
+  'retry:scheduled',
+  'retry:discarded',
+  'report:failed',
+  'report:succeeded',
+  'report:permanently-failed',
+  'config:applied',
+  'clock:jumped',
+  'loop:woke',
+  'shutdown:started',
+  'shutdown:finished',
+];
+
+export function captureLogger(sink: { level: number; msg: string }[]): Logger {
+  return pino(
+    { level: 'debug', base: null, timestamp: false },
+    {
+      write(line: string): void {
+        const { level, msg } = JSON.parse(line) as { level: number; msg: string };
+        sink.push({ level, msg });
+      },
+    },
+  );
+}
+
+export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOptions = {}): Harness {
+  const clock = new FakeClock(options.startMs ?? T0);
+  const runner = new FakeRunner({ clock, cancelDelayMs: options.cancelDelayMs ?? 0 });
+  const logs: { level: number; msg: string }[] = [];
+  const scheduler = createScheduler(
+    {
+      clock,
+      logger: captureLogger(logs),
+      runner,
+      ...(options.gate ? { gate: options.gate } : {}),
+      ...(options.launchSliceSize ? { launchSliceSize: options.launchSliceSize } : {}),
+    },
+    makeConfig(jobs),
+  );
+  const events: RecordedEvent[] = [];
+  for (const name of EVENT_NAMES) {
+    scheduler.events.on(name, (payload) => events.push({ name, payload } as RecordedEvent));
+  }
+  return {
+    clock,
+    runner,
+    scheduler,
+    events,
+    logs,
+    of<K extends keyof SchedulerEvents>(name: K): SchedulerEvents[K][] {
+      return events
+        .filter((event) => event.name === name)
+        .map((event) => event.payload) as SchedulerEvents[K][];
+    },
+    logged(text: string): string[] {
+      return logs.map((entry) => entry.msg).filter((msg) => msg.includes(text));
+    },
+  };
+}
