@@ -21,7 +21,7 @@ void describe('scheduler loop', () => {
     }
     assert.equal(h.runner.runs.length, 1000);
     assert.equal(new Set(h.runner.runs.map((run) => run.job.name)).size, 1000);
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('never sleeps longer than 30 s and re-arms on every wake', async () => {
@@ -31,7 +31,7 @@ void describe('scheduler loop', () => {
     await h.clock.advance(MAX_SLEEP_MS);
     assert.equal(h.clock.pendingTimers, 1);
     assert.equal(h.clock.nextTimerDelayMs(), MAX_SLEEP_MS);
-    await h.scheduler.shutdown(0);
+    await h.stop();
     assert.equal(h.clock.pendingTimers, 0);
   });
 
@@ -49,7 +49,7 @@ void describe('scheduler loop', () => {
       h.of('run:started').map((e) => [e.trigger, e.scheduledAtMs, e.attempt, e.decisionLatenessMs]),
       [['schedule', T0 + MINUTE, 0, 0]],
     );
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('fires 7-field jobs on whole seconds', async () => {
@@ -63,7 +63,7 @@ void describe('scheduler loop', () => {
       h.of('run:started').map((e) => e.scheduledAtMs),
       [T0 + 2000, T0 + 4000, T0 + 6000],
     );
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('services simultaneous due jobs in config order', async () => {
@@ -75,7 +75,7 @@ void describe('scheduler loop', () => {
       h.runner.runs.map((run) => run.job.name),
       names,
     );
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('orders fires by instant across jobs', async () => {
@@ -95,7 +95,7 @@ void describe('scheduler loop', () => {
         ['ten', 10],
       ],
     );
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('launches enabled @reboot jobs once at start, in config order, never disabled ones', async () => {
@@ -120,7 +120,7 @@ void describe('scheduler loop', () => {
       h.runner.runs.filter((run) => run.job.schedule.kind === 'reboot').map((run) => run.job.name),
       ['r2', 'r1'],
     );
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('replays every slot of a wake < 10 s late, sequentially under the policy', async () => {
@@ -159,7 +159,7 @@ void describe('scheduler loop', () => {
     );
     assert.equal(h.scheduler.getNextFireAtMs('allow'), T0 + 5000);
     assert.equal(h.of('schedule:late').length, 0);
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('fires once at ≥ 10 s late only when the current slot matches, with a warning', async () => {
@@ -186,7 +186,7 @@ void describe('scheduler loop', () => {
     );
     assert.equal(h.logged('seconds late').length, 2);
     assert.equal(h.of('clock:jumped')[0]?.direction, 'forward');
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('lets pending fires wait after a backwards wall step (no re-fire of fired slots)', async () => {
@@ -205,7 +205,7 @@ void describe('scheduler loop', () => {
       h.of('run:started').map((e) => (e.scheduledAtMs! - T0) / MINUTE),
       [1, 2, 3, 4, 5, 6],
     );
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('does nothing on an early wake', async () => {
@@ -218,7 +218,7 @@ void describe('scheduler loop', () => {
     assert.equal(h.clock.nextTimerDelayMs(), 2_000);
     await h.clock.advance(2_000);
     assert.equal(h.runner.runs.length, 1);
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('drops a job with no further occurrence silently', async () => {
@@ -228,7 +228,7 @@ void describe('scheduler loop', () => {
     assert.deepEqual(h.scheduler.getStatus(), [
       { job: 'past', status: 'scheduled', scheduled_in: null },
     ]);
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 
   void it('launches a burst in slices and records decision lateness for every due job', async () => {
@@ -251,6 +251,6 @@ void describe('scheduler loop', () => {
     assert.equal(startedAtFirstYield, 16);
     assert.equal(h.runner.runs.length, 40);
     assert.ok(h.of('run:started').every((e) => e.decisionLatenessMs === 0));
-    await h.scheduler.shutdown(0);
+    await h.stop();
   });
 });

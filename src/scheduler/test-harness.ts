@@ -31,6 +31,8 @@ export interface Harness {
   of<K extends keyof SchedulerEvents>(name: K): SchedulerEvents[K][];
   /** Log messages containing `text`. */
   logged(text: string): string[];
+  /** shutdown(graceMs), advancing the FakeClock until it settles (bounded). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 const EVENT_NAMES: readonly (keyof SchedulerEvents)[] = [
@@ -94,6 +96,15 @@ export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOpti
     },
     logged(text: string): string[] {
       return logs.map((entry) => entry.msg).filter((msg) => msg.includes(text));
+    },
+    async stop(graceMs = 0): Promise<void> {
+      let settled = false;
+      const done = scheduler.shutdown(graceMs).then(() => {
+        settled = true;
+      });
+      for (let step = 0; step < 10_000 && !settled; step++) await clock.advance(1000);
+      if (!settled) throw new Error('scheduler shutdown did not settle');
+      await done;
     },
   };
 }
