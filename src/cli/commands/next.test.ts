@@ -74,7 +74,10 @@ void describe('runNext()', () => {
       from: '2026-10-02T00:00:00Z',
       count: 1,
     });
-    assert.match(lordHowe.stdout, /^2026-10-03 03:00:00 \S+ \(\+10:30\) {2}2026-10-02T16:30:00Z\n$/);
+    assert.match(
+      lordHowe.stdout,
+      /^2026-10-03 03:00:00 \S+ \(\+10:30\) {2}2026-10-02T16:30:00Z\n$/,
+    );
 
     const horizon = await run({
       expression: '59 59 23 31 12 * 2099',
