@@ -1,0 +1,42 @@
+// `yacron2 [-c PATH] [-v] [--job-set-id]`: load the configuration, then validate, print the
+// job-set id, or run the daemon until SIGTERM/SIGINT.
+import {
+  createLogger,
+  describeError,
+  isYacronError,
+  type LogLevelName,
+} from '../../common/index.js';
+import { loadConfig } from '../../config/index.js';
+import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import type { CommandIo } from '../io.js';
+
+export interface DaemonCliOptions {
+  readonly configPath: string;
+  readonly logLevel: LogLevelName;
+  readonly validateOnly: boolean;
+  readonly printJobSetId: boolean;
+  readonly shutdownGraceMs: number;
+}
+
+export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Promise<number> {
+  const logger = createLogger({ level: options.logLevel });
+  let config;
+  try {
+    config = await loadConfig(options.configPath);
+  } catch (error) {
+    if (!isYacronError(error)) throw error;
+    logger.error(`Configuration error: ${describeError(error)}`);
+    return EXIT_FAILURE;
+  }
+  if (options.printJobSetId) {
+    io.stdout(`${config.jobSetId}\n`);
+    return EXIT_OK;
+  }
+  if (options.validateOnly) {
+    logger.info('Configuration is valid.');
+    return EXIT_OK;
+  }
+  const { runDaemonUntilSignalled } = await import('../../daemon.js');
+  await runDaemonUntilSignalled({ config, logger, shutdownGraceMs: options.shutdownGraceMs });
+  return EXIT_OK;
+}

@@ -1,0 +1,146 @@
+// The `yacron2` command line: parses argv, routes to the daemon or a subcommand, and maps
+// errors to exit codes. The only place that decides the process exit code. Subcommands are
+// imported lazily so each path loads only what it needs.
+import { existsSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { describeError, isLogLevelName, isYacronError, systemClock } from '../common/index.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
+import { processIo, type CommandIo } from './io.js';
+import { readVersion } from './version.js';
+
+export const DEFAULT_CONFIG_PATH = '/etc/yacron2.d';
+const DEFAULT_SHUTDOWN_GRACE_SECONDS = 60;
+
+interface DaemonFlags {
+  config: string;
+  logLevel: string;
+  validateConfig?: boolean;
+  jobSetId?: boolean;
+  version?: boolean;
+  shutdownGrace: string;
+}
+
+export async function main(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
+  // spec/cli.md §2 step 1: `--` is only legal before a `lock run` command.
+  const dashDash = argv.indexOf('--');
+  if (dashDash >= 0 && !isLockRun(argv.slice(0, dashDash))) {
+    io.stderr('yacron2: error: `--` is only valid before a `lock run` command\n');
+    return EXIT_USAGE;
+  }
+
+  let exitCode = EXIT_OK;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version arrive here with exit code 0; usage errors with 1 → spec says 2.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (isYacronError(error)) {
+      io.stderr(`yacron2: ${error.message}\n`);
+      return exitCodeFor(error.code);
+    }
+    io.stderr(`yacron2: unexpected error: ${describeError(error)}\n`);
+    if (error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    return EXIT_FAILURE;
+  }
+  return exitCode;
+}
+
+function isLockRun(args: readonly string[]): boolean {
+  const lock = args.indexOf('lock');
+  return lock >= 0 && args[lock + 1] === 'run';
+}
+
+function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('yacron2')
+    .description('A cron daemon configured in YAML')
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+    })
+    .exitOverride()
+    .showHelpAfterError(false)
+    .option('-c, --config <path>', 'configuration file or directory', DEFAULT_CONFIG_PATH)
+    .option('-l, --log-level <level>', 'log level: DEBUG, INFO, WARNING, ERROR or CRITICAL', 'INFO')
+    .option('-v, --validate-config', 'check the configuration, print the result and exit')
+    .option('--job-set-id', 'print the job-set id of the configuration and exit')
+    .option('--version', 'print the version and exit')
+    .addOption(
+      new Option(
+        '--shutdown-grace <seconds>',
+        'on SIGTERM, how long running jobs may finish before they are killed',
+      ).default(String(DEFAULT_SHUTDOWN_GRACE_SECONDS)),
+    )
+    .action(async (flags: DaemonFlags) => {
+      setExitCode(await runDaemonCommand(flags, io, () => program.helpInformation()));
+    });
+
+  program
+    .command('next')
+    .description('print the next fire times of a schedule expression')
+    .argument('<expression>', 'cron expression, nickname or @reboot (quote it)')
+    .option('--tz <zone>', 'IANA timezone the schedule is evaluated in', 'UTC')
+    .option('--from <iso>', 'start instant (ISO 8601); default now')
+    .option('-n, --count <n>', 'how many fire times', '5')
+    .action(async (expression: string, flags: { tz: string; from?: string; count: string }) => {
+      const count = Number.parseInt(flags.count, 10);
+      if (!Number.isInteger(count) || count < 1 || count > 1000) {
+        io.stderr(`yacron2 next: -n must be an integer from 1 to 1000, got '${flags.count}'\n`);
+        setExitCode(EXIT_USAGE);
+        return;
+      }
+      const { runNext } = await import('./commands/next.js');
+      const options = { expression, tz: flags.tz, count, nowMs: systemClock.now() };
+      setExitCode(
+        await runNext(flags.from === undefined ? options : { ...options, from: flags.from }, io),
+      );
+    });
+
+  return program;
+}
+
+async function runDaemonCommand(
+  flags: DaemonFlags,
+  io: CommandIo,
+  usage: () => string,
+): Promise<number> {
+  if (flags.version) {
+    io.stdout(`${readVersion()}\n`);
+    return EXIT_OK;
+  }
+  if (!isLogLevelName(flags.logLevel)) {
+    io.stderr(
+      `yacron2: error: -l/--log-level must be DEBUG, INFO, WARNING, ERROR or CRITICAL, got '${flags.logLevel}'\n`,
+    );
+    return EXIT_USAGE;
+  }
+  const shutdownGraceSeconds = Number(flags.shutdownGrace);
+  if (!Number.isFinite(shutdownGraceSeconds) || shutdownGraceSeconds < 0) {
+    io.stderr(
+      `yacron2: error: --shutdown-grace must be a number of seconds >= 0, got '${flags.shutdownGrace}'\n`,
+    );
+    return EXIT_USAGE;
+  }
+  if (flags.config === DEFAULT_CONFIG_PATH && !existsSync(DEFAULT_CONFIG_PATH)) {
+    io.stderr(
+      'yacron2 error: configuration file not found, please provide one with the --config option\n',
+    );
+    io.stderr(usage());
+    return EXIT_FAILURE;
+  }
+  const { runDaemonCli } = await import('./commands/daemon.js');
+  return runDaemonCli(
+    {
+      configPath: flags.config,
+      logLevel: flags.logLevel,
+      validateOnly: flags.validateConfig === true,
+      printJobSetId: flags.jobSetId === true,
+      shutdownGraceMs: Math.round(shutdownGraceSeconds * 1000),
+    },
+    io,
+  );
+}

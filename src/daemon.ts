@@ -1,0 +1,146 @@
+// The composition root: the one place that builds real I/O (system clock, child processes,
+// stdout/stderr, signals) and wires the scheduler, the reporters and the reload loop.
+import { hostname } from 'node:os';
+import {
+  describeError,
+  systemClock,
+  TaskSet,
+  type Clock,
+  type Logger,
+  type TimerHandle,
+} from './common/index.js';
+import { configSignature, loadConfig, type ResolvedConfig } from './config/index.js';
+import { dispatchReport, type ReporterDeps } from './report/index.js';
+import { createRunner } from './runner/index.js';
+import { createScheduler, type Scheduler } from './scheduler/index.js';
+
+/** How often the configuration files are checked for changes (spec: about once a minute). */
+export const RELOAD_INTERVAL_MS = 60_000;
+
+export interface DaemonOptions {
+  readonly config: ResolvedConfig;
+  readonly logger: Logger;
+  readonly shutdownGraceMs: number;
+  readonly clock?: Clock;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly stdout?: NodeJS.WritableStream;
+  readonly stderr?: NodeJS.WritableStream;
+  readonly reloadIntervalMs?: number;
+}
+
+export interface Daemon extends AsyncDisposable {
+  readonly scheduler: Scheduler;
+  /** Check the config files now and apply a changed configuration. */
+  reloadIfChanged(): Promise<void>;
+  /** Graceful shutdown: stop firing, drain running jobs within the grace, flush reports. */
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const clock = options.clock ?? systemClock;
+  const env = options.env ?? process.env;
+  const { logger } = options;
+  // Every child and reporter sees HOSTNAME (spec/jobs.md §3.2).
+  env.HOSTNAME ??= hostname();
+
+  const runner = createRunner({
+    clock,
+    logger,
+    stdout: options.stdout ?? process.stdout,
+    stderr: options.stderr ?? process.stderr,
+    baseEnv: env,
+  });
+  let config = options.config;
+  const scheduler = createScheduler({ clock, logger, runner }, config);
+  const reports = new TaskSet((error) =>
+    logger.error(`Problem running a reporter: ${describeError(error)}`),
+  );
+  const reporterDeps: ReporterDeps = { logger, baseEnv: env, tasks: reports };
+  const unsubscribers = [
+    scheduler.events.on('report:failed', (event) => dispatchReport(reporterDeps, 'failure', event)),
+    scheduler.events.on('report:permanently-failed', (event) =>
+      dispatchReport(reporterDeps, 'permanent-failure', event),
+    ),
+    scheduler.events.on('report:succeeded', (event) =>
+      dispatchReport(reporterDeps, 'success', event),
+    ),
+  ];
+
+  logJobSet(logger, config);
+  let signature = await configSignature(config);
+  scheduler.start();
+
+  let reloadTimer: TimerHandle | undefined;
+  let reloading: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  const reloadIntervalMs = options.reloadIntervalMs ?? RELOAD_INTERVAL_MS;
+
+  async function reloadIfChanged(): Promise<void> {
+    const current = await configSignature(config);
+    if (current === signature || stopping) return;
+    let next: ResolvedConfig;
+    try {
+      next = await loadConfig(config.configPath);
+    } catch (error) {
+      // The old configuration keeps running; the failed parse is retried at the next check
+      // because the signature is only advanced on success.
+      logger.error(`Error in configuration file(s), so not reloading: ${describeError(error)}`);
+      return;
+    }
+    const previousJobSetId = config.jobSetId;
+    config = next;
+    signature = await configSignature(next);
+    scheduler.applyConfig(next);
+    if (next.jobSetId !== previousJobSetId) logJobSet(logger, next);
+  }
+
+  function armReload(): void {
+    reloadTimer = clock.setTimer(() => {
+      reloading = reloadIfChanged()
+        .catch((error: unknown) =>
+          logger.error(`Cannot check the configuration for changes: ${describeError(error)}`),
+        )
+        .finally(() => {
+          reloading = undefined;
+          if (!stopping) armReload();
+        });
+    }, reloadIntervalMs);
+  }
+  armReload();
+
+  async function stop(): Promise<void> {
+    stopping ??= (async () => {
+      reloadTimer?.cancel();
+      await reloading;
+      await scheduler.shutdown(options.shutdownGraceMs);
+      await reports.close();
+      for (const unsubscribe of unsubscribers) unsubscribe();
+    })();
+    return stopping;
+  }
+
+  return { scheduler, reloadIfChanged, stop, [Symbol.asyncDispose]: stop };
+}
+
+/** Run until SIGTERM or SIGINT, then shut down gracefully. A second signal changes nothing. */
+export async function runDaemonUntilSignalled(options: DaemonOptions): Promise<void> {
+  const daemon = await startDaemon(options);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      options.logger.info(`Received ${signal}`);
+      resolve();
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+  // Keep later signals from killing the process while it drains.
+  const ignore = (): void => undefined;
+  process.on('SIGTERM', ignore);
+  process.on('SIGINT', ignore);
+  await daemon.stop();
+}
+
+function logJobSet(logger: Logger, config: ResolvedConfig): void {
+  const count = config.jobs.length;
+  logger.info(`Job set id: ${config.jobSetId} (${count} job${count === 1 ? '' : 's'})`);
+}
