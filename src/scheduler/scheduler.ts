@@ -389,6 +389,10 @@ class CronScheduler implements Scheduler {
     return Promise.resolve().then(
       () =>
         new Promise<void>((resolve) => {
+          if (this.#stopping) {
+            resolve();
+            return;
+          }
           const pending: { timer?: TimerHandle } = {};
           const resume = (): void => {
             pending.timer?.cancel();
@@ -778,23 +782,22 @@ class CronScheduler implements Scheduler {
     return configured.job;
   }
 
-  startJob(name: string): Promise<ManualStartResult> {
+  async startJob(name: string): Promise<ManualStartResult> {
     const job = this.#configured(name, 'start');
     if (this.#stopping) {
-      return Promise.reject(
-        new YacronError(
-          'YC_ERR_SHUTTING_DOWN',
-          `Cannot start job '${name}': the daemon is shutting down`,
-        ),
+      throw new YacronError(
+        'YC_ERR_SHUTTING_DOWN',
+        `Cannot start job '${name}': the daemon is shutting down`,
       );
     }
     if (!job.enabled) {
-      return Promise.reject(
-        new YacronError('YC_ERR_JOB_DISABLED', `Cannot start job '${name}': the job is disabled`),
+      throw new YacronError(
+        'YC_ERR_JOB_DISABLED',
+        `Cannot start job '${name}': the job is disabled`,
       );
     }
     const plan = this.#decide(job, 'manual', null, this.#clock.now(), null);
-    if (typeof plan === 'string') return Promise.resolve({ kind: 'skipped', reason: plan });
+    if (typeof plan === 'string') return { kind: 'skipped', reason: plan };
     const result = createDeferred<ManualStartResult>();
     this.#queue.enqueue([{ ...plan, result }]);
     return result.promise;
