@@ -10,6 +10,7 @@ import { readVersion } from './version.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/yacron2.d';
 const DEFAULT_SHUTDOWN_GRACE_SECONDS = 60;
+const DEFAULT_RELOAD_INTERVAL_SECONDS = 60;
 
 interface DaemonFlags {
   config: string;
@@ -18,6 +19,7 @@ interface DaemonFlags {
   jobSetId?: boolean;
   version?: boolean;
   shutdownGrace: string;
+  reloadInterval: string;
 }
 
 export async function main(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
@@ -75,6 +77,12 @@ function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Comma
         'on SIGTERM, how long running jobs may finish before they are killed',
       ).default(String(DEFAULT_SHUTDOWN_GRACE_SECONDS)),
     )
+    .addOption(
+      new Option(
+        '--reload-interval <seconds>',
+        'how often the configuration files are checked for changes',
+      ).default(String(DEFAULT_RELOAD_INTERVAL_SECONDS)),
+    )
     .action(async (flags: DaemonFlags) => {
       setExitCode(await runDaemonCommand(flags, io, () => program.helpInformation()));
     });
@@ -125,6 +133,13 @@ async function runDaemonCommand(
     );
     return EXIT_USAGE;
   }
+  const reloadIntervalSeconds = Number(flags.reloadInterval);
+  if (!Number.isFinite(reloadIntervalSeconds) || reloadIntervalSeconds < 1) {
+    io.stderr(
+      `yacron2: error: --reload-interval must be a number of seconds >= 1, got '${flags.reloadInterval}'\n`,
+    );
+    return EXIT_USAGE;
+  }
   if (flags.config === DEFAULT_CONFIG_PATH && !existsSync(DEFAULT_CONFIG_PATH)) {
     io.stderr(
       'yacron2 error: configuration file not found, please provide one with the --config option\n',
@@ -140,6 +155,7 @@ async function runDaemonCommand(
       validateOnly: flags.validateConfig === true,
       printJobSetId: flags.jobSetId === true,
       shutdownGraceMs: Math.round(shutdownGraceSeconds * 1000),
+      reloadIntervalMs: Math.round(reloadIntervalSeconds * 1000),
     },
     io,
   );

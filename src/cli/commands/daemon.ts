@@ -16,6 +16,7 @@ export interface DaemonCliOptions {
   readonly validateOnly: boolean;
   readonly printJobSetId: boolean;
   readonly shutdownGraceMs: number;
+  readonly reloadIntervalMs: number;
 }
 
 export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Promise<number> {
@@ -37,6 +38,11 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
     return EXIT_OK;
   }
   const { runDaemonUntilSignalled } = await import('../../daemon.js');
-  await runDaemonUntilSignalled({ config, logger, shutdownGraceMs: options.shutdownGraceMs });
+  await runDaemonUntilSignalled({
+    config,
+    logger,
+    shutdownGraceMs: options.shutdownGraceMs,
+    reloadIntervalMs: options.reloadIntervalMs,
+  });
   return EXIT_OK;
 }
