@@ -13,12 +13,10 @@
 // nextFireTime returns the smallest fire instant strictly after the reference instant truncated
 // to whole seconds, so a result is never in the past and never equal to the reference.
 
-import { SECOND_MS } from './civil-time.js';
+import { DAY_MS, SECOND_MS } from './civil-time.js';
 import type { CompiledCron } from './compiled-cron.js';
 import { nextMatchingWall } from './wall-search.js';
 import type { ZoneRules } from './zone-offsets.js';
-
-const DAY_MS = 86_400_000;
 
 interface ResolvedWall {
   readonly instantMs: number;
