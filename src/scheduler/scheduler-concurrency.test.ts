@@ -137,3 +137,35 @@ void describe('onlyIfLastSucceeded', () => {
     await h.stop();
   });
 });
+
+void describe('cluster gate seam', () => {
+  void it('consults the gate for scheduled, @reboot and retry launches, never manual ones', async () => {
+    const asked: string[] = [];
+    const h = createHarness(
+      [
+        makeJob({ name: 'boot', schedule: '@reboot' }),
+        makeJob({ name: 'cron', schedule: '* * * * *', retry: { maximumRetries: 1 } }),
+      ],
+      {
+        gate: ({ job, trigger }) => {
+          asked.push(`${job.name}:${trigger}`);
+          return job.name === 'boot'
+            ? { kind: 'skip', reason: 'cluster', detail: 'not the leader' }
+            : { kind: 'run' };
+        },
+      },
+    );
+    h.runner.setDefault({ exitCode: 1 });
+    h.scheduler.start();
+    await h.clock.advance(MINUTE + 1000);
+    await h.scheduler.startJob('boot');
+    assert.deepEqual(asked, ['boot:reboot', 'cron:schedule', 'cron:retry']);
+    assert.deepEqual(
+      h.of('fire:skipped').map((e) => [e.jobName, e.reason]),
+      [['boot', 'cluster']],
+    );
+    assert.equal(h.logged('Job boot skipped on this node: not the leader').length, 1);
+    assert.equal(h.runner.runsOf('boot').length, 1, 'the manual start bypasses the gate');
+    await h.stop();
+  });
+});

@@ -313,3 +313,37 @@ void describe('retry ladder', () => {
     assert.equal(h.clock.pendingTimers, 0);
   });
 });
+
+void describe('retry ladder and reloads', () => {
+  void it('discards a pending retry of a job disabled by a reload', async () => {
+    const h = createHarness([
+      makeJob({ name: 'd', schedule: '0 * * * *', retry: { ...ladder, maximumRetries: 3 } }),
+    ]);
+    h.scheduler.start();
+    await h.clock.advance(HOUR);
+    h.runner.last('d').fail();
+    await h.clock.advance(0);
+    h.scheduler.applyConfig(
+      makeConfig([makeJob({ name: 'd', schedule: '0 * * * *', enabled: false })]),
+    );
+    await h.clock.advance(1000);
+    assert.deepEqual(h.of('retry:discarded'), [{ jobName: 'd', reason: 'job-disabled' }]);
+    assert.equal(h.runner.runs.length, 1);
+    await h.stop();
+  });
+
+  void it('keeps the ladder across a reload that leaves the job in place', async () => {
+    const h = createHarness([
+      makeJob({ name: 'k', schedule: '0 * * * *', retry: { ...ladder, maximumRetries: 3 } }),
+    ]);
+    h.scheduler.start();
+    await h.clock.advance(HOUR);
+    h.runner.last('k').fail();
+    await h.clock.advance(0);
+    h.scheduler.applyConfig(makeConfig([makeJob({ name: 'k', schedule: '30 * * * *' })]));
+    assert.equal(h.scheduler.getJob('k').retry?.attempt, 1);
+    await h.clock.advance(1000);
+    assert.equal(h.of('run:started').at(-1)?.trigger, 'retry');
+    await h.stop();
+  });
+});
