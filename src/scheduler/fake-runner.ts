@@ -3,17 +3,17 @@
 // Cancels are recorded and finish the run as `killed` (optionally after cancelDelayMs).
 import type { Clock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import type {
-  CancelReason,
-  CapturedStream,
-  OutputStream,
-  RunHandle,
-  RunOutcome,
-  RunOutcomeKind,
-  Runner,
-  RunRequest,
+import {
+  decideFailReason,
+  type CancelReason,
+  type CapturedStream,
+  type OutputStream,
+  type RunHandle,
+  type RunOutcome,
+  type RunOutcomeKind,
+  type Runner,
+  type RunRequest,
 } from '../runner/index.js';
-import { decideFailReason } from './outcome.js';
 
 export interface FakeResult {
   /** Default 0. */

@@ -43,6 +43,5 @@ export {
 } from './history.js';
 export { checkEnabled, checkOnlyIfLastSucceeded, decideConcurrency } from './gates.js';
 export { LATE_WAKE_THRESHOLD_MS } from './fire-plan.js';
-export { decideFailReason } from './outcome.js';
 export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';
 export { makeJob, makeConfig, makeSchedule, type MakeJobOverrides } from './make-job.js';

@@ -1,12 +1,12 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { createDeferred, TaskSet } from '../common/index.js';
+import { createDeferred, TaskSet, type Deferred } from '../common/index.js';
 import { LaunchQueue } from './launch-queue.js';
 
 void describe('LaunchQueue', () => {
   void it('launches a burst in slices, yielding between them', async () => {
     const launched: number[] = [];
-    const yields: ReturnType<typeof createDeferred>[] = [];
+    const yields: Deferred<void>[] = [];
     const tasks = new TaskSet((error) => assert.fail(String(error)));
     const queue = new LaunchQueue<number>({
       sliceSize: 16,

@@ -1,32 +1,8 @@
-// RunOutcome values the scheduler must build itself: the failure decision of jobs.md §5.2 (shared
-// with FakeRunner) and a spawn-failure outcome for a runner that threw instead of reporting one.
+// Small value helpers of the scheduler: a spawn-failure outcome for a runner that threw instead of
+// reporting one, and the Python spellings (repr, True/False) of the per-run log line.
 import { describeError } from '../common/index.js';
-import type { FailsWhen, ResolvedJob } from '../config/index.js';
-import type { CapturedStream, RunOutcome } from '../runner/index.js';
-
-function hasOutput(stream: CapturedStream | null): boolean {
-  return stream !== null && (stream.text !== '' || stream.discardedLines > 0);
-}
-
-/** jobs.md §5.2, first match wins; null means success. */
-export function decideFailReason(
-  failsWhen: FailsWhen,
-  exitCode: number,
-  stdout: CapturedStream | null,
-  stderr: CapturedStream | null,
-): string | null {
-  if (failsWhen.always) return 'failsWhen=always';
-  if (failsWhen.nonzeroReturn && exitCode !== 0) {
-    return `failsWhen=nonzeroReturn and retcode=${exitCode}`;
-  }
-  if (failsWhen.producesStdout && hasOutput(stdout)) {
-    return 'failsWhen=producesStdout and stdout is not empty';
-  }
-  if (failsWhen.producesStderr && hasOutput(stderr)) {
-    return 'failsWhen=producesStderr and stderr is not empty';
-  }
-  return null;
-}
+import type { ResolvedJob } from '../config/index.js';
+import { decideFailReason, type RunOutcome } from '../runner/index.js';
 
 /** The outcome of a launch that failed before a process existed (exit code 127). */
 export function spawnFailureOutcome(job: ResolvedJob, error: unknown, nowMs: number): RunOutcome {
