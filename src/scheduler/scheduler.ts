@@ -15,7 +15,7 @@ import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import { nextFireTime, schedulesEqual } from '../schedule/index.js';
 import { FireHeap } from './fire-heap.js';
 import { planDueFires, slotResolutionMs } from './fire-plan.js';
-import { computeRunStats } from './history.js';
+import { computeRunStats, HISTORY_SUMMARY_LIMIT } from './history.js';
 import { DEFAULT_LAUNCH_SLICE_SIZE } from './launch-queue.js';
 import { RunControl } from './run-control.js';
 import type { LaunchPlan } from './run-state.js';
@@ -343,7 +343,7 @@ class CronScheduler implements Scheduler {
       pids: running.map((instance) => instance.pid).filter((pid): pid is number => pid !== null),
       runningInstances: running.length,
       nextFireAtMs: this.#heap.get(job.name) ?? null,
-      runs: runtime?.history.list() ?? [],
+      runs: runtime?.history.newest(HISTORY_SUMMARY_LIMIT) ?? [],
       ladder: runtime?.ladder ?? null,
     };
   }

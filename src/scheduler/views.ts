@@ -11,6 +11,7 @@ export interface JobSnapshot {
   readonly pids: readonly number[];
   readonly runningInstances: number;
   readonly nextFireAtMs: number | null;
+  /** The newest runs (at least the A.6 summary's 20), oldest first. */
   readonly runs: readonly RunRecord[];
   readonly ladder: RetryLadder | null;
 }
