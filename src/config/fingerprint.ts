@@ -16,12 +16,14 @@ function seconds(ms: number): number {
   return ms / 1000;
 }
 
+// Objects below are written in sorted key order so canonicalJson need not sort them.
+
 function canonicalSecret(source: SecretSource | null, redact: boolean): Record<string, unknown> {
   const value = source?.value ?? null;
   return {
-    value: value !== null && redact ? REDACTED : value,
-    fromFile: source?.fromFile ?? null,
     fromEnvVar: source?.fromEnvVar ?? null,
+    fromFile: source?.fromFile ?? null,
+    value: value !== null && redact ? REDACTED : value,
   };
 }
 
@@ -32,28 +34,28 @@ function canonicalSecret(source: SecretSource | null, redact: boolean): Record<s
 function canonicalReport(block: ReportBlock, platform: NodeJS.Platform): Record<string, unknown> {
   const { sentry, mail, shell, webhook } = block;
   return {
-    sentry: {
-      dsn: canonicalSecret(sentry?.dsn ?? null, true),
-      fingerprint: sentry?.fingerprint ?? DEFAULT_SENTRY_FINGERPRINT,
-      level: sentry?.level ?? null,
-      extra: sentry?.extra ?? {},
-      body: sentry?.body ?? null,
-      environment: sentry?.environment ?? null,
-      maxStringLength: sentry?.maxStringLength ?? 8192,
-    },
     mail: {
+      body: mail?.body ?? null,
       from: mail?.from ?? null,
-      to: mail?.to ?? null,
+      html: mail?.html ?? false,
+      password: canonicalSecret(mail?.password ?? null, true),
       smtpHost: mail?.smtpHost ?? null,
       smtpPort: mail?.smtpPort ?? 25,
-      tls: mail?.tls ?? false,
       starttls: mail?.starttls ?? false,
-      validate_certs: mail?.validateCerts ?? true,
-      username: mail?.username ?? null,
-      password: canonicalSecret(mail?.password ?? null, true),
       subject: mail?.subject ?? null,
-      body: mail?.body ?? null,
-      html: mail?.html ?? false,
+      tls: mail?.tls ?? false,
+      to: mail?.to ?? null,
+      username: mail?.username ?? null,
+      validate_certs: mail?.validateCerts ?? true,
+    },
+    sentry: {
+      body: sentry?.body ?? null,
+      dsn: canonicalSecret(sentry?.dsn ?? null, true),
+      environment: sentry?.environment ?? null,
+      extra: sentry?.extra ?? {},
+      fingerprint: sentry?.fingerprint ?? DEFAULT_SENTRY_FINGERPRINT,
+      level: sentry?.level ?? null,
+      maxStringLength: sentry?.maxStringLength ?? 8192,
     },
     shell: {
       command:
@@ -65,16 +67,37 @@ function canonicalReport(block: ReportBlock, platform: NodeJS.Platform): Record<
       shell: shell?.shell ?? defaultShell(platform),
     },
     webhook: {
-      url: canonicalSecret(webhook?.url ?? null, true),
-      method: webhook?.method ?? 'POST',
+      body: webhook?.body ?? null,
       contentType: webhook?.contentType ?? 'application/json',
       headers: Object.fromEntries(
         Object.keys(webhook?.headers ?? {}).map((name) => [name, REDACTED]),
       ),
-      body: webhook?.body ?? null,
+      method: webhook?.method ?? 'POST',
       timeout: seconds(webhook?.timeoutMs ?? 10_000),
+      url: canonicalSecret(webhook?.url ?? null, true),
     },
   };
+}
+
+/** Already-canonical JSON, spliced verbatim by canonicalJson. */
+class CanonicalText {
+  constructor(readonly json: string) {}
+}
+
+// Pure memo: the canonical JSON of a report block with no reporter configured (most jobs have
+// two or three of those, and serialising them dominated the digest time).
+const unconfiguredReportJson = new Map<NodeJS.Platform, CanonicalText>();
+
+function reportForDigest(block: ReportBlock, platform: NodeJS.Platform): unknown {
+  if (block.sentry || block.mail || block.shell || block.webhook) {
+    return canonicalReport(block, platform);
+  }
+  let cached = unconfiguredReportJson.get(platform);
+  if (cached === undefined) {
+    cached = new CanonicalText(canonicalJson(canonicalReport(block, platform)));
+    unconfiguredReportJson.set(platform, cached);
+  }
+  return cached;
 }
 
 /** The canonical identity object of fingerprint.md §3 (never mutates the job). */
@@ -82,49 +105,61 @@ export function canonicalJobObject(
   job: JobIdentityInput,
   platform: NodeJS.Platform = process.platform,
 ): Record<string, unknown> {
-  const canonical: Record<string, unknown> = {
-    name: job.name,
+  return buildCanonical(job, platform, canonicalReport);
+}
+
+function buildCanonical(
+  job: JobIdentityInput,
+  platform: NodeJS.Platform,
+  report: (block: ReportBlock, platform: NodeJS.Platform) => unknown,
+): Record<string, unknown> {
+  return {
+    captureStderr: job.captureStderr,
+    captureStdout: job.captureStdout,
+    clusterPolicy: job.clusterPolicy,
     command:
       job.command.kind === 'shell'
         ? { shell_command: job.command.script }
         : { argv: [...job.command.argv] },
-    schedule: job.schedule.kind === 'reboot' ? '@reboot' : job.schedule.text,
-    shell: job.shell,
     concurrencyPolicy: job.concurrencyPolicy,
-    clusterPolicy: job.clusterPolicy,
-    captureStderr: job.captureStderr,
-    captureStdout: job.captureStdout,
-    streamPrefix: job.streamPrefix,
-    saveLimit: job.saveLimit,
-    maxLineLength: job.maxLineLength,
-    timezone: job.timezone,
+    // Fields added after v1 shipped appear only when they differ from their default.
+    ...(job.concurrencyScope === 'node' ? {} : { concurrencyScope: job.concurrencyScope }),
     enabled: job.enabled,
-    onlyIfLastSucceeded: job.onlyIfLastSucceeded,
-    failsWhen: { ...job.failsWhen },
-    onFailure: {
-      retry: {
-        maximumRetries: job.retry.maximumRetries,
-        initialDelay: seconds(job.retry.initialDelayMs),
-        maximumDelay: seconds(job.retry.maximumDelayMs),
-        backoffMultiplier: job.retry.backoffMultiplier,
-      },
-      report: canonicalReport(job.onFailureReport, platform),
-    },
-    onPermanentFailure: { report: canonicalReport(job.onPermanentFailureReport, platform) },
-    onSuccess: { report: canonicalReport(job.onSuccessReport, platform) },
     environment: [...new Set(job.environment.map((entry) => entry.key))].sort(),
     executionTimeout: job.executionTimeoutMs === null ? null : seconds(job.executionTimeoutMs),
+    failsWhen: {
+      always: job.failsWhen.always,
+      nonzeroReturn: job.failsWhen.nonzeroReturn,
+      producesStderr: job.failsWhen.producesStderr,
+      producesStdout: job.failsWhen.producesStdout,
+    },
+    group: job.group,
     killTimeout: seconds(job.killTimeoutMs),
+    maxLineLength: job.maxLineLength,
+    name: job.name,
+    onFailure: {
+      report: report(job.onFailureReport, platform),
+      retry: {
+        backoffMultiplier: job.retry.backoffMultiplier,
+        initialDelay: seconds(job.retry.initialDelayMs),
+        maximumDelay: seconds(job.retry.maximumDelayMs),
+        maximumRetries: job.retry.maximumRetries,
+      },
+    },
+    onPermanentFailure: { report: report(job.onPermanentFailureReport, platform) },
+    onSuccess: { report: report(job.onSuccessReport, platform) },
+    onlyIfLastSucceeded: job.onlyIfLastSucceeded,
+    saveLimit: job.saveLimit,
+    schedule: job.schedule.kind === 'reboot' ? '@reboot' : job.schedule.text,
+    shell: job.shell,
     statsd:
       job.statsd === null
         ? null
         : { host: job.statsd.host, port: job.statsd.port, prefix: job.statsd.prefix },
+    streamPrefix: job.streamPrefix,
+    timezone: job.timezone,
     user: job.user,
-    group: job.group,
   };
-  // Fields added after v1 shipped appear only when they differ from their default.
-  if (job.concurrencyScope !== 'node') canonical.concurrencyScope = job.concurrencyScope;
-  return canonical;
 }
 
 /**
@@ -141,22 +176,52 @@ export function canonicalJson(value: unknown): string {
       return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
     case 'string':
       return asciiJsonString(value);
-    case 'object': {
-      if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record)
-        .filter((key) => record[key] !== undefined)
-        .sort();
-      return `{${keys.map((key) => `${asciiJsonString(key)}:${canonicalJson(record[key])}`).join(',')}}`;
-    }
+    case 'object':
+      if (value instanceof CanonicalText) return value.json;
+      return Array.isArray(value)
+        ? canonicalArray(value)
+        : canonicalRecord(value as Record<string, unknown>);
     default:
       throw new TypeError(`cannot fingerprint a ${typeof value}`);
   }
 }
 
+function canonicalArray(list: readonly unknown[]): string {
+  let out = '[';
+  for (let index = 0; index < list.length; index++) {
+    if (index > 0) out += ',';
+    out += canonicalJson(list[index]);
+  }
+  return out + ']';
+}
+
+function canonicalRecord(record: Record<string, unknown>): string {
+  const keys = Object.keys(record);
+  // The canonical objects are built in key order; only sort when that is not already so.
+  for (let index = 1; index < keys.length; index++) {
+    if ((keys[index - 1] ?? '') > (keys[index] ?? '')) {
+      keys.sort();
+      break;
+    }
+  }
+  let out = '{';
+  for (const key of keys) {
+    const child = record[key];
+    if (child === undefined) continue;
+    if (out.length > 1) out += ',';
+    out += asciiJsonString(key) + ':' + canonicalJson(child);
+  }
+  return out + '}';
+}
+
+const NON_ASCII = /[\u007f-\uffff]/;
+const NON_ASCII_ALL = /[\u007f-\uffff]/g;
+
 function asciiJsonString(text: string): string {
-  return JSON.stringify(text).replace(
-    /[\u007f-\uffff]/g,
+  const json = JSON.stringify(text);
+  if (!NON_ASCII.test(json)) return json;
+  return json.replace(
+    NON_ASCII_ALL,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
@@ -170,7 +235,7 @@ export function computeJobDigest(
   job: JobIdentityInput,
   platform: NodeJS.Platform = process.platform,
 ): string {
-  return sha256Hex(canonicalJson(canonicalJobObject(job, platform)));
+  return sha256Hex(canonicalJson(buildCanonical(job, platform, reportForDigest)));
 }
 
 /** `v1:` + sha256("v1\n" + sorted digests joined by "\n"); order-independent. */

@@ -78,9 +78,11 @@ export class IssueCollector {
   }
 }
 
-/** `jobs[2]` + `schedule` → `jobs[2].schedule`; odd keys are quoted (`headers["X-Token"]`). */
+const SIMPLE_KEY = /^[A-Za-z_][\w-]*$/;
+
+/** `jobs[2]` + `schedule` → `jobs[2].schedule`; odd keys are quoted (`headers["odd key"]`). */
 export function childPath(parent: string, key: string): string {
-  if (/^[A-Za-z_][\w-]*$/.test(key)) return parent === '' ? key : `${parent}.${key}`;
+  if (SIMPLE_KEY.test(key)) return parent === '' ? key : `${parent}.${key}`;
   return `${parent}[${JSON.stringify(key)}]`;
 }
 

@@ -206,7 +206,7 @@ class ConfigLoad implements ResolveServices {
         issues: parsed.issues,
       };
     }
-    const parsed = parseYamlText(text, file);
+    const parsed = await parseYamlText(text, file);
     const unit = typeYamlDocument(parsed.root, absolute, file, this.locs);
     return parsed.issues.length === 0
       ? unit

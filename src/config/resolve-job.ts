@@ -421,12 +421,10 @@ function rule(
 function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   // Schedules belong to the schedule module (and may be shared between jobs): leave them be.
-  for (const [key, child] of Object.entries(value)) {
-    if (key === 'schedule' && typeof child === 'object' && child !== null && 'kind' in child) {
-      Object.freeze(child);
-      continue;
-    }
-    deepFreeze(child);
+  for (const child of Object.values(value)) {
+    if (typeof child !== 'object' || child === null) continue;
+    if ('kind' in child && 'schedule' in child) Object.freeze(child);
+    else deepFreeze(child);
   }
   return Object.freeze(value);
 }

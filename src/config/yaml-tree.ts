@@ -1,17 +1,12 @@
 // YAML text → a plain tree of text scalars, block maps and block lists (strictyaml dialect).
 // Rejects what strictyaml rejects: flow style, anchors/aliases, explicit tags, duplicate keys,
 // non-string keys, several documents. It never types values; the schema walker does that.
-import {
-  LineCounter,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  parseDocument,
-  type Node as YamlNode,
-} from 'yaml';
+import type * as yamlPackage from 'yaml';
+import type { Node as YamlNode } from 'yaml';
+import { fastParseYaml, UNSUPPORTED } from './fast-yaml.js';
 import { childPath, indexPath, type ConfigIssue } from './issues.js';
+
+type YamlModule = typeof yamlPackage;
 
 export interface RawScalar {
   readonly kind: 'scalar';
@@ -60,10 +55,22 @@ export function describeRawNode(node: RawNode): string {
   }
 }
 
-/** Parse one YAML document; every problem is returned as an issue naming `file`. */
-export function parseYamlText(text: string, file: string): YamlParseResult {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, {
+/**
+ * Parse one YAML document; every problem is returned as an issue naming `file`. Plain block
+ * configs take the fast reader; anything else (and every error) goes through the `yaml` package,
+ * imported only then.
+ */
+export async function parseYamlText(text: string, file: string): Promise<YamlParseResult> {
+  const fast = fastParseYaml(text);
+  if (fast !== UNSUPPORTED) return { root: fast, issues: [] };
+  return parseWithYamlPackage(text, file);
+}
+
+/** The authoritative parse with the `yaml` package (also the reference for fast-yaml tests). */
+export async function parseWithYamlPackage(text: string, file: string): Promise<YamlParseResult> {
+  const yaml = await import('yaml');
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, {
     schema: 'failsafe',
     uniqueKeys: false,
     lineCounter,
@@ -79,7 +86,7 @@ export function parseYamlText(text: string, file: string): YamlParseResult {
           : `invalid YAML: ${firstLine(error.message)}`;
       return {
         file,
-        path: pathAtOffset(doc.contents, offset, '') || '(document)',
+        path: pathAtOffset(yaml, doc.contents, offset, '') || '(document)',
         line: lineOf(offset),
         message,
       };
@@ -89,7 +96,7 @@ export function parseYamlText(text: string, file: string): YamlParseResult {
   const issues: ConfigIssue[] = [];
   const contents = doc.contents;
   if (contents === null) return { root: null, issues };
-  const root = convert(contents, '', { file, issues, lineOf });
+  const root = convert(contents, '', { file, issues, lineOf, yaml });
   return { root: issues.length > 0 ? null : root, issues };
 }
 
@@ -97,9 +104,11 @@ interface ConvertContext {
   readonly file: string;
   readonly issues: ConfigIssue[];
   readonly lineOf: (offset: number) => number;
+  readonly yaml: YamlModule;
 }
 
 function convert(node: unknown, path: string, ctx: ConvertContext): RawNode {
+  const { isAlias, isMap, isPair, isScalar, isSeq } = ctx.yaml;
   if (isAlias(node)) {
     const line = ctx.lineOf(node.range?.[0] ?? 0);
     reject(ctx, path, line, `aliases (*${node.source}) are not allowed`);
@@ -188,7 +197,8 @@ function firstLine(message: string): string {
 }
 
 /** The field path of the innermost node containing `offset` (for syntax errors). */
-function pathAtOffset(node: unknown, offset: number, path: string): string {
+function pathAtOffset(yaml: YamlModule, node: unknown, offset: number, path: string): string {
+  const { isMap, isScalar, isSeq } = yaml;
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = pair.key as YamlNode | null;
@@ -197,13 +207,13 @@ function pathAtOffset(node: unknown, offset: number, path: string): string {
       const end = value?.range?.[2] ?? key?.range?.[2];
       if (start === undefined || end === undefined || offset < start || offset > end) continue;
       const name = isScalar(key) ? String(key.value) : '?';
-      return pathAtOffset(value, offset, childPath(path, name));
+      return pathAtOffset(yaml, value, offset, childPath(path, name));
     }
   } else if (isSeq(node)) {
     for (const [index, item] of node.items.entries()) {
       const range = (item as YamlNode | null)?.range;
       if (range && offset >= range[0] && offset <= range[2]) {
-        return pathAtOffset(item, offset, indexPath(path, index));
+        return pathAtOffset(yaml, item, offset, indexPath(path, index));
       }
     }
   }
