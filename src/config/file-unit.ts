@@ -153,6 +153,17 @@ function typeJobs(
       });
       return;
     }
+    const name = value === INVALID ? undefined : (value as TypedJob).name;
+    if (name !== undefined && name.trim() === '') {
+      const loc = ctx.locs.get(value as object, 'name');
+      ctx.issues.push({
+        file: ctx.file,
+        path: loc?.path ?? itemPath,
+        line: loc?.line ?? item.line,
+        message: 'a job name must not be empty',
+      });
+      return;
+    }
     if (value !== INVALID && ctx.issues.length === before) {
       out.push({
         typed: value as TypedJob,

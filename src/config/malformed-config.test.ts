@@ -176,6 +176,13 @@ void test('a job without a schedule is refused', async () => {
   );
 });
 
+void test('a job name must not be empty', async () => {
+  assert.equal(
+    await errorFor('jobs:\n  - name: ""\n    command: x\n    schedule: "@daily"\n'),
+    'Cannot load jobs.yaml at jobs[0].name (line 2): a job name must not be empty',
+  );
+});
+
 void test('jobs must be a list', async () => {
   assert.equal(
     await errorFor('jobs:\n  name: a\n'),

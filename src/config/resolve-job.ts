@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { isYacronError, describeError, secondsToMs, type ErrorCode } from '../common/index.js';
 import { renderScheduleObject, type Schedule } from '../schedule/index.js';
 import { parseEnvFile } from './env-file.js';
-import { computeJobDigest, type JobIdentityInput } from './fingerprint.js';
+import { computeJobDigest } from './fingerprint.js';
 import { resolveIdentity, type IdentityDatabase, type ResolvedIdentity } from './identity.js';
 import { childPath, type ConfigIssue, type Loc, type LocTable } from './issues.js';
 import { deepMerge } from './merge.js';
@@ -130,7 +130,11 @@ export async function resolveJob(
   ).map(({ key, value }) => ({ key, value }));
 
   const retry = job.onFailure?.retry;
-  const resolved: JobIdentityInput = {
+  // Built once and mutated only to set the digest (computed from every other field) before
+  // freezing: spreading a 45-key object per job was a measurable part of loading 1,000 jobs.
+  const resolved: { -readonly [K in keyof ResolvedJob]: ResolvedJob[K] } = {
+    digest: '',
+    source: { file: draft.loc.file, line: draft.loc.line },
     name,
     command: toJobCommand(job.command ?? ''),
     shell: job.shell ?? defaultShell(services.platform),
