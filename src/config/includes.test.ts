@@ -2,8 +2,9 @@
 // path resolution, diamonds, crontab includes and section adoption.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadTree, writeTree } from './config-fixture.test.js';
+import { expectConfigErrorIn, loadTree, writeTree } from './config-fixture.test.js';
 import { loadConfig } from './index.js';
 
 function job(name: string, extra = ''): string {
@@ -156,4 +157,24 @@ void test('an included crontab (by name or by content) gets built-in defaults on
 void test('a .yaml include is never sniffed as a crontab', async () => {
   const dir = writeTree({ 'jobs.yaml': 'include:\n  - tab.yaml\n', 'tab.yaml': '@daily echo\n' });
   await assert.rejects(loadConfig('jobs.yaml', { cwd: dir }), /Cannot load tab\.yaml/);
+});
+
+void test('the same file reached through a symlink is one file (jobs once, cycles caught)', async () => {
+  const dir = writeTree({
+    'jobs.yaml': 'include:\n  - shared.yaml\n  - link.yaml\n',
+    'shared.yaml': `jobs:\n${job('shared')}`,
+  });
+  symlinkSync(path.join(dir, 'shared.yaml'), path.join(dir, 'link.yaml'));
+  const config = await loadConfig('jobs.yaml', { cwd: dir });
+  assert.deepEqual(
+    config.jobs.map((j) => j.name),
+    ['shared'],
+  );
+
+  const cyclic = writeTree({ 'main.yaml': 'include:\n  - alias.yaml\n' });
+  symlinkSync(path.join(cyclic, 'main.yaml'), path.join(cyclic, 'alias.yaml'));
+  assert.equal(
+    await expectConfigErrorIn(cyclic, 'main.yaml'),
+    'Cannot load main.yaml at include[0] (line 2): include cycle detected at alias.yaml',
+  );
 });

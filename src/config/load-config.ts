@@ -148,7 +148,8 @@ class ConfigLoad implements ResolveServices {
 
   /** One file given on the command line or listed in the config directory. */
   async #loadTopFile(absolute: string, kind: FileKind): Promise<void> {
-    const unit = await this.#readUnit(absolute, kind);
+    const real = await canonicalPath(absolute);
+    const unit = await this.#readUnit(absolute, real, kind);
     if ('error' in unit) {
       this.#issues.report({
         file: this.displayPath(absolute),
@@ -158,7 +159,7 @@ class ConfigLoad implements ResolveServices {
       });
       return;
     }
-    const assembled = await this.#assemble(unit, [await canonicalPath(absolute)]);
+    const assembled = await this.#assemble(unit, [real]);
     for (const [section, ref] of assembled.sections)
       this.#adoptSection(this.#sections, section, ref);
     for (const draft of assembled.drafts) {
@@ -171,9 +172,12 @@ class ConfigLoad implements ResolveServices {
     }
   }
 
-  /** Read and type a file once per load (cached by its real path). */
-  #readUnit(absolute: string, kind: FileKind): Promise<UnitRead> {
-    const key = `${kind}\0${absolute}`;
+  /**
+   * Read and type a file once per load, cached by its real path: a file reached twice (a
+   * diamond include, or through a symlink) yields the very same typed jobs, counted once.
+   */
+  #readUnit(absolute: string, real: string, kind: FileKind): Promise<UnitRead> {
+    const key = `${kind}\0${real}`;
     let unit = this.#units.get(key);
     if (!unit) {
       unit = this.#readUnitUncached(absolute, kind);
@@ -241,7 +245,7 @@ class ConfigLoad implements ResolveServices {
         );
         continue;
       }
-      const included = await this.#readUnit(target, kindByName(target));
+      const included = await this.#readUnit(target, real, kindByName(target));
       if ('error' in included) {
         this.#issues.report(
           issueAt(include.loc, `cannot read '${include.target}': ${included.error}`),
