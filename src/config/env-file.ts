@@ -16,7 +16,7 @@ function stripSpaces(text: string): string {
 
 export function parseEnvFile(text: string): EnvFileParse {
   const entries: EnvironmentEntry[] = [];
-  const lines = text.split(/\r\n|\r|\n/);
+  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
   for (const [index, raw] of lines.entries()) {
     const line = stripSpaces(raw);
     if (line === '' || line.startsWith('#')) continue;

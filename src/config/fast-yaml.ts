@@ -15,9 +15,9 @@ export function fastParseYaml(text: string): RawNode | null | typeof UNSUPPORTED
   if (/[\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\ufffe\uffff]/.test(text)) return UNSUPPORTED;
   try {
     return new BlockParser(text).parseDocument();
-  } catch (error) {
-    if (error === BAIL) return UNSUPPORTED;
-    throw error;
+  } catch {
+    // BAIL, or anything unexpected: either way the authoritative parser decides.
+    return UNSUPPORTED;
   }
 }
 

@@ -578,3 +578,13 @@ void test('errors of several directory files are joined by ---', async () => {
       "Cannot load conf.d/b.yaml at jobz (line 1): unknown key 'jobz' (did you mean 'jobs'?)",
   );
 });
+
+void test('a config with very many errors lists the first 50 and counts the rest', async () => {
+  const jobs = Array.from(
+    { length: 60 },
+    (_, index) => `  - name: j${index}\n    command: x\n    schedule: "bad"\n`,
+  );
+  const lines = (await errorFor(`jobs:\n${jobs.join('')}`)).split('\n');
+  assert.equal(lines.length, 51);
+  assert.equal(lines[50], '(and 10 more errors)');
+});
