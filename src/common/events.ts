@@ -24,8 +24,8 @@ export class TypedEmitter<Events extends EventMap> {
       set = new Set();
       this.#listeners.set(event, set);
     }
-    set.add(listener as Listener<never>);
-    return () => set.delete(listener as Listener<never>);
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   /** Subscribe for one delivery only. */

@@ -1,8 +1,20 @@
-// The daemon's logger: pino, JSON lines when stderr is not a terminal, a short readable line
-// when it is. Components receive a Logger through their deps; nothing logs via console.
-import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+// The daemon's logger. Components depend on the small Logger interface; the real one is pino
+// (JSON lines when stderr is not a terminal, a short readable line when it is), loaded lazily
+// so commands that never log much (`-v`, `next`, the job-facing commands) do not pay for it.
+import type { DestinationStream } from 'pino';
 
-export type Logger = PinoLogger;
+export interface LogMethod {
+  (message: string): void;
+  (fields: object, message: string): void;
+}
+
+export interface Logger {
+  readonly debug: LogMethod;
+  readonly info: LogMethod;
+  readonly warn: LogMethod;
+  readonly error: LogMethod;
+  readonly fatal: LogMethod;
+}
 
 /** yacron2's level names (Python logging spelling) mapped to pino levels. */
 export const LOG_LEVELS = {
@@ -28,18 +40,22 @@ export interface LoggerOptions {
   pretty?: boolean;
 }
 
-export function createLogger(options: LoggerOptions = {}): Logger {
+export async function createLogger(options: LoggerOptions = {}): Promise<Logger> {
+  const { pino } = await import('pino');
   const destination = options.destination ?? process.stderr;
   const level = options.level === 'silent' ? 'silent' : LOG_LEVELS[options.level ?? 'INFO'];
   const pretty = options.pretty ?? (destination as { isTTY?: boolean }).isTTY === true;
   const base = { name: 'yacron2', base: null, level };
-  if (!pretty) return pino(base, destination as DestinationStream);
-  return pino(base, prettyStream(destination));
+  const stream = pretty ? prettyStream(destination) : (destination as DestinationStream);
+  const logger: Logger = pino(base, stream);
+  return logger;
 }
+
+const discard: LogMethod = () => undefined;
 
 /** A logger that drops everything (tests and benchmarks). */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return { debug: discard, info: discard, warn: discard, error: discard, fatal: discard };
 }
 
 const LEVEL_LABELS: Record<number, string> = {
@@ -65,13 +81,12 @@ function prettyStream(out: NodeJS.WritableStream): DestinationStream {
       const stamp = new Date(typeof time === 'number' ? time : 0).toISOString().slice(11, 23);
       const label = LEVEL_LABELS[level as number] ?? String(level);
       const extras = Object.entries(rest)
-        .filter(([key]) => key !== 'pid' && key !== 'hostname')
         .map(
           ([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
         )
         .join(' ');
       out.write(
-        `${stamp} ${label}:${String(name ?? 'yacron2')}: ${String(msg ?? '')}${extras ? ' ' + extras : ''}\n`,
+        `${stamp} ${label}:${typeof name === 'string' ? name : 'yacron2'}: ${typeof msg === 'string' ? msg : ''}${extras ? ' ' + extras : ''}\n`,
       );
     },
   };

@@ -20,7 +20,7 @@ export interface DaemonCliOptions {
 }
 
 export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Promise<number> {
-  const logger = createLogger({ level: options.logLevel });
+  const logger = await createLogger({ level: options.logLevel });
   let config;
   try {
     config = await loadConfig(options.configPath);
