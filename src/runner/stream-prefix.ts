@@ -1,6 +1,6 @@
 // Renders `streamPrefix` the way Python's str.format does for the two fields yacron2 offers
 // ({job_name}, {stream_name}, `{{`/`}}` escapes, !s/!r conversions, string format specs).
-// Config rejects bad templates; this renderer still never throws (a bad template is used verbatim).
+// A template that does not parse (e.g. an unmatched `{`) is used verbatim: this renderer never throws.
 
 export interface StreamPrefixFields {
   readonly job_name: string;
