@@ -1,0 +1,213 @@
+// Worker: one launch burst with the real scheduler, systemClock and the real runner, beside
+// Node's raw spawn ceiling measured in this same process just before.
+//  1. Raw ceiling: spawn N `true` children exactly as the runner does (same argv, env, stdio,
+//     detached) in one synchronous loop; then the same in slices of 16 with a zero timer between
+//     slices (the scheduler's launch pattern), for diagnosis.
+//  2. Burst: a config of N jobs that all fire in one upcoming second S, plus a lone job firing
+//     every second; run the scheduler until every burst run finished.
+//  3. The one-loop raw ceiling again, with the process at its post-burst size.
+// It reports raw observations; run.ts turns them into metric lines.
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { writeBurstConfig } from '../lib/config-file.js';
+import { importYacron2, intArg, reportSample, stringArg, wallNowMs } from '../lib/worker-io.js';
+
+const count = intArg(0, 'count');
+const workDir = stringArg(1, 'workDir');
+const repetition = intArg(2, 'repetition');
+/** The burst second is at least this far after the config is written (load + start fit). */
+const LEAD_MS = 2_500;
+/** The scheduler's default launch slice (scheduler/launch-queue.ts). */
+const SLICE = 16;
+
+const {
+  common,
+  config: configModule,
+  runner: runnerModule,
+  scheduler: schedulerModule,
+} = await importYacron2();
+
+// The argv and stdio the runner uses for `command: "true"` with the default capture settings
+// (stdout inherited, stderr piped); checked against the loaded burst job below.
+const RAW_ARGV = runnerModule.buildCommandArgv(
+  { kind: 'shell', script: 'true' },
+  runnerModule.DEFAULT_SHELL,
+);
+
+interface RawResult {
+  readonly spawnMs: number;
+  readonly failures: number;
+}
+
+/** Spawn `total` children; `slice` = spawns between zero-timer yields (Infinity: one loop). */
+async function rawSpawnBurst(total: number, slice: number): Promise<RawResult> {
+  const [file, ...args] = RAW_ARGV;
+  let open = total;
+  let failures = 0;
+  let allClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => (allClosed = resolve));
+  const onClose = (code: number | null): void => {
+    if (code !== 0) failures += 1;
+    open -= 1;
+    if (open === 0) allClosed();
+  };
+  const started = performance.now();
+  for (let spawned = 0; spawned < total; spawned++) {
+    if (spawned > 0 && spawned % slice === 0) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    }
+    const child = spawn(file!, args, {
+      env: process.env,
+      stdio: ['inherit', 'inherit', 'pipe'],
+      detached: true,
+    });
+    child.stderr?.resume();
+    child.on('error', () => undefined);
+    child.on('close', onClose);
+  }
+  const spawnMs = performance.now() - started;
+  await closed;
+  return { spawnMs, failures };
+}
+
+const rssMB = (): number => Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10;
+const rssBeforeRawMB = rssMB();
+const rawOneLoop = await rawSpawnBurst(count, Number.POSITIVE_INFINITY);
+const rawSliced = await rawSpawnBurst(count, SLICE);
+
+// ---- the scheduler burst ------------------------------------------------------------------------
+
+const configPath = path.join(workDir, `burst-${repetition}.yaml`);
+const burstAtMs = Math.ceil((Date.now() + LEAD_MS) / 1000) * 1000;
+writeBurstConfig(configPath, count, burstAtMs);
+const config = await configModule.loadConfig(configPath);
+const burstJob = config.jobs.find((job) => job.name === 'burst-0');
+if (burstJob === undefined) throw new Error('the burst config has no burst-0 job');
+const sameArgv =
+  JSON.stringify(runnerModule.buildCommandArgv(burstJob.command, burstJob.shell)) ===
+    JSON.stringify(RAW_ARGV) &&
+  !burstJob.captureStdout &&
+  burstJob.captureStderr;
+const marginMs = burstAtMs - Date.now();
+if (marginMs < 300) {
+  throw new Error(`loading the burst config left only ${marginMs} ms before the burst second`);
+}
+
+const logger = common.silentLogger();
+const runner = runnerModule.createRunner({
+  clock: common.systemClock,
+  logger,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  baseEnv: process.env,
+});
+// The cluster gate seam is consulted synchronously inside each scheduled launch decision, so a
+// pass-through gate timestamps every decision itself (the run:started payload carries the wake's
+// single clock read, shared by all decisions of the pass).
+const gateObservedAtMs = new Map<string, number>();
+const scheduler = schedulerModule.createScheduler(
+  {
+    clock: common.systemClock,
+    logger,
+    runner,
+    gate: (request) => {
+      if (request.scheduledAtMs === burstAtMs) gateObservedAtMs.set(request.job.name, wallNowMs());
+      return { kind: 'run' };
+    },
+  },
+  config,
+);
+
+interface StartObservation {
+  readonly job: string;
+  readonly scheduledAtMs: number | null;
+  readonly decisionLatenessMs: number | null;
+  readonly launchDelayMs: number;
+  readonly startedAtMs: number;
+  /** High-resolution wall time when run:started was delivered (just after the fork). */
+  readonly observedAtMs: number;
+  readonly pid: number | null;
+}
+
+const starts: StartObservation[] = [];
+const wakes: { nowMs: number; dueJobs: number; launches: number; observedAtMs: number }[] = [];
+const outcomes: Record<string, number> = {};
+let skipped = 0;
+let burstFinished = 0;
+let allFinished: () => void = () => undefined;
+const finished = new Promise<void>((resolve) => (allFinished = resolve));
+
+scheduler.events.on('run:started', (event) =>
+  starts.push({
+    job: event.job.name,
+    scheduledAtMs: event.scheduledAtMs,
+    decisionLatenessMs: event.decisionLatenessMs,
+    launchDelayMs: event.launchDelayMs,
+    startedAtMs: event.startedAtMs,
+    observedAtMs: wallNowMs(),
+    pid: event.pid,
+  }),
+);
+scheduler.events.on('loop:woke', (event) =>
+  wakes.push({
+    nowMs: event.nowMs,
+    dueJobs: event.dueJobs,
+    launches: event.launches,
+    observedAtMs: wallNowMs(),
+  }),
+);
+scheduler.events.on('fire:skipped', () => (skipped += 1));
+scheduler.events.on('run:finished', (event) => {
+  if (event.job.name === 'lone') return;
+  outcomes[event.outcome.kind] = (outcomes[event.outcome.kind] ?? 0) + 1;
+  burstFinished += 1;
+  if (burstFinished === count) allFinished();
+});
+
+const rssAtBurstMB = rssMB();
+scheduler.start();
+const deadline = new Promise<'timeout'>((resolve) =>
+  setTimeout(() => resolve('timeout'), burstAtMs - Date.now() + 60_000).unref(),
+);
+const ended = await Promise.race([finished.then(() => 'finished' as const), deadline]);
+// One more second so the lone job's fires decided during the burst have started too.
+await new Promise<void>((resolve) => setTimeout(resolve, 1_200));
+await scheduler.shutdown(10_000);
+// The ceiling again, now that the process is as big as it was during the burst: fork() time grows
+// with the parent's memory, so this is the like-for-like reference for the scheduler's rate.
+const rawAfter = await rawSpawnBurst(count, Number.POSITIVE_INFINITY);
+const rssAfterMB = rssMB();
+
+const burstStarts = starts.filter((start) => start.job !== 'lone');
+const burstWake = wakes.find((wake) => wake.nowMs >= burstAtMs && wake.dueJobs >= count);
+reportSample({
+  repetition,
+  count,
+  ended,
+  sameArgv,
+  marginMs,
+  burstAtMs,
+  raw: { oneLoop: rawOneLoop, sliced: rawSliced, after: rawAfter, slice: SLICE },
+  rssMB: { beforeRaw: rssBeforeRawMB, atBurst: rssAtBurstMB, after: rssAfterMB },
+  burstWake: burstWake ?? null,
+  gateDecisionLatenessMs: [...gateObservedAtMs.entries()]
+    .filter(([name]) => name !== 'lone')
+    .map(([, observedAtMs]) => observedAtMs - burstAtMs),
+  burstStarts: burstStarts.map((start) => ({
+    decisionLatenessMs: start.decisionLatenessMs,
+    launchDelayMs: start.launchDelayMs,
+    startedAtMs: start.startedAtMs,
+    observedAtMs: start.observedAtMs,
+    pid: start.pid,
+  })),
+  loneStarts: starts
+    .filter((start) => start.job === 'lone')
+    .map((start) => ({
+      scheduledAtMs: start.scheduledAtMs,
+      decisionLatenessMs: start.decisionLatenessMs,
+      launchDelayMs: start.launchDelayMs,
+      startedAtMs: start.startedAtMs,
+    })),
+  outcomes,
+  skipped,
+});

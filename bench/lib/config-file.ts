@@ -1,0 +1,82 @@
+// Generated YAML configs for the benchmarks: N jobs with a realistic mix of schedules and zones,
+// or a burst of jobs that all fire in one given second. Text only; the daemon's loadConfig
+// reads the files.
+import { writeFileSync } from 'node:fs';
+
+// Typical expressions; {m} and {h} vary per job so a large config has many distinct schedules
+// (like a generated config would), not 8 shared ones.
+const SCHEDULE_TEMPLATES = [
+  '*/5 * * * *',
+  '{m} {h} * * *',
+  '0 0 13 * 5',
+  '*/10 * * * * * *',
+  '{m} */6 * * *',
+  '{m} {h} * * 1-5',
+  '@hourly',
+  '{m} {h} 1 * *',
+] as const;
+
+// null = no timezone key (UTC, the default).
+const TIMEZONES = [
+  null,
+  'America/New_York',
+  'Europe/Berlin',
+  null,
+  'Asia/Tokyo',
+  'Australia/Sydney',
+  'America/Los_Angeles',
+] as const;
+
+/** The i-th job's schedule expression and zone of the mixed config (deterministic). */
+export function mixedJobTiming(index: number): { schedule: string; timezone: string | null } {
+  const template = SCHEDULE_TEMPLATES[index % SCHEDULE_TEMPLATES.length] ?? '* * * * *';
+  const schedule = template
+    .replace('{m}', String((index * 7) % 60))
+    .replace('{h}', String((index * 5) % 24));
+  const timezone = TIMEZONES[Math.floor(index / SCHEDULE_TEMPLATES.length) % TIMEZONES.length];
+  return { schedule, timezone: timezone ?? null };
+}
+
+/** Writes a config of `count` jobs with mixed schedules and zones. */
+export function writeMixedConfig(file: string, count: number): void {
+  const lines = [`# ${count} generated jobs (bench/lib/config-file.ts)`, 'jobs:'];
+  for (let index = 0; index < count; index++) {
+    const { schedule, timezone } = mixedJobTiming(index);
+    lines.push(`  - name: job-${index}`, `    command: echo job ${index}`);
+    lines.push(`    schedule: "${schedule}"`);
+    if (timezone !== null) lines.push(`    timezone: ${timezone}`);
+  }
+  writeFileSync(file, lines.join('\n') + '\n');
+}
+
+/** The 7-field UTC expression matching exactly the second starting at `epochMs`. */
+export function exactSecondExpression(epochMs: number): string {
+  const at = new Date(epochMs);
+  return [
+    at.getUTCSeconds(),
+    at.getUTCMinutes(),
+    at.getUTCHours(),
+    at.getUTCDate(),
+    at.getUTCMonth() + 1,
+    '*',
+    at.getUTCFullYear(),
+  ].join(' ');
+}
+
+/**
+ * The burst config: first a lone job `lone` firing every second, then `count` jobs `burst-<i>`
+ * that all fire once, in the second starting at `burstAtMs`. Every job runs `true` with the
+ * default capture settings (stderr captured, stdout inherited).
+ */
+export function writeBurstConfig(file: string, count: number, burstAtMs: number): void {
+  const burstSchedule = exactSecondExpression(burstAtMs);
+  const lines = ['jobs:', '  - name: lone', '    command: "true"', '    schedule: "* * * * * * *"'];
+  for (let index = 0; index < count; index++) {
+    lines.push(
+      `  - name: burst-${index}`,
+      '    command: "true"',
+      `    schedule: "${burstSchedule}"`,
+    );
+  }
+  writeFileSync(file, lines.join('\n') + '\n');
+}

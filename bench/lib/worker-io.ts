@@ -1,0 +1,87 @@
+// The worker side of the parent/worker protocol: a worker is a fresh `node` process running one
+// transpiled bench/cases/*.ts file; it reports raw samples as marked lines on stdout (anything
+// else a worker or its children print is passed through) and the parent aggregates them.
+import type * as CommonModule from '../../src/common/index.js';
+import type * as ConfigModule from '../../src/config/index.js';
+import type * as RunnerModule from '../../src/runner/index.js';
+import type * as ScheduleModule from '../../src/schedule/index.js';
+import type * as SchedulerModule from '../../src/scheduler/index.js';
+import { pathToFileURL } from 'node:url';
+import * as path from 'node:path';
+
+/** Prefix of a sample line on a worker's stdout. */
+export const SAMPLE_MARKER = '@@bench-sample ';
+
+/** Report one sample object to the parent. */
+export function reportSample(sample: Readonly<Record<string, unknown>>): void {
+  process.stdout.write(`${SAMPLE_MARKER}${JSON.stringify(sample)}\n`);
+}
+
+/** The checkout under test (set by run.ts: workers run from a temp dir). */
+export function repoRoot(): string {
+  const root = process.env['YACRON2_BENCH_ROOT'];
+  if (root === undefined || root === '') {
+    throw new Error('YACRON2_BENCH_ROOT is not set; run workers through bench/run.ts');
+  }
+  return root;
+}
+
+/**
+ * The built modules (dist/, what ships), typed by their sources. Workers measure the compiled
+ * JavaScript in a plain `node` (no TypeScript loader: tsx alone adds ~35 MB RSS and a hooks
+ * thread, which would distort memory and startup numbers).
+ */
+export interface Yacron2Modules {
+  readonly common: typeof CommonModule;
+  readonly config: typeof ConfigModule;
+  readonly runner: typeof RunnerModule;
+  readonly schedule: typeof ScheduleModule;
+  readonly scheduler: typeof SchedulerModule;
+}
+
+async function importDist<T>(relative: string): Promise<T> {
+  const file = path.join(repoRoot(), 'dist', relative);
+  return (await import(pathToFileURL(file).href)) as T;
+}
+
+export async function importYacron2(): Promise<Yacron2Modules> {
+  const [common, config, runner, schedule, scheduler] = await Promise.all([
+    importDist<typeof CommonModule>('common/index.js'),
+    importDist<typeof ConfigModule>('config/index.js'),
+    importDist<typeof RunnerModule>('runner/index.js'),
+    importDist<typeof ScheduleModule>('schedule/index.js'),
+    importDist<typeof SchedulerModule>('scheduler/index.js'),
+  ]);
+  return { common, config, runner, schedule, scheduler };
+}
+
+/** Integer command-line argument `index` of the worker (after the script path). */
+export function intArg(index: number, name: string): number {
+  const text = process.argv[2 + index];
+  const value = Number(text);
+  if (text === undefined || !Number.isInteger(value)) {
+    throw new Error(`worker argument ${name} must be an integer, got ${String(text)}`);
+  }
+  return value;
+}
+
+/** String command-line argument `index` of the worker. */
+export function stringArg(index: number, name: string): string {
+  const text = process.argv[2 + index];
+  if (text === undefined) throw new Error(`worker argument ${name} is missing`);
+  return text;
+}
+
+/** Full GC until RSS settles (needs --expose-gc); finalizers get a turn between passes. */
+export async function collectGarbage(): Promise<void> {
+  if (typeof gc !== 'function') throw new Error('run the worker with --expose-gc');
+  for (let pass = 0; pass < 4; pass++) {
+    gc();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** High-resolution wall clock in epoch ms (sub-millisecond; Date.now is whole ms). */
+export function wallNowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
