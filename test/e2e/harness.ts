@@ -1,12 +1,54 @@
 // Drives the real, built `yacron2` CLI for end-to-end tests: temp config dirs, a spawned daemon
-// whose output lines can be awaited (bounded waits, never sleeps), and clean teardown.
+// whose output lines can be awaited, marker files that can be awaited, and clean teardown.
+// Every wait is bounded and event-driven (output lines, fs.watch) with a short re-check as a
+// backstop; nothing sleeps for a fixed time hoping that something happened meanwhile.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 
-export const CLI = resolve(import.meta.dirname, '../../bin/yacron2.js');
+/** The CLI under test; YACRON2_E2E_CLI points the suite at another build (e.g. a candidate fix). */
+export const CLI =
+  process.env.YACRON2_E2E_CLI ?? resolve(import.meta.dirname, '../../bin/yacron2.js');
+export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+export const FIXTURES = resolve(import.meta.dirname, '../fixtures');
+
+/** How long output is still read after the daemon exited (its pipes may be held by orphans). */
+const STREAM_DRAIN_MS = 2_000;
+
+/** The part of node:test's TestContext the helpers need (teardown registration). */
+export interface TeardownContext {
+  after(fn: () => unknown): void;
+}
+
+const teardowns = new WeakMap<TeardownContext, (() => unknown)[]>();
+
+/**
+ * Run `fn` when the test ends, in reverse order of registration (a temp dir registered first is
+ * removed last, after the processes that use it are gone). A failing step does not stop the rest.
+ */
+export function defer(t: TeardownContext, fn: () => unknown): void {
+  let stack = teardowns.get(t);
+  if (!stack) {
+    const fresh: (() => unknown)[] = [];
+    teardowns.set(t, fresh);
+    t.after(async () => {
+      const errors: unknown[] = [];
+      for (const step of fresh.reverse()) {
+        try {
+          await step();
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+      if (errors.length > 0) throw new AggregateError(errors, 'teardown failed');
+    });
+    stack = fresh;
+  }
+  stack.push(fn);
+}
 
 export async function makeTempDir(prefix = 'yacron2-e2e-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
@@ -16,10 +58,36 @@ export async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-export async function writeConfig(dir: string, yaml: string, name = 'jobs.yaml'): Promise<string> {
+/** A fresh temp dir removed when the test ends. */
+export async function useTempDir(t: TeardownContext): Promise<string> {
+  const dir = await makeTempDir();
+  defer(t, () => removeDir(dir));
+  return dir;
+}
+
+/**
+ * Write a config file atomically (temp file + rename), so a daemon checking for changes never
+ * reads a half-written file. The temp name starts with `.`, which config directories skip.
+ */
+export async function writeConfig(
+  dir: string,
+  yaml: string,
+  name = 'jobs.yaml',
+  options: { mtimeSeconds?: number } = {},
+): Promise<string> {
   const path = join(dir, name);
-  await writeFile(path, yaml);
+  const temp = join(dir, `.${name}.${process.pid}.tmp`);
+  await writeFile(temp, yaml);
+  if (options.mtimeSeconds !== undefined) {
+    await utimes(temp, options.mtimeSeconds, options.mtimeSeconds);
+  }
+  await rename(temp, path);
   return path;
+}
+
+/** Single-quote a string for /bin/sh (for paths interpolated into job commands). */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 export interface CliResult {
@@ -28,10 +96,21 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Run the CLI to completion (for -v, --job-set-id, next, …). */
-export async function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+interface SpawnCliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Run the CLI to completion (for -v, --job-set-id, next, …). A CLI still running after
+ * timeoutMs (say, a daemon started by mistake) is killed and reported as a failure.
+ */
+export async function runCli(
+  args: readonly string[],
+  options: SpawnCliOptions & { timeoutMs?: number } = {},
+): Promise<CliResult> {
   const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: options.cwd,
+    cwd: options.cwd ?? REPO_ROOT,
     env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -39,28 +118,59 @@ export async function runCli(args: readonly string[], options: { cwd?: string; e
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, options.timeoutMs ?? 15_000);
   const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
+  if (timedOut) {
+    throw new Error(
+      `yacron2 ${args.join(' ')} did not finish; stdout:\n${stdout}\nstderr:\n${stderr}`,
+    );
+  }
   return { code, stdout, stderr };
 }
 
+/** One pino JSON line of the daemon's log. */
+export interface LogRecord {
+  readonly level: number;
+  readonly time: number;
+  readonly msg: string;
+}
+
+/** The parsed log record of a daemon output line, or null for job output and other text. */
+export function parseLogLine(line: string): LogRecord | null {
+  if (!line.startsWith('{')) return null;
+  try {
+    const record = JSON.parse(line) as Partial<LogRecord>;
+    if (typeof record.msg !== 'string' || typeof record.time !== 'number') return null;
+    return { level: record.level ?? 0, time: record.time, msg: record.msg };
+  } catch {
+    return null;
+  }
+}
+
 interface Waiter {
-  readonly pattern: RegExp;
+  readonly matches: (line: string) => boolean;
   readonly resolve: (line: string) => void;
 }
 
-/** A running daemon whose stdout+stderr lines can be awaited. */
+/** A running daemon whose stdout+stderr lines (job output and JSON log lines) can be awaited. */
 export class DaemonProcess {
   readonly child: ChildProcess;
   readonly lines: string[] = [];
   #waiters = new Set<Waiter>();
   #exited: Promise<number | null>;
 
-  constructor(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  constructor(args: readonly string[], options: SpawnCliOptions = {}) {
     this.child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd,
+      cwd: options.cwd ?? REPO_ROOT,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const flushes: Promise<void>[] = [];
     for (const stream of [this.child.stdout!, this.child.stderr!]) {
       let partial = '';
       stream.setEncoding('utf8').on('data', (chunk: string) => {
@@ -68,14 +178,33 @@ export class DaemonProcess {
         partial = parts.pop() ?? '';
         for (const line of parts) this.#push(line);
       });
+      flushes.push(
+        once(stream, 'end').then(() => {
+          if (partial !== '') this.#push(partial);
+        }),
+      );
     }
-    this.#exited = once(this.child, 'close').then(([code]) => code as number | null);
+    // 'exit', not 'close': a job the daemon failed to kill may hold its stdout open for good.
+    // The output is then read until the pipes close, for at most STREAM_DRAIN_MS.
+    this.#exited = once(this.child, 'exit').then(async ([code]) => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(flushes),
+        new Promise((resolveDrain) => (timer = setTimeout(resolveDrain, STREAM_DRAIN_MS))),
+      ]);
+      clearTimeout(timer);
+      return code as number | null;
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid!;
   }
 
   #push(line: string): void {
     this.lines.push(line);
     for (const waiter of [...this.#waiters]) {
-      if (waiter.pattern.test(line)) {
+      if (waiter.matches(line)) {
         this.#waiters.delete(waiter);
         waiter.resolve(line);
       }
@@ -91,13 +220,41 @@ export class DaemonProcess {
 
   /** Resolve with the next line from now on matching `pattern`. */
   waitForNewLine(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+    return this.#waitFor((line) => pattern.test(line), String(pattern), timeoutMs);
+  }
+
+  /** Resolve with the first log record (past or future) whose msg matches `pattern`. */
+  async waitForLog(pattern: RegExp, timeoutMs = 15_000): Promise<LogRecord> {
+    const seen = this.logs().find((record) => pattern.test(record.msg));
+    if (seen !== undefined) return seen;
+    return this.waitForNewLog(pattern, timeoutMs);
+  }
+
+  /** Resolve with the next log record from now on whose msg matches `pattern`. */
+  async waitForNewLog(pattern: RegExp, timeoutMs = 15_000): Promise<LogRecord> {
+    const line = await this.#waitFor(
+      (candidate) => {
+        const record = parseLogLine(candidate);
+        return record !== null && pattern.test(record.msg);
+      },
+      `a log message matching ${String(pattern)}`,
+      timeoutMs,
+    );
+    return parseLogLine(line)!;
+  }
+
+  #waitFor(matches: (line: string) => boolean, what: string, timeoutMs: number): Promise<string> {
     return new Promise((resolvePromise, reject) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern}; output so far:\n${this.lines.join('\n')}`));
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what}; output so far:\n${this.lines.join('\n')}`,
+          ),
+        );
       }, timeoutMs);
       const waiter: Waiter = {
-        pattern,
+        matches,
         resolve: (line) => {
           clearTimeout(timer);
           resolvePromise(line);
@@ -107,13 +264,38 @@ export class DaemonProcess {
     });
   }
 
+  /** Every log record so far, in arrival order. */
+  logs(): LogRecord[] {
+    return this.lines.map(parseLogLine).filter((record) => record !== null);
+  }
+
+  /** Log messages so far matching `pattern`. */
+  logMessages(pattern: RegExp): string[] {
+    return this.logs()
+      .map((record) => record.msg)
+      .filter((msg) => pattern.test(msg));
+  }
+
   countLines(pattern: RegExp): number {
     return this.lines.filter((line) => pattern.test(line)).length;
   }
 
-  /** Send a signal and wait for exit (SIGKILL after timeoutMs). */
+  /** Index in `lines` of the first line matching `pattern` (-1 when none). */
+  indexOfLine(pattern: RegExp): number {
+    return this.lines.findIndex((line) => pattern.test(line));
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /**
+   * Send a signal and wait for exit (SIGKILL after timeoutMs). Signal only after a line the
+   * daemon logs from a timer (a cron fire, a retry, a reload): before its start-up turn ends, the
+   * daemon has no SIGTERM/SIGINT handler yet (see the todo test in shutdown.test.ts).
+   */
   async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 20_000): Promise<number | null> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    if (this.running) this.child.kill(signal);
     const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
     try {
       return await this.#exited;
@@ -125,14 +307,199 @@ export class DaemonProcess {
   exited(): Promise<number | null> {
     return this.#exited;
   }
+
+  /**
+   * Teardown after a failed test: SIGKILL the process group of every job the daemon still has
+   * (each run leads its own group), then the daemon itself. No-op once the daemon has exited.
+   */
+  async kill(): Promise<void> {
+    if (!this.running) return;
+    for (const pid of childPidsOf(this.pid)) signalGroup(pid, 'SIGKILL');
+    await this.stop('SIGKILL', 5_000);
+  }
 }
 
-/** True when a process with this pid exists. */
+/** Start the daemon with `args`; it is killed with its jobs at teardown if still running. */
+export function startDaemon(
+  t: TeardownContext,
+  args: readonly string[],
+  options: SpawnCliOptions = {},
+): DaemonProcess {
+  const daemon = new DaemonProcess(args, options);
+  defer(t, () => daemon.kill());
+  return daemon;
+}
+
+/** Kill these process groups (and the processes themselves) at teardown. */
+export function killAtTeardown(t: TeardownContext, pids: () => readonly number[]): void {
+  defer(t, () => {
+    for (const pid of pids()) {
+      signalGroup(pid, 'SIGKILL');
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // no such group
+  }
+}
+
+/** Pids whose parent is `parentPid` (Linux /proc scan). */
+export function childPidsOf(parentPid: number): number[] {
+  const pids: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return pids;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProcStat(Number(entry));
+    if (stat !== null && stat.ppid === parentPid) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+interface ProcStat {
+  readonly state: string;
+  readonly ppid: number;
+  readonly flags: number;
+}
+
+function readProcStat(pid: number): ProcStat | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the parenthesised command: state ppid pgrp session tty_nr tpgid flags ...
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '', ppid: Number(fields[1]), flags: Number(fields[6]) };
+}
+
+/** Linux PF_EXITING: the task has entered do_exit() and will never run user code again. */
+const PF_EXITING = 0x4;
+
+/**
+ * True when a live process with this pid exists. A zombie (or a task already inside do_exit())
+ * counts as gone: it will never run again, and orphans may wait a while for their reaper.
+ */
 export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const stat = readProcStat(pid);
+  if (stat === null) return process.platform !== 'linux';
+  return stat.state !== 'Z' && stat.state !== 'X' && (stat.flags & PF_EXITING) === 0;
+}
+
+/**
+ * Resolve once `check()` returns a value other than undefined/false; reject after timeoutMs.
+ * For conditions with no event to wait on (a process disappearing): re-checked every intervalMs.
+ */
+export async function waitUntil<T>(
+  check: () => T | undefined | false,
+  what: string,
+  { timeoutMs = 10_000, intervalMs = 50 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (performance.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, intervalMs));
+  }
+}
+
+/** The file's content, or null when it does not exist (yet). */
+export function readIfExists(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** The complete (newline-terminated) lines of a file; [] when it does not exist. */
+export function readLines(path: string): string[] {
+  const content = readIfExists(path) ?? '';
+  const lines = content.split('\n');
+  lines.pop(); // the text after the last newline: empty, or a line still being written
+  return lines;
+}
+
+/**
+ * Resolve with the file's content once it exists and `accept(content)` holds; reject after
+ * timeoutMs with the content seen last. Driven by fs.watch on the parent directory (the file may
+ * not exist yet), re-checked every 200 ms as a backstop for missed notifications.
+ */
+export function waitForFile(
+  path: string,
+  accept: (content: string) => boolean = () => true,
+  timeoutMs = 15_000,
+): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let watcher: FSWatcher | undefined;
+    let finished = false;
+    const finish = (error: Error | null, content = ''): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearInterval(backstop);
+      watcher?.close();
+      if (error) reject(error);
+      else resolvePromise(content);
+    };
+    const check = (): void => {
+      if (finished) return;
+      let content: string | null;
+      try {
+        content = readIfExists(path);
+      } catch (error) {
+        finish(error as Error);
+        return;
+      }
+      if (content !== null && accept(content)) finish(null, content);
+    };
+    const timer = setTimeout(() => {
+      const content = readIfExists(path);
+      finish(
+        new Error(
+          `timed out after ${timeoutMs} ms waiting for ${basename(path)}; ` +
+            (content === null ? 'it does not exist' : `its content:\n${content}`),
+        ),
+      );
+    }, timeoutMs);
+    const backstop = setInterval(check, 200);
+    try {
+      watcher = watch(dirname(path), check);
+      watcher.on('error', () => undefined);
+    } catch {
+      // the backstop keeps checking
+    }
+    check();
+  });
+}
+
+/** Resolve with the file's complete lines once there are at least `count` of them. */
+export async function waitForLines(
+  path: string,
+  count: number,
+  timeoutMs = 15_000,
+): Promise<string[]> {
+  await waitForFile(path, (content) => content.split('\n').length - 1 >= count, timeoutMs);
+  return readLines(path);
 }

@@ -1,0 +1,155 @@
+// E2E: SIGTERM stops scheduling, lets running jobs finish within the shutdown grace, kills the
+// process groups of those that do not, and the daemon exits 0 either way.
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import {
+  FIXTURES,
+  killAtTeardown,
+  processExists,
+  readIfExists,
+  readLines,
+  shellQuote,
+  startDaemon,
+  useTempDir,
+  waitForLines,
+  waitUntil,
+  writeConfig,
+} from './harness.js';
+
+test(
+  'SIGTERM lets a running job finish and report success, fires nothing new, and the daemon exits 0',
+  { timeout: 30_000 },
+  async (t) => {
+    const dir = await useTempDir(t);
+    const go = join(dir, 'go');
+    const config = await writeConfig(
+      dir,
+      `jobs:
+  - name: drain
+    command: |
+      echo "started"
+      while [ ! -e ${shellQuote(go)} ]; do sleep 0.05; done
+      echo "finished"
+    schedule: "@reboot"
+    captureStdout: true
+    onSuccess:
+      report:
+        shell:
+          command: echo "$YACRON2_JOB_NAME $YACRON2_FAILED" > ${shellQuote(join(dir, 'success.txt'))}
+  - name: ticker
+    command: echo tick
+    schedule: "* * * * * * *"
+`,
+    );
+    const daemon = startDaemon(t, ['-c', config]);
+    await daemon.waitForLine(/^\[drain stdout\] started$/);
+    await daemon.waitForLog(/^Job ticker exit code 0;/);
+
+    daemon.child.kill('SIGTERM');
+    await daemon.waitForLog(/^Shutting down \(after currently running jobs finish\)\.\.\.$/);
+    // A second signal changes nothing: the daemon keeps waiting for the job (a daemon killed by
+    // it could not pass on the job's "finished" line below, nor exit 0).
+    daemon.child.kill('SIGINT');
+    assert.equal(daemon.running, true);
+    await writeFile(go, '');
+    await daemon.waitForLine(/^\[drain stdout\] finished$/);
+    assert.equal(await daemon.exited(), 0);
+
+    const exit = daemon.logMessages(/^Job drain exit code/);
+    assert.deepEqual(exit, [
+      'Job drain exit code 0; has stdout: True, has stderr: False; fail_reason: None',
+    ]);
+    const shuttingDown = daemon.indexOfLine(/"msg":"Shutting down/);
+    assert.equal(
+      daemon.lines.slice(shuttingDown).filter((line) => line.includes('"msg":"Starting job'))
+        .length,
+      0,
+      'a job was started after the shutdown began',
+    );
+    assert.equal(daemon.logMessages(/Shutdown grace .* expired/).length, 0);
+    // A success during shutdown is still reported, before the daemon exits.
+    assert.equal(readIfExists(join(dir, 'success.txt')), 'drain 0\n');
+  },
+);
+
+test(
+  'with --shutdown-grace 1 a job that runs on is killed with its process group, and the daemon exits 0',
+  { timeout: 30_000 },
+  async (t) => {
+    const dir = await useTempDir(t);
+    const tree = join(dir, 'tree.txt');
+    killAtTeardown(t, () => readLines(tree).flatMap((line) => line.split(' ').map(Number)));
+    const config = await writeConfig(
+      dir,
+      `jobs:
+  - name: endless
+    command:
+      - sh
+      - ${join(FIXTURES, 'process-tree.sh')}
+      - ${tree}
+    schedule: "* * * * * * *"
+    concurrencyPolicy: Forbid
+    onFailure:
+      report:
+        shell:
+          command: touch ${shellQuote(join(dir, 'reported'))}
+`,
+    );
+    const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', '1']);
+    // A cron fire (not @reboot): it comes from a timer, after the daemon's signal handlers exist.
+    const [line] = await waitForLines(tree, 1);
+    const [shell, grandchild] = line!.split(' ').map(Number) as [number, number];
+
+    assert.equal(await daemon.stop('SIGTERM'), 0);
+    assert.deepEqual(daemon.logMessages(/^Shutdown grace/), [
+      'Shutdown grace of 1.0 seconds expired; cancelling 1 running job(s)',
+    ]);
+    await waitUntil(
+      () => !processExists(grandchild) && !processExists(shell),
+      `run ${shell} and its grandchild ${grandchild} to be gone`,
+    );
+    // Cancelled by the shutdown: recorded as a failure, but not reported.
+    assert.match(
+      daemon.logMessages(/^Job endless exit code/)[0] ?? '',
+      /^Job endless exit code -15;/,
+    );
+    assert.equal(readIfExists(join(dir, 'reported')), null, 'onFailure fired during shutdown');
+  },
+);
+
+test(
+  'SIGTERM arriving just after start-up, while an @reboot job already runs, still shuts down gracefully',
+  {
+    timeout: 30_000,
+    todo: 'bug: runDaemonUntilSignalled (src/daemon.ts) installs the SIGTERM/SIGINT handlers only after startDaemon() has spawned the @reboot jobs; a signal in that window kills the daemon with the default action and orphans the job process groups',
+  },
+  async (t) => {
+    const dir = await useTempDir(t);
+    const tree = join(dir, 'tree.txt');
+    killAtTeardown(t, () => readLines(tree).flatMap((line) => line.split(' ').map(Number)));
+    const config = await writeConfig(
+      dir,
+      `jobs:
+  - name: early
+    command:
+      - sh
+      - ${join(FIXTURES, 'process-tree.sh')}
+      - ${tree}
+    schedule: "@reboot"
+`,
+    );
+    const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', '1']);
+    const [line] = await waitForLines(tree, 1);
+    const [shell, grandchild] = line!.split(' ').map(Number) as [number, number];
+    // Signalled as soon as the @reboot job runs: from the outside, the daemon is up. (The other
+    // tests signal only after a timer-driven log line, which the handlers always precede.)
+    daemon.child.kill('SIGTERM');
+    assert.equal(await daemon.exited(), 0, `daemon exit; output:\n${daemon.lines.join('\n')}`);
+    await waitUntil(
+      () => !processExists(grandchild) && !processExists(shell),
+      `run ${shell} and its grandchild ${grandchild} to be gone`,
+    );
+  },
+);
