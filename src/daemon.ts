@@ -122,22 +122,34 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   return { scheduler, reloadIfChanged, stop, [Symbol.asyncDispose]: stop };
 }
 
-/** Run until SIGTERM or SIGINT, then shut down gracefully. A second signal changes nothing. */
+/**
+ * Run until SIGTERM or SIGINT, then shut down gracefully. The handlers are installed before
+ * anything is started, so a signal during start-up drains the @reboot jobs it launched instead
+ * of killing the daemon and orphaning them; later signals change nothing.
+ */
 export async function runDaemonUntilSignalled(options: DaemonOptions): Promise<void> {
-  const daemon = await startDaemon(options);
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      options.logger.info(`Received ${signal}`);
-      resolve();
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  });
-  // Keep later signals from killing the process while it drains.
-  const ignore = (): void => undefined;
-  process.on('SIGTERM', ignore);
-  process.on('SIGINT', ignore);
-  await daemon.stop();
+  let onStopRequested: (() => void) | undefined;
+  let stopRequested = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopRequested) return;
+    stopRequested = true;
+    options.logger.info(`Received ${signal}`);
+    onStopRequested?.();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    const daemon = await startDaemon(options);
+    if (!stopRequested) {
+      await new Promise<void>((resolve) => {
+        onStopRequested = resolve;
+      });
+    }
+    await daemon.stop();
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
 }
 
 function logJobSet(logger: Logger, config: ResolvedConfig): void {

@@ -123,7 +123,6 @@ test(
   'SIGTERM arriving just after start-up, while an @reboot job already runs, still shuts down gracefully',
   {
     timeout: 30_000,
-    todo: 'bug: runDaemonUntilSignalled (src/daemon.ts) installs the SIGTERM/SIGINT handlers only after startDaemon() has spawned the @reboot jobs; a signal in that window kills the daemon with the default action and orphans the job process groups',
   },
   async (t) => {
     const dir = await useTempDir(t);
