@@ -1,0 +1,286 @@
+// The durable store's contract (spec/seed-durable-state.txt "The store model"): append-only
+// streams of immutable records, CAS documents, content-addressed blobs and fenced TTL leases.
+// Every backend (FsStateStore, MemoryStateStore, wrappers) implements StateStore and is held to
+// one contract suite (store.contract.ts). This file declares shapes only; it does no I/O.
+
+/** The one record scheme this build writes and understands. */
+export const RECORD_SCHEMA_VERSION = 'v1';
+
+/** A JSON object as read back from the store: plain data, never class instances. */
+export type JsonObject = { readonly [key: string]: unknown };
+
+/** `single-node` = a local directory; `shared` = a mount several hosts use at once. */
+export type StateTopology = 'single-node' | 'shared';
+
+/** How the topology was chosen: `auto` probes /proc/mounts (src/state/topology.ts). */
+export type StateTopologySetting = 'auto' | StateTopology;
+
+// ---------------------------------------------------------------------------------------------
+// Streams
+
+/**
+ * One immutable record of a stream. `id` is the record's file name (unique across processes and
+ * hosts, and sorting by write time); `writtenAtMs` is the writer's wall clock when it was
+ * written. `data` is whatever the writer appended, round-tripped through JSON (so `undefined`
+ * fields are gone and Dates are strings), and is NOT validated: readers check the shape.
+ */
+export interface StateRecord {
+  readonly stream: string;
+  readonly id: string;
+  readonly writtenAtMs: number;
+  readonly data: JsonObject;
+}
+
+export interface ListOptions {
+  /** At most this many records, newest first; undefined = every record of the stream. */
+  readonly limit?: number;
+}
+
+/** A value deriveMax compares: numbers numerically, strings by code unit (ISO-8601 sorts). */
+export type MaxValue = number | string;
+
+export interface DeriveMaxOptions {
+  /** Only records for which this returns true take part (e.g. ignore `cancelled` runs). */
+  readonly where?: (data: JsonObject) => boolean;
+}
+
+export interface DerivedMax {
+  readonly value: MaxValue;
+  /** The record carrying the maximum (the newest such record on a tie). */
+  readonly record: StateRecord;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents (mutable, compare-and-set)
+
+/**
+ * A mutable document (KV values, cursors, idempotency claims, dag_run documents). `version` is an
+ * opaque token that changes on every write and is never reused, even after a delete and
+ * re-create, so a stale compare-and-set can never succeed by coincidence (no ABA).
+ */
+export interface DocEntry {
+  readonly key: string;
+  /** Any JSON value (round-tripped through JSON). */
+  readonly value: unknown;
+  readonly version: string;
+  readonly updatedAtMs: number;
+}
+
+export interface PutDocOptions {
+  /**
+   * Compare-and-set condition: undefined = unconditional write; null = create only if absent;
+   * a version string = write only if the current version is exactly this one.
+   */
+  readonly expectedVersion?: string | null;
+}
+
+export interface DeleteDocOptions {
+  /** Delete only if the current version is exactly this one; undefined = unconditional. */
+  readonly expectedVersion?: string;
+}
+
+/** A CAS write either lands (the new version) or reports what is there now. */
+export type DocWriteResult =
+  | { readonly ok: true; readonly version: string; readonly updatedAtMs: number }
+  | { readonly ok: false; readonly current: DocEntry | undefined };
+
+export type DocDeleteResult =
+  | { readonly ok: true; readonly existed: boolean }
+  | { readonly ok: false; readonly current: DocEntry | undefined };
+
+// ---------------------------------------------------------------------------------------------
+// Blobs (content-addressed)
+
+export interface BlobInfo {
+  /** Lower-case hex sha256 of the content: the blob's name. */
+  readonly sha256: string;
+  readonly sizeBytes: number;
+  /** Last time the blob was written or re-published (putBlob of identical bytes refreshes it). */
+  readonly modifiedAtMs: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leases (TTL claims with a monotonic fence)
+
+/**
+ * What a lease file holds. `fence` increases by one on every fresh acquisition (a new holder, or
+ * the same holder after expiry or release) and is never reset, so a fence value identifies one
+ * tenure for as long as the lease exists. `holder` is null once released.
+ */
+export interface LeaseState {
+  readonly name: string;
+  readonly holder: string | null;
+  readonly fence: number;
+  /** Wall-clock expiry; a lease is held while `holder !== null && now < expiresAtMs`. */
+  readonly expiresAtMs: number;
+  /** Last write of the lease (acquire, renew or release). */
+  readonly updatedAtMs: number;
+}
+
+/**
+ * acquire/renew/release outcome. `acquired` = the caller holds the lease now (for renew: the
+ * renewal landed). When it does not, `holder`/`fence`/`expiresAtMs` describe the current tenure
+ * (holder null = nobody holds it).
+ */
+export interface LeaseResult {
+  readonly acquired: boolean;
+  readonly holder: string | null;
+  readonly fence: number;
+  readonly expiresAtMs: number;
+  /** acquire only: true when this call started a new tenure (the fence moved). */
+  readonly fresh: boolean;
+  /** acquire only, fresh only: the previous tenure's holder when it was someone else. */
+  readonly previousHolder?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inventory
+
+export interface StoreCounts {
+  readonly streams: number;
+  readonly records: number;
+  readonly docs: number;
+  readonly blobs: number;
+  readonly leases: number;
+  /** Files moved to quarantine/ (by any process) and still there. */
+  readonly quarantined: number;
+  /** Write-temps left in tmp/ (a crash between write and rename leaves one). */
+  readonly tempFiles: number;
+}
+
+/** What `yacron2 state check` prints. */
+export interface StoreDescription {
+  readonly backend: 'filesystem' | 'memory';
+  /** The deploymentId, or `default`. */
+  readonly namespace: string;
+  readonly topology: StateTopology;
+  readonly topologySetting: StateTopologySetting;
+  /** The namespace directory (filesystem backend only). */
+  readonly root?: string;
+  /** The scheme this build writes. */
+  readonly schemaVersion: string;
+  /** Schemes named by the store's meta stamp (more than one after a rolling up/downgrade). */
+  readonly stampedSchemaVersions: readonly string[];
+  readonly counts: StoreCounts;
+  /** Quarantines this process performed since open (by reason). */
+  readonly quarantinedThisProcess: Readonly<Record<QuarantineReason, number>>;
+  /** True when a probe write and delete succeeded (only when describe({probeWrite: true})). */
+  readonly writable?: boolean;
+  /** Human-readable problems found (e.g. a newer scheme stamp). */
+  readonly warnings: readonly string[];
+}
+
+export type QuarantineReason =
+  'unknown-schema' | 'malformed' | 'too-large' | 'not-a-file' | 'bad-name' | 'digest-mismatch';
+
+export interface DescribeOptions {
+  /** Also write and delete a probe record to prove the store is writable. */
+  readonly probeWrite?: boolean;
+}
+
+export interface SweepOptions {
+  /** Delete write-temps in tmp/ older than this (the seed: a day). */
+  readonly tempOlderThanMs?: number;
+  /** Delete quarantined files older than this (the seed: the GC grace). */
+  readonly quarantineOlderThanMs?: number;
+  /**
+   * Delete lock side-files idle this long whose document or lease is gone (the seed: the GC
+   * grace). Never deletes a lease's own file.
+   */
+  readonly orphanLocksIdleMs?: number;
+}
+
+export interface SweepReport {
+  readonly tempFiles: number;
+  readonly quarantined: number;
+  readonly orphanLocks: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store
+
+/**
+ * The durable store. Every method may reject on a store that cannot answer (an I/O error, a
+ * closed store); expected outcomes (CAS conflicts, a lease held by someone else, a missing doc)
+ * are values, not errors. Records a build cannot read are quarantined or skipped, never thrown:
+ * list/deriveMax return what is readable.
+ *
+ * Names (streams, doc keys, lease names) are free-form non-empty strings (well-formed UTF-16, so
+ * no lone surrogates); slashes are just characters (`runs/backup`). Backends map them to files
+ * injectively.
+ */
+export interface StateStore extends AsyncDisposable {
+  /** Create the layout (idempotent), stamp the scheme, resolve the topology. */
+  open(): Promise<void>;
+  /** Stop accepting operations and release resources; idempotent. */
+  close(): Promise<void>;
+
+  // Streams: append-only sequences of immutable records.
+  /** Append one record; `data` must be a plain JSON object. */
+  append(stream: string, data: object): Promise<StateRecord>;
+  /** Records newest first (by record id, i.e. write time), at most `limit`. */
+  list(stream: string, options?: ListOptions): Promise<StateRecord[]>;
+  /** Max of `data[field]` over the stream's records; undefined when no record has one. */
+  deriveMax(
+    stream: string,
+    field: string,
+    options?: DeriveMaxOptions,
+  ): Promise<DerivedMax | undefined>;
+  /** Delete all but the `keep` newest records; returns how many were deleted. */
+  prune(stream: string, keep: number): Promise<number>;
+  /** Delete a whole stream; false when it did not exist. */
+  deleteStream(stream: string): Promise<boolean>;
+  /** Names of the streams that exist, optionally only those starting with `prefix`, sorted. */
+  listStreams(prefix?: string): Promise<string[]>;
+
+  // Documents: mutable values under compare-and-set.
+  getDoc(key: string): Promise<DocEntry | undefined>;
+  putDoc(key: string, value: unknown, options?: PutDocOptions): Promise<DocWriteResult>;
+  deleteDoc(key: string, options?: DeleteDocOptions): Promise<DocDeleteResult>;
+  /** Keys of the documents that exist, optionally by prefix, sorted. */
+  listDocs(prefix?: string): Promise<string[]>;
+
+  // Blobs: content-addressed payloads.
+  /** Store bytes; returns their sha256 hex. Identical bytes are stored once (and refreshed). */
+  putBlob(bytes: Uint8Array): Promise<string>;
+  getBlob(sha256: string): Promise<Uint8Array | undefined>;
+  hasBlob(sha256: string): Promise<boolean>;
+  deleteBlob(sha256: string): Promise<boolean>;
+  listBlobs(): Promise<BlobInfo[]>;
+
+  // Leases: TTL claims with a monotonic fence. Exempt from the rate limiter.
+  /** Take the lease if free, expired, or already ours (then it is extended, same fence). */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<LeaseResult>;
+  /** Extend our tenure; fails (acquired: false) when the holder or fence no longer match. */
+  renewLease(name: string, holder: string, fence: number, ttlMs: number): Promise<LeaseResult>;
+  /** End our tenure early; false when it was not ours (any more). The fence is kept. */
+  releaseLease(name: string, holder: string, fence: number): Promise<boolean>;
+  inspectLease(name: string): Promise<LeaseState | undefined>;
+  /** Lease states, optionally by name prefix, sorted by name. */
+  listLeases(prefix?: string): Promise<LeaseState[]>;
+  /**
+   * Delete a lease and its lock side-file, RESETTING its fence. Only for uniquely named
+   * per-run leases whose fences nothing persists (the seed's dagadvance/ GC rule).
+   */
+  deleteLease(name: string): Promise<boolean>;
+
+  // Inventory and housekeeping.
+  describe(options?: DescribeOptions): Promise<StoreDescription>;
+  /** Remove crash litter (old write-temps, old quarantined files, orphaned lock side-files). */
+  sweep(options: SweepOptions): Promise<SweepReport>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Background writes
+
+/** The `kind` label of yacron2_state_dropped_writes_total (the seed's list, plus job-api). */
+export type DroppedWriteKind =
+  | 'run-record'
+  | 'checkpoint'
+  | 'retry'
+  | 'reboot-marker'
+  | 'inflight'
+  | 'counters'
+  | 'manifest'
+  | 'archive'
+  | 'other';
