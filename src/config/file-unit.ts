@@ -20,6 +20,7 @@ import {
   type WalkContext,
 } from './schema.js';
 import type { TypedJob } from './typed-job.js';
+import { STATE_SCHEMA } from './state-section.js';
 import { describeRawNode, type RawNode } from './yaml-tree.js';
 
 export interface IncludeRef {
@@ -113,6 +114,15 @@ export function typeYamlDocument(
         const value = walk(LOGGING_SCHEMA, entry.value, path, entry.line, ctx);
         if (value !== INVALID && value !== OMIT) {
           unit.sections.set('logging', { value: value as Record<string, unknown>, loc });
+        }
+        break;
+      }
+      case 'state': {
+        const value = walk(STATE_SCHEMA, entry.value, path, entry.line, ctx);
+        if (value === OMIT) {
+          issues.push({ ...loc, message: "the 'state' section needs at least a 'path'" });
+        } else if (value !== INVALID) {
+          unit.sections.set('state', { value: value as Record<string, unknown>, loc });
         }
         break;
       }

@@ -27,6 +27,7 @@ import {
 } from './source-files.js';
 import type { TypedJob } from './typed-job.js';
 import type { ResolvedConfig, ResolvedJob } from './types.js';
+import { resolveStateSection, type ResolvedState } from './state-section.js';
 import { parseYamlText } from './yaml-tree.js';
 
 export interface LoadConfigOptions {
@@ -75,6 +76,7 @@ class ConfigLoad implements ResolveServices {
   readonly #seenJobs = new Set<TypedJob>();
   readonly #jobs: { readonly job: ResolvedJob; readonly draft: JobDraft }[] = [];
   readonly #sections = new Map<SingletonSection, SectionRef>();
+  #state: ResolvedState | null = null;
   #identity: Promise<IdentityDatabase> | undefined;
   #localZone: string | undefined;
 
@@ -120,6 +122,7 @@ class ConfigLoad implements ResolveServices {
       jobs: Object.freeze(jobs),
       jobSetId: computeJobSetId(jobs),
       logging: logging === undefined ? null : deepFreeze({ ...logging.value }),
+      state: this.#state,
       sourceFiles: Object.freeze([...this.#sourceFiles]),
       configPath: absolute,
     });
@@ -288,7 +291,15 @@ class ConfigLoad implements ResolveServices {
 
   /** Checks that need the whole assembled config. */
   #crossCheck(): void {
-    const hasState = this.#sections.has('state');
+    const stateRef = this.#sections.get('state');
+    const hasState = stateRef !== undefined;
+    if (stateRef !== undefined) {
+      const state = resolveStateSection(stateRef.value, stateRef.loc, this);
+      if (Array.isArray(state)) for (const issue of state) this.#issues.report(issue);
+      else this.#state = state;
+    }
+    // An invalid state section still counts as present: its own errors say what is wrong.
+    const jobApiOff = this.#state !== null && !this.#state.jobApi.enabled;
     const byName = new Map<string, Loc>();
     for (const { job, draft } of this.#jobs) {
       const nameLoc = this.locs.at(draft.typed, 'name', draft.loc);
@@ -303,7 +314,7 @@ class ConfigLoad implements ResolveServices {
           ),
         );
       }
-      if (!hasState && job.secrets.length > 0) {
+      if ((!hasState || jobApiOff) && job.secrets.length > 0) {
         this.#issues.report(
           issueAt(
             this.#fieldLoc(draft, 'secrets'),

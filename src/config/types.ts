@@ -1,6 +1,15 @@
 // The resolved configuration: frozen, fully defaulted values with units in the names. Nothing
 // below config/ applies defaults or parses durations; it reads these shapes.
 import type { Schedule } from '../schedule/index.js';
+import type { ResolvedState } from './state-section.js';
+
+export type {
+  JobApiListen,
+  OnStoreUnavailable,
+  ResolvedJobApi,
+  ResolvedState,
+  StateTopology,
+} from './state-section.js';
 
 export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
 export type ConcurrencyScope = 'node' | 'cluster';
@@ -178,6 +187,8 @@ export interface ResolvedConfig {
   readonly jobSetId: string;
   /** The raw `logging` section (validated shape only), or null. */
   readonly logging: Readonly<Record<string, unknown>> | null;
+  /** The durable store (`state` section), or null when stateless. */
+  readonly state: ResolvedState | null;
   /** Every file the parse read (config files, includes, env_files) for the reload signature. */
   readonly sourceFiles: readonly string[];
   /** The config path given on the command line (file or directory). */

@@ -107,6 +107,7 @@ export function makeConfig(jobs: readonly ResolvedJob[]): ResolvedConfig {
     jobs,
     jobSetId: `v1:${digest}`,
     logging: null,
+    state: null,
     sourceFiles: [],
     configPath: 'test.yaml',
   };
