@@ -12,6 +12,12 @@ export const ERROR_CODES = {
   YC_ERR_JOB_DISABLED: 'the job is disabled',
   YC_ERR_JOB_NOT_RUNNING: 'the job has no running instance',
   YC_ERR_SHUTTING_DOWN: 'the daemon is shutting down',
+  YC_ERR_STATE_CLOSED: 'the state store is not open',
+  YC_ERR_STATE_IO: 'the state store could not be read or written',
+  YC_ERR_STATE_NAME_INVALID: 'a state stream, document, lease or blob name is invalid',
+  YC_ERR_STATE_VALUE_INVALID: 'a value cannot be stored as plain JSON',
+  YC_ERR_STATE_TIMEOUT: 'a state store operation did not finish in time',
+  YC_ERR_STATE_CORRUPT: 'a state file that must not be skipped is unreadable',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
