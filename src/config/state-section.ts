@@ -6,7 +6,7 @@ import { issueAt, type ConfigIssue, type Loc, type LocTable } from './issues.js'
 import type { FieldSpec, Schema } from './schema.js';
 import type { SourceLocation } from './types.js';
 
-export type StateTopology = 'auto' | 'single-node' | 'shared';
+export type StateTopologySetting = 'auto' | 'single-node' | 'shared';
 export type OnStoreUnavailable = 'degrade' | 'fail-closed';
 
 /** A `jobApi.listen` override: an http://host:port bind. */
@@ -31,7 +31,7 @@ export interface ResolvedJobApi {
 export interface ResolvedState {
   /** Absolute store root (a relative `path` resolves against the daemon's working directory). */
   readonly path: string;
-  readonly topology: StateTopology;
+  readonly topology: StateTopologySetting;
   /** Namespace inside the store; null = the default namespace. */
   readonly deploymentId: string | null;
   /** Finished-run records kept per job; null = unbounded (`<= 0` in the config). */
@@ -48,7 +48,7 @@ export interface ResolvedState {
 }
 
 interface StateDefaults {
-  readonly topology: StateTopology;
+  readonly topology: StateTopologySetting;
   readonly maxRunsPerJob: number;
   readonly onStoreUnavailable: OnStoreUnavailable;
   readonly gcGraceSeconds: number;
@@ -130,7 +130,7 @@ interface TypedJobApi {
 
 interface TypedState {
   readonly path: string;
-  readonly topology?: StateTopology;
+  readonly topology?: StateTopologySetting;
   readonly deploymentId?: string | null;
   readonly maxRunsPerJob?: number;
   readonly onStoreUnavailable?: OnStoreUnavailable;

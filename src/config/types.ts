@@ -8,7 +8,7 @@ export type {
   OnStoreUnavailable,
   ResolvedJobApi,
   ResolvedState,
-  StateTopology,
+  StateTopologySetting,
 } from './state-section.js';
 
 export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
