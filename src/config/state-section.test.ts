@@ -176,15 +176,20 @@ void test('enums, types and unknown keys are checked', async () => {
   );
 });
 
-void test('jobApi sizes must be positive', async () => {
+void test('jobApi sizes must be >= 0, and 0 means unlimited', async () => {
   assert.equal(
-    await stateError('path: s\njobApi:\n  maxValueBytes: 0'),
-    'Cannot load jobs.yaml at state.jobApi.maxValueBytes (line 5): maxValueBytes must be > 0, found 0',
+    await stateError('path: s\njobApi:\n  maxValueBytes: -1'),
+    'Cannot load jobs.yaml at state.jobApi.maxValueBytes (line 5): maxValueBytes must be >= 0 (0 = unlimited), found -1',
   );
   assert.equal(
     await stateError('path: s\njobApi:\n  maxArtifactBytes: -5'),
-    'Cannot load jobs.yaml at state.jobApi.maxArtifactBytes (line 5): maxArtifactBytes must be > 0, found -5',
+    'Cannot load jobs.yaml at state.jobApi.maxArtifactBytes (line 5): maxArtifactBytes must be >= 0 (0 = unlimited), found -5',
   );
+  const { config } = await loadTree({
+    'jobs.yaml': withState('path: s\njobApi:\n  maxValueBytes: 0\n  maxArtifactBytes: 0'),
+  });
+  assert.equal(config.state?.jobApi.maxValueBytes, null);
+  assert.equal(config.state?.jobApi.maxArtifactBytes, null);
 });
 
 void test('deploymentId must be a plain directory name', async () => {
@@ -199,15 +204,15 @@ void test('deploymentId must be a plain directory name', async () => {
 void test('jobApi.listen: http host:port, loopback unless explicitly allowed', async () => {
   assert.match(
     await stateError('path: s\njobApi:\n  listen: unix:///run/y.sock'),
-    /^Cannot load jobs\.yaml at state\.jobApi\.listen \(line 5\): listen must be an http:\/\/host:port URL; a unix:\/\/ socket is not accepted/,
+    /^Cannot load jobs\.yaml at state\.jobApi\.listen \(line 5\): listen must be host:port or an http:\/\/host:port URL; a unix:\/\/ socket is not accepted/,
   );
   assert.match(
     await stateError('path: s\njobApi:\n  listen: http://127.0.0.1'),
-    /listen must be an http:\/\/host:port URL \(port 0-65535\)/,
+    /listen must be host:port or an http:\/\/host:port URL \(port 0-65535\)/,
   );
   assert.match(
     await stateError('path: s\njobApi:\n  listen: https://127.0.0.1:1'),
-    /listen must be an http:\/\/host:port URL/,
+    /listen must be host:port or an http:\/\/host:port URL/,
   );
   assert.match(
     await stateError('path: s\njobApi:\n  listen: http://127.0.0.1:70000'),
@@ -223,6 +228,10 @@ void test('jobApi.listen: http host:port, loopback unless explicitly allowed', a
     ),
   });
   assert.deepEqual(open.config.state?.jobApi.listen, { host: '0.0.0.0', port: 9000 });
+  const bare = await loadTree({
+    'jobs.yaml': withState('path: s\njobApi:\n  listen: localhost:8123'),
+  });
+  assert.deepEqual(bare.config.state?.jobApi.listen, { host: 'localhost', port: 8123 });
   const v6 = await loadTree({
     'jobs.yaml': withState('path: s\njobApi:\n  listen: http://[::1]:0'),
   });

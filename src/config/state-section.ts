@@ -23,8 +23,10 @@ export interface ResolvedJobApi {
   /** null = an ephemeral port on 127.0.0.1. */
   readonly listen: JobApiListen | null;
   readonly allowNonLoopbackBind: boolean;
-  readonly maxValueBytes: number;
-  readonly maxArtifactBytes: number;
+  /** Cap on one KV / cursor value (compact JSON bytes); null = unlimited (0 in the config). */
+  readonly maxValueBytes: number | null;
+  /** Cap on one artifact payload; null = unlimited (0 in the config). */
+  readonly maxArtifactBytes: number | null;
   readonly lockTtlMs: number;
 }
 
@@ -211,8 +213,8 @@ export function resolveStateSection(
       enabled: api.enabled ?? defaults.jobApi.enabled,
       listen: listen === null ? null : Object.freeze(listen),
       allowNonLoopbackBind: api.allowNonLoopbackBind ?? defaults.jobApi.allowNonLoopbackBind,
-      maxValueBytes: api.maxValueBytes ?? defaults.jobApi.maxValueBytes,
-      maxArtifactBytes: api.maxArtifactBytes ?? defaults.jobApi.maxArtifactBytes,
+      maxValueBytes: zeroIsUnlimited(api.maxValueBytes ?? defaults.jobApi.maxValueBytes),
+      maxArtifactBytes: zeroIsUnlimited(api.maxArtifactBytes ?? defaults.jobApi.maxArtifactBytes),
       lockTtlMs: Math.round((api.lockTtlSeconds ?? defaults.jobApi.lockTtlSeconds) * 1000),
     }),
     source: Object.freeze({ file: loc.file, line: loc.line }),
@@ -234,8 +236,12 @@ function ttlProblem(key: string, value: number | undefined): string | undefined 
 }
 
 function sizeProblem(key: string, value: number | undefined): string | undefined {
-  if (value === undefined || value > 0) return undefined;
-  return `${key} must be > 0, found ${value}`;
+  if (value === undefined || value >= 0) return undefined;
+  return `${key} must be >= 0 (0 = unlimited), found ${value}`;
+}
+
+function zeroIsUnlimited(value: number): number | null {
+  return value === 0 ? null : value;
 }
 
 // The id names a directory under the store root: no separators, no dot names, no controls.
@@ -251,7 +257,8 @@ function deploymentIdProblem(value: string | null | undefined): string | undefin
   return undefined;
 }
 
-const LISTEN_RE = /^http:\/\/(\[[^\]/]+\]|[^:/[\]@]+):(\d{1,5})\/?$/;
+// `host:port` or `http://host:port` (spec/http-api.md B.1); IPv6 literals in brackets.
+const LISTEN_RE = /^(?:http:\/\/)?(\[[^\]/]+\]|[^:/[\]@]+):(\d{1,5})\/?$/;
 
 /** null when unset; the bind; or the problem as a string. */
 function parseListen(
@@ -260,12 +267,12 @@ function parseListen(
 ): JobApiListen | null | string {
   if (text === null) return null;
   if (text.startsWith('unix:')) {
-    return `listen must be an http://host:port URL; a unix:// socket is not accepted (the job commands speak TCP only), found '${text}'`;
+    return `listen must be host:port or an http://host:port URL; a unix:// socket is not accepted (the job commands speak TCP only), found '${text}'`;
   }
   const match = LISTEN_RE.exec(text);
   const port = Number(match?.[2]);
   if (!match || !(port <= 65535)) {
-    return `listen must be an http://host:port URL (port 0-65535), found '${text}'`;
+    return `listen must be host:port or an http://host:port URL (port 0-65535), found '${text}'`;
   }
   const host = (match[1] ?? '').replace(/^\[|\]$/g, '');
   if (!allowNonLoopbackBind && !isLoopbackHost(host)) {
