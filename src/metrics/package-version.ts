@@ -1,0 +1,13 @@
+// The package version for yacron2_info, read once from package.json (two levels above this file
+// in both src/ and dist/). metrics/ may not import cli/, where the CLI reads the same file.
+import { readFileSync } from 'node:fs';
+
+export function readPackageVersion(): string {
+  try {
+    const url = new URL('../../package.json', import.meta.url);
+    const pkg = JSON.parse(readFileSync(url, 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
