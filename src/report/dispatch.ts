@@ -1,17 +1,39 @@
 // Routes a finished run to the reporters configured for a hook (onFailure / onPermanentFailure
-// / onSuccess). Reports run as background tasks: a slow or failing reporter never delays
-// reaping other runs or the next fire; the TaskSet's close() waits for the ones still running.
-import type { Logger, TaskSet } from '../common/index.js';
+// / onSuccess). The four reporters run concurrently as separate background tasks: a slow or
+// failing reporter never delays reaping other runs, the next fire or the other reporters; the
+// TaskSet's close() waits for the ones still running. A failure is logged and counted, never
+// thrown, and never changes the run's outcome.
+import {
+  describeError,
+  systemClock,
+  type Clock,
+  type Logger,
+  type TaskSet,
+} from '../common/index.js';
 import type { ReportBlock, ResolvedJob } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
+import { sendMailReport } from './mail.js';
+import { ReportError, type ReporterName } from './report-error.js';
+import { sendSentryReport } from './sentry.js';
 import { runShellReport } from './shell.js';
+import { createTemplateRenderer, type TemplateRenderer } from './templates.js';
+import { sendWebhookReport } from './webhook.js';
 
 export type ReportHook = 'failure' | 'permanent-failure' | 'success';
 
 export interface ReporterDeps {
   readonly logger: Logger;
+  /** The daemon's environment: the shell reporter's base and where `fromEnvVar` secrets live. */
   readonly baseEnv: NodeJS.ProcessEnv;
   readonly tasks: TaskSet;
+  /** Timeouts and the mail Date header; the system clock when not given. */
+  readonly clock?: Clock;
+  /** Shared compiled-template cache; a process-wide one when not given. */
+  readonly templates?: TemplateRenderer;
+  /** Sent in the Sentry event's sdk field and auth header. */
+  readonly version?: string;
+  /** Called once per reporter that failed (after it was logged), e.g. for a metrics counter. */
+  readonly onReporterFailed?: (reporter: ReporterName, jobName: string) => void;
 }
 
 export interface ReportInput {
@@ -26,17 +48,79 @@ const BLOCK_OF_HOOK: Record<ReportHook, (job: ResolvedJob) => ReportBlock> = {
   success: (job) => job.onSuccessReport,
 };
 
+let sharedTemplates: TemplateRenderer | undefined;
+
+/**
+ * Pure memo: one compiled-template cache for callers that do not bring their own (daemon.ts),
+ * so each distinct template source is compiled once per process, not once per report.
+ */
+function defaultTemplates(): TemplateRenderer {
+  sharedTemplates ??= createTemplateRenderer();
+  return sharedTemplates;
+}
+
 /** Start every reporter configured for `hook` in the background. */
 export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: ReportInput): void {
   const { job, outcome } = input;
-  const shell = BLOCK_OF_HOOK[hook](job).shell;
+  const block = BLOCK_OF_HOOK[hook](job);
+  const clock = deps.clock ?? systemClock;
+  const templates = deps.templates ?? defaultTemplates();
+  const context = { logger: deps.logger, baseEnv: deps.baseEnv, clock, templates };
+
+  const { sentry, mail, shell, webhook } = block;
+  if (sentry?.dsn) {
+    const sentryDeps = deps.version === undefined ? context : { ...context, version: deps.version };
+    start(deps, 'sentry', job.name, () =>
+      sendSentryReport(sentryDeps, { job, outcome, report: sentry }),
+    );
+  }
+  if (mail?.from && mail.to) {
+    start(deps, 'mail', job.name, () => sendMailReport(context, { job, outcome, report: mail }));
+  }
   if (shell?.command) {
     const scheduleText = job.schedule.kind === 'reboot' ? '@reboot' : job.schedule.text;
-    deps.tasks.run(() =>
-      runShellReport(
+    start(deps, 'shell', job.name, async () => {
+      const result = await runShellReport(
         { logger: deps.logger, baseEnv: deps.baseEnv },
         { job, outcome, report: shell, scheduleText },
-      ),
+      );
+      // The shell reporter logs its own failures; only count them.
+      if (result === 'failed') countFailure(deps, 'shell', job.name);
+    });
+  }
+  if (webhook?.url) {
+    start(deps, 'webhook', job.name, () =>
+      sendWebhookReport(context, { job, outcome, report: webhook }),
     );
+  }
+}
+
+function start(
+  deps: ReporterDeps,
+  reporter: ReporterName,
+  jobName: string,
+  work: () => Promise<void>,
+): void {
+  deps.tasks.run(async () => {
+    try {
+      await work();
+    } catch (error) {
+      // Only the message: error objects from HTTP clients can hold the URL or the DSN, and
+      // ReportError messages were built with secrets redacted.
+      const message = error instanceof ReportError ? error.message : describeError(error);
+      deps.logger.error(
+        { reporter, job: jobName },
+        `Problem reporting job ${jobName} failure: ${message}`,
+      );
+      countFailure(deps, reporter, jobName);
+    }
+  });
+}
+
+function countFailure(deps: ReporterDeps, reporter: ReporterName, jobName: string): void {
+  try {
+    deps.onReporterFailed?.(reporter, jobName);
+  } catch (error) {
+    deps.logger.error(`Cannot count a failed ${reporter} report: ${describeError(error)}`);
   }
 }

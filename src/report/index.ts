@@ -6,6 +6,7 @@ export {
   SHELL_REPORT_OUTPUT_LIMIT,
   type ShellReportDeps,
   type ShellReportInput,
+  type ShellReportResult,
 } from './shell.js';
 export {
   dispatchReport,
@@ -13,3 +14,22 @@ export {
   type ReporterDeps,
   type ReportInput,
 } from './dispatch.js';
+export { ReportError, type ReporterName } from './report-error.js';
+export {
+  createTemplateRenderer,
+  buildTemplateVariables,
+  DEFAULT_SUBJECT_TEMPLATE,
+  DEFAULT_BODY_TEMPLATE,
+  DEFAULT_SENTRY_BODY_TEMPLATE,
+  DEFAULT_WEBHOOK_BODY_TEMPLATE,
+  type TemplateRenderer,
+  type TemplateVariables,
+} from './templates.js';
+export { sendMailReport, MAIL_TIMEOUT_MS, type MailReportDeps } from './mail.js';
+export {
+  sendSentryReport,
+  parseSentryDsn,
+  SENTRY_TIMEOUT_MS,
+  type SentryReportDeps,
+} from './sentry.js';
+export { sendWebhookReport, type WebhookReportDeps } from './webhook.js';

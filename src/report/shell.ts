@@ -1,6 +1,6 @@
 // The shell reporter (spec/jobs.md §9.3): runs the configured command with the daemon's
 // environment plus the YACRON2_* description of the finished run, and waits for it. Never
-// throws: launch errors and non-zero exits are logged.
+// throws: launch errors and non-zero exits are logged, and the result says whether it failed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   describeError,
@@ -40,14 +40,17 @@ export interface ShellReportInput {
   readonly scheduleText: string;
 }
 
+/** `failed`: it could not be launched or exited non-zero (already logged). */
+export type ShellReportResult = 'skipped' | 'succeeded' | 'failed';
+
 export async function runShellReport(
   deps: ShellReportDeps,
   input: ShellReportInput,
-): Promise<void> {
+): Promise<ShellReportResult> {
   const { job, report } = input;
-  if (report.command === null) return;
+  if (report.command === null) return 'skipped';
   const [file, ...args] = buildCommandArgv(report.command, report.shell);
-  if (file === undefined) return;
+  if (file === undefined) return 'skipped';
   let child: ChildProcess;
   try {
     child = spawn(file, args, {
@@ -58,16 +61,20 @@ export async function runShellReport(
     });
   } catch (error) {
     logLaunchError(deps.logger, job.name, error);
-    return;
+    return 'failed';
   }
   const exit = await waitForExit(child, deps, job.name);
   if (exit.kind === 'error') {
     logLaunchError(deps.logger, job.name, exit.error);
-  } else if (exit.code !== 0) {
+    return 'failed';
+  }
+  if (exit.code !== 0) {
     deps.logger.error(
       `Error executing shell reporter of job ${job.name} with return code ${exit.code}`,
     );
+    return 'failed';
   }
+  return 'succeeded';
 }
 
 type ReporterExit =
