@@ -59,7 +59,7 @@ function inventory(partial: Partial<GcInventory>): GcInventory {
 
 function ready(plan: GcPlan): Extract<GcPlan, { status: 'ready' }> {
   assert.equal(plan.status, 'ready', plan.status === 'deferred' ? plan.reason : '');
-  return plan as Extract<GcPlan, { status: 'ready' }>;
+  return plan;
 }
 
 function removedNames(plan: GcPlan): string[] {
