@@ -193,7 +193,8 @@ export function textOf(value: unknown): string {
       return '[function]';
     default: {
       if (value === null) return 'null';
-      const text: unknown = (value as { toString(): unknown }).toString();
+      const { toString } = value as { toString?: unknown };
+      const text: unknown = typeof toString === 'function' ? toString.call(value) : undefined;
       return typeof text === 'string' ? text : Object.prototype.toString.call(value);
     }
   }

@@ -138,10 +138,10 @@ interface CompiledTemplate {
 
 export function createTemplateRenderer(cacheSize = TEMPLATE_CACHE_SIZE): TemplateRenderer {
   let environment: Promise<NunjucksModule.Environment> | undefined;
-  const compiled = new Map<string, CompiledTemplate>();
+  const compiled = new Map<string, Promise<CompiledTemplate>>();
   let compilations = 0;
 
-  async function compile(source: string): Promise<CompiledTemplate> {
+  function compile(source: string): Promise<CompiledTemplate> {
     const cached = compiled.get(source);
     if (cached !== undefined) {
       // Re-insert: the Map's order is the eviction order (least recently used first).
@@ -149,6 +149,18 @@ export function createTemplateRenderer(cacheSize = TEMPLATE_CACHE_SIZE): Templat
       compiled.set(source, cached);
       return cached;
     }
+    // The promise is cached, so reports rendering the same new source at once compile it once.
+    const template = compileNow(source);
+    compiled.set(source, template);
+    template.catch(() => compiled.delete(source));
+    if (compiled.size > cacheSize) {
+      const oldest = compiled.keys().next();
+      if (oldest.done !== true) compiled.delete(oldest.value);
+    }
+    return template;
+  }
+
+  async function compileNow(source: string): Promise<CompiledTemplate> {
     environment ??= createEnvironment();
     const nunjucks = await loadNunjucks();
     const template = new nunjucks.Template(
@@ -159,11 +171,6 @@ export function createTemplateRenderer(cacheSize = TEMPLATE_CACHE_SIZE): Templat
     template.compile();
     compilations++;
     printLikePython(template);
-    compiled.set(source, template);
-    if (compiled.size > cacheSize) {
-      const oldest = compiled.keys().next();
-      if (oldest.done !== true) compiled.delete(oldest.value);
-    }
     return template;
   }
 
@@ -230,16 +237,25 @@ function indentArgument(rest: readonly unknown[]): number | null {
 /**
  * Every `{{ expression }}` goes through runtime.suppressValue, which nunjucks passes to the
  * compiled root function; handing it a copy of the runtime whose suppressValue prints like
- * Python's str() changes only this template, not the shared module.
+ * Python's str() changes only this template, not the shared module. memberLookup is wrapped
+ * too: the Jinja-compat slice of a string returns a list of characters, Python a string.
  */
 function printLikePython(template: CompiledTemplate): void {
   const root = template.rootRenderFunc;
   if (typeof root !== 'function') throw new Error('Cannot adapt nunjucks: no compiled root');
   template.rootRenderFunc = (env, context, frame, runtime, callback) => {
     const isSafeString = (value: object): boolean => value instanceof runtime.SafeString;
+    const memberLookup = runtime['memberLookup'] as (...args: unknown[]) => unknown;
     const patched: NunjucksRuntime = {
       ...runtime,
       suppressValue: (value: unknown) => toPythonText(value, isSafeString),
+      memberLookup: (target: unknown, ...rest: unknown[]) => {
+        const found = memberLookup(target, ...rest);
+        const isSlice = rest.length === 3;
+        return isSlice && typeof target === 'string' && Array.isArray(found)
+          ? found.join('')
+          : found;
+      },
     };
     return root(env, context, frame, patched, callback);
   };
