@@ -217,7 +217,7 @@ export type SingletonSection = (typeof SINGLETON_SECTIONS)[number];
  * Sections not implemented yet: a config using one is refused with a clear message instead of
  * being half-honoured. To enable a section, remove it here and give it a schema in file-unit.ts.
  */
-export const UNSUPPORTED_SECTIONS: ReadonlySet<string> = new Set(['web', 'cluster', 'dags']);
+export const UNSUPPORTED_SECTIONS: ReadonlySet<string> = new Set(['cluster', 'dags']);
 
 export function unsupportedSectionMessage(section: string): string {
   return `the '${section}' section is not supported yet`;

@@ -21,6 +21,7 @@ import {
 } from './schema.js';
 import type { TypedJob } from './typed-job.js';
 import { STATE_SCHEMA } from './state-section.js';
+import { typeWebSection } from './web-section.js';
 import { describeRawNode, type RawNode } from './yaml-tree.js';
 
 export interface IncludeRef {
@@ -123,6 +124,13 @@ export function typeYamlDocument(
           issues.push({ ...loc, message: "the 'state' section needs at least a 'path'" });
         } else if (value !== INVALID) {
           unit.sections.set('state', { value: value as Record<string, unknown>, loc });
+        }
+        break;
+      }
+      case 'web': {
+        const value = typeWebSection(entry.value, path, entry.line, ctx);
+        if (value !== undefined) {
+          unit.sections.set('web', { value: value as unknown as Record<string, unknown>, loc });
         }
         break;
       }

@@ -26,12 +26,13 @@ import {
   type FileKind,
 } from './source-files.js';
 import type { TypedJob } from './typed-job.js';
-import type { ResolvedConfig, ResolvedJob } from './types.js';
+import type { ResolvedConfig, ResolvedJob, ResolvedWeb } from './types.js';
 import { resolveStateSection, type ResolvedState } from './state-section.js';
+import { resolveWebSection, type TypedWeb } from './web-section.js';
 import { parseYamlText } from './yaml-tree.js';
 
 export interface LoadConfigOptions {
-  /** The daemon environment. Not consulted at load time yet (secrets resolve lazily). */
+  /** The daemon environment: `web.authToken.fromEnvVar` is read from it (job secrets resolve lazily). */
   readonly env?: NodeJS.ProcessEnv;
   /** Working directory: relative config paths and every `env_file` resolve against it. */
   readonly cwd?: string;
@@ -77,6 +78,7 @@ class ConfigLoad implements ResolveServices {
   readonly #jobs: { readonly job: ResolvedJob; readonly draft: JobDraft }[] = [];
   readonly #sections = new Map<SingletonSection, SectionRef>();
   #state: ResolvedState | null = null;
+  readonly #env: NodeJS.ProcessEnv;
   #identity: Promise<IdentityDatabase> | undefined;
   #localZone: string | undefined;
 
@@ -91,6 +93,7 @@ class ConfigLoad implements ResolveServices {
           : null;
     this.#passwdPath = options.passwdPath ?? '/etc/passwd';
     this.#groupPath = options.groupPath ?? '/etc/group';
+    this.#env = options.env ?? process.env;
   }
 
   async run(configPath: string): Promise<ResolvedConfig> {
@@ -118,14 +121,30 @@ class ConfigLoad implements ResolveServices {
 
     const jobs = this.#jobs.map((entry) => entry.job);
     const logging = this.#sections.get('logging');
+    const web = await this.#resolveWeb();
     return Object.freeze({
       jobs: Object.freeze(jobs),
       jobSetId: computeJobSetId(jobs),
       logging: logging === undefined ? null : deepFreeze({ ...logging.value }),
       state: this.#state,
+      web,
       sourceFiles: Object.freeze([...this.#sourceFiles]),
       configPath: absolute,
     });
+  }
+
+  /**
+   * The `web` section with its bearer token resolved. A token problem stays inside the value (the
+   * web API refuses to start; everything else loads). The token file joins the reload signature,
+   * so rotating it restarts the server.
+   */
+  async #resolveWeb(): Promise<ResolvedWeb | null> {
+    const ref = this.#sections.get('web');
+    if (ref === undefined) return null;
+    const typed = ref.value as unknown as TypedWeb;
+    const tokenFile = typed.authToken?.fromFile;
+    if (tokenFile) this.#sourceFiles.add(path.resolve(this.cwd, tokenFile));
+    return resolveWebSection(typed, { cwd: this.cwd, env: this.#env });
   }
 
   async #loadDirectory(directory: string): Promise<void> {

@@ -447,7 +447,7 @@ void test('two logging sections through includes are refused', async () => {
 
 // --- not yet supported sections ------------------------------------------------------------------
 
-for (const section of ['web', 'cluster', 'dags']) {
+for (const section of ['cluster', 'dags']) {
   void test(`the '${section}' section is refused as not supported yet`, async () => {
     assert.equal(
       await errorFor(`jobs:\n${section}:\n  x: 1\n`),

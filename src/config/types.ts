@@ -2,6 +2,7 @@
 // below config/ applies defaults or parses durations; it reads these shapes.
 import type { Schedule } from '../schedule/index.js';
 import type { ResolvedState } from './state-section.js';
+import type { ResolvedWeb } from './web-section.js';
 
 export type {
   JobApiListen,
@@ -10,6 +11,12 @@ export type {
   ResolvedState,
   StateTopologySetting,
 } from './state-section.js';
+export type {
+  ResolvedWeb,
+  WebListener,
+  WebMetricsSettings,
+  WebNodeHistorySettings,
+} from './web-section.js';
 
 export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
 export type ConcurrencyScope = 'node' | 'cluster';
@@ -189,6 +196,8 @@ export interface ResolvedConfig {
   readonly logging: Readonly<Record<string, unknown>> | null;
   /** The durable store (`state` section), or null when stateless. */
   readonly state: ResolvedState | null;
+  /** The control API (`web` section); absent or null when not configured. */
+  readonly web?: ResolvedWeb | null;
   /** Every file the parse read (config files, includes, env_files) for the reload signature. */
   readonly sourceFiles: readonly string[];
   /** The config path given on the command line (file or directory). */
