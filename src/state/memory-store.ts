@@ -1,0 +1,332 @@
+// The in-memory StateStore: the fake of DESIGN §3, held to the same contract suite as the
+// filesystem store, so tests of durable features run without disks. Values are JSON round-tripped
+// exactly like the real store's, and leases expire by the injected clock. One process only.
+import { createHash } from 'node:crypto';
+import type { Clock } from '../common/clock.js';
+import { YacronError } from '../common/errors.js';
+import { maxOverRecords } from './derive.js';
+import {
+  assertDecideInputs,
+  emptyQuarantineTally,
+  filterPrefix,
+  validateLeaseName,
+  validateStreamName,
+} from './store-checks.js';
+import { casHolds, decideAcquire, decideRelease, decideRenew } from './lease-logic.js';
+import {
+  RecordIdSource,
+  assertJsonValue,
+  assertKeep,
+  assertPlainObject,
+  assertSha256,
+  jsonRoundTrip,
+  newProcessId,
+  serializeEnvelope,
+} from './record-format.js';
+import {
+  RECORD_SCHEMA_VERSION,
+  type BlobInfo,
+  type DeleteDocOptions,
+  type DeriveMaxOptions,
+  type DerivedMax,
+  type DocDeleteResult,
+  type DocEntry,
+  type DocWriteResult,
+  type LeaseResult,
+  type LeaseState,
+  type ListOptions,
+  type PutDocOptions,
+  type StateRecord,
+  type StateStore,
+  type StoreDescription,
+  type SweepReport,
+} from './types.js';
+
+export interface MemoryStateStoreOptions {
+  readonly clock: Clock;
+  /** Reported by describe(); default `default`. */
+  readonly namespace?: string;
+}
+
+export class MemoryStateStore implements StateStore {
+  readonly #clock: Clock;
+  readonly #namespace: string;
+  readonly #ids: RecordIdSource;
+  /** Per stream, records oldest first (ids grow, so appends stay sorted). */
+  readonly #streams = new Map<string, StateRecord[]>();
+  readonly #docs = new Map<string, DocEntry>();
+  readonly #blobs = new Map<string, { bytes: Uint8Array; modifiedAtMs: number }>();
+  readonly #leases = new Map<string, LeaseState>();
+  #open = false;
+
+  constructor(options: MemoryStateStoreOptions) {
+    this.#clock = options.clock;
+    this.#namespace = options.namespace ?? 'default';
+    this.#ids = new RecordIdSource(options.clock, newProcessId());
+  }
+
+  open(): Promise<void> {
+    this.#open = true;
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.#open = false;
+    return Promise.resolve();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #check(): void {
+    if (!this.#open) {
+      throw new YacronError('YC_ERR_STATE_CLOSED', 'Cannot use the memory state store: not open');
+    }
+  }
+
+  /** Run `work` as one async operation, turning synchronous throws into rejections. */
+  async #op<T>(work: () => T): Promise<T> {
+    await Promise.resolve();
+    this.#check();
+    return work();
+  }
+
+  append(stream: string, data: object): Promise<StateRecord> {
+    return this.#op(() => {
+      validateStreamName(stream);
+      assertPlainObject(data, `record of ${stream}`);
+      const text = serializeEnvelope(data, `record of ${stream}`);
+      const { id, writtenAtMs } = this.#ids.next();
+      const stored = (JSON.parse(text) as { data: StateRecord['data'] }).data;
+      const record: StateRecord = { stream, id, writtenAtMs, data: stored };
+      let records = this.#streams.get(stream);
+      if (!records) {
+        records = [];
+        this.#streams.set(stream, records);
+      }
+      records.push(record);
+      return jsonRoundTrip(record);
+    });
+  }
+
+  list(stream: string, options: ListOptions = {}): Promise<StateRecord[]> {
+    return this.#op(() => {
+      validateStreamName(stream);
+      const records = this.#streams.get(stream) ?? [];
+      const limit = options.limit ?? records.length;
+      return jsonRoundTrip(records.slice(Math.max(0, records.length - limit)).reverse());
+    });
+  }
+
+  deriveMax(
+    stream: string,
+    field: string,
+    options: DeriveMaxOptions = {},
+  ): Promise<DerivedMax | undefined> {
+    return this.#op(() => {
+      validateStreamName(stream);
+      assertDecideInputs(field);
+      const records = [...(this.#streams.get(stream) ?? [])].reverse();
+      const best = maxOverRecords(records, field, options);
+      return best && jsonRoundTrip(best);
+    });
+  }
+
+  prune(stream: string, keep: number): Promise<number> {
+    return this.#op(() => {
+      validateStreamName(stream);
+      assertKeep(keep);
+      const records = this.#streams.get(stream);
+      if (!records || records.length <= keep) return 0;
+      const removed = records.length - keep;
+      records.splice(0, removed);
+      if (records.length === 0) this.#streams.delete(stream);
+      return removed;
+    });
+  }
+
+  deleteStream(stream: string): Promise<boolean> {
+    return this.#op(() => {
+      validateStreamName(stream);
+      return this.#streams.delete(stream);
+    });
+  }
+
+  listStreams(prefix?: string): Promise<string[]> {
+    return this.#op(() => filterPrefix(this.#streams.keys(), prefix));
+  }
+
+  getDoc(key: string): Promise<DocEntry | undefined> {
+    return this.#op(() => {
+      validateStreamName(key, 'document');
+      const doc = this.#docs.get(key);
+      return doc && jsonRoundTrip(doc);
+    });
+  }
+
+  putDoc(key: string, value: unknown, options: PutDocOptions = {}): Promise<DocWriteResult> {
+    return this.#op(() => {
+      validateStreamName(key, 'document');
+      assertJsonValue(value, `document ${key}`);
+      serializeEnvelope(value, `document ${key}`);
+      const current = this.#docs.get(key);
+      if (!casHolds(current, options.expectedVersion)) {
+        return { ok: false, current: current && jsonRoundTrip(current) };
+      }
+      const next: DocEntry = {
+        key,
+        value: jsonRoundTrip(value),
+        version: this.#ids.token(),
+        updatedAtMs: this.#clock.now(),
+      };
+      this.#docs.set(key, next);
+      return { ok: true, version: next.version, updatedAtMs: next.updatedAtMs };
+    });
+  }
+
+  deleteDoc(key: string, options: DeleteDocOptions = {}): Promise<DocDeleteResult> {
+    return this.#op(() => {
+      validateStreamName(key, 'document');
+      const current = this.#docs.get(key);
+      if (!casHolds(current, options.expectedVersion)) {
+        return { ok: false, current: current && jsonRoundTrip(current) };
+      }
+      return { ok: true, existed: this.#docs.delete(key) };
+    });
+  }
+
+  listDocs(prefix?: string): Promise<string[]> {
+    return this.#op(() => filterPrefix(this.#docs.keys(), prefix));
+  }
+
+  putBlob(bytes: Uint8Array): Promise<string> {
+    return this.#op(() => {
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      const existing = this.#blobs.get(sha256);
+      this.#blobs.set(sha256, {
+        bytes: existing?.bytes ?? Uint8Array.from(bytes),
+        modifiedAtMs: this.#clock.now(),
+      });
+      return sha256;
+    });
+  }
+
+  getBlob(sha256: string): Promise<Uint8Array | undefined> {
+    return this.#op(() => {
+      assertSha256(sha256);
+      const blob = this.#blobs.get(sha256);
+      return blob && Uint8Array.from(blob.bytes);
+    });
+  }
+
+  hasBlob(sha256: string): Promise<boolean> {
+    return this.#op(() => {
+      assertSha256(sha256);
+      return this.#blobs.has(sha256);
+    });
+  }
+
+  deleteBlob(sha256: string): Promise<boolean> {
+    return this.#op(() => {
+      assertSha256(sha256);
+      return this.#blobs.delete(sha256);
+    });
+  }
+
+  listBlobs(): Promise<BlobInfo[]> {
+    return this.#op(() =>
+      [...this.#blobs.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([sha256, blob]) => ({
+          sha256,
+          sizeBytes: blob.bytes.byteLength,
+          modifiedAtMs: blob.modifiedAtMs,
+        })),
+    );
+  }
+
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<LeaseResult> {
+    return this.#op(() => {
+      validateLeaseName(name, holder, ttlMs);
+      const decision = decideAcquire(
+        name,
+        this.#leases.get(name),
+        holder,
+        ttlMs,
+        this.#clock.now(),
+      );
+      if (decision.next) this.#leases.set(name, decision.next);
+      return decision.result;
+    });
+  }
+
+  renewLease(name: string, holder: string, fence: number, ttlMs: number): Promise<LeaseResult> {
+    return this.#op(() => {
+      validateLeaseName(name, holder, ttlMs);
+      const decision = decideRenew(this.#leases.get(name), holder, fence, ttlMs, this.#clock.now());
+      if (decision.next) this.#leases.set(name, decision.next);
+      return decision.result;
+    });
+  }
+
+  releaseLease(name: string, holder: string, fence: number): Promise<boolean> {
+    return this.#op(() => {
+      validateLeaseName(name, holder, 1);
+      const decision = decideRelease(this.#leases.get(name), holder, fence, this.#clock.now());
+      if (decision.next) this.#leases.set(name, decision.next);
+      return decision.released;
+    });
+  }
+
+  inspectLease(name: string): Promise<LeaseState | undefined> {
+    return this.#op(() => {
+      validateStreamName(name, 'lease');
+      const lease = this.#leases.get(name);
+      return lease && { ...lease };
+    });
+  }
+
+  listLeases(prefix?: string): Promise<LeaseState[]> {
+    return this.#op(() =>
+      filterPrefix(this.#leases.keys(), prefix).map((name) => ({ ...this.#leases.get(name)! })),
+    );
+  }
+
+  deleteLease(name: string): Promise<boolean> {
+    return this.#op(() => {
+      validateStreamName(name, 'lease');
+      return this.#leases.delete(name);
+    });
+  }
+
+  describe(): Promise<StoreDescription> {
+    return this.#op(() => {
+      let records = 0;
+      for (const stream of this.#streams.values()) records += stream.length;
+      return {
+        backend: 'memory',
+        namespace: this.#namespace,
+        topology: 'single-node',
+        topologySetting: 'single-node',
+        schemaVersion: RECORD_SCHEMA_VERSION,
+        stampedSchemaVersions: [RECORD_SCHEMA_VERSION],
+        counts: {
+          streams: this.#streams.size,
+          records,
+          docs: this.#docs.size,
+          blobs: this.#blobs.size,
+          leases: this.#leases.size,
+          quarantined: 0,
+          tempFiles: 0,
+        },
+        quarantinedThisProcess: emptyQuarantineTally(),
+        warnings: [],
+      } satisfies StoreDescription;
+    });
+  }
+
+  sweep(): Promise<SweepReport> {
+    return this.#op(() => ({ tempFiles: 0, quarantined: 0, orphanLocks: 0 }));
+  }
+}
