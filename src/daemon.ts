@@ -10,6 +10,7 @@ import {
   type TimerHandle,
 } from './common/index.js';
 import { configSignature, loadConfig, type ResolvedConfig } from './config/index.js';
+import { createMetrics, createStatsdPublisher, type Metrics } from './metrics/index.js';
 import { dispatchReport, type ReporterDeps } from './report/index.js';
 import { createRunner } from './runner/index.js';
 import { createScheduler, type Scheduler } from './scheduler/index.js';
@@ -30,6 +31,8 @@ export interface DaemonOptions {
 
 export interface Daemon extends AsyncDisposable {
   readonly scheduler: Scheduler;
+  /** Prometheus families; `metrics.render(accept)` is the GET /metrics response. */
+  readonly metrics: Metrics;
   /** Check the config files now and apply a changed configuration. */
   reloadIfChanged(): Promise<void>;
   /** Graceful shutdown: stop firing, drain running jobs within the grace, flush reports. */
@@ -56,7 +59,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger.error(`Problem running a reporter: ${describeError(error)}`),
   );
   const reporterDeps: ReporterDeps = { logger, baseEnv: env, tasks: reports };
+  const metrics = createMetrics({ clock, logger, config });
+  metrics.onConfigReloaded(true, config);
+  const statsd = createStatsdPublisher({ clock, logger });
   const unsubscribers = [
+    metrics.subscribe(scheduler),
+    statsd.subscribe(scheduler),
     scheduler.events.on('report:failed', (event) => dispatchReport(reporterDeps, 'failure', event)),
     scheduler.events.on('report:permanently-failed', (event) =>
       dispatchReport(reporterDeps, 'permanent-failure', event),
@@ -85,12 +93,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // The old configuration keeps running; the failed parse is retried at the next check
       // because the signature is only advanced on success.
       logger.error(`Error in configuration file(s), so not reloading: ${describeError(error)}`);
+      metrics.onConfigReloaded(false);
       return;
     }
     const previousJobSetId = config.jobSetId;
     config = next;
     signature = await configSignature(next);
     scheduler.applyConfig(next);
+    metrics.onConfigReloaded(true, next);
     if (next.jobSetId !== previousJobSetId) logJobSet(logger, next);
   }
 
@@ -114,12 +124,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await reloading;
       await scheduler.shutdown(options.shutdownGraceMs);
       await reports.close();
+      await statsd.close();
       for (const unsubscribe of unsubscribers) unsubscribe();
     })();
     return stopping;
   }
 
-  return { scheduler, reloadIfChanged, stop, [Symbol.asyncDispose]: stop };
+  return { scheduler, metrics, reloadIfChanged, stop, [Symbol.asyncDispose]: stop };
 }
 
 /**
