@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { RunOutcome } from '../runner/index.js';
+import { makeOutcome, SUCCESS } from './report-fixture.test.js';
 import { makeJob } from '../runner/job-fixture.test.js';
 import {
   buildTemplateVariables,
@@ -14,32 +15,6 @@ import {
   type TemplateVariables,
 } from './templates.js';
 import { ReportError } from './report-error.js';
-
-export function makeOutcome(overrides: Partial<RunOutcome> = {}): RunOutcome {
-  return {
-    kind: 'failed',
-    exitCode: 1,
-    failReason: 'failsWhen=nonzeroReturn and retcode=1',
-    cancelReason: null,
-    pid: 1234,
-    startedAtMs: 0,
-    finishedAtMs: 10,
-    durationMs: 10,
-    stdout: null,
-    stderr: { text: 'boom\n', discardedLines: 0, truncated: false },
-    environment: null,
-    spawnError: null,
-    ...overrides,
-  };
-}
-
-export const SUCCESS: Partial<RunOutcome> = {
-  kind: 'succeeded',
-  exitCode: 0,
-  failReason: null,
-  stdout: { text: '', discardedLines: 0, truncated: false },
-  stderr: { text: '', discardedLines: 0, truncated: false },
-};
 
 function vars(outcome: Partial<RunOutcome> = {}, name = 'backup'): TemplateVariables {
   return buildTemplateVariables(
