@@ -36,19 +36,21 @@ export function formatValue(value: number): string {
  * (`1.0`, `0.1`, `1e+16`, `1e-05`). Histogram `le` labels use it, as the reference does.
  */
 export function formatFloat(value: number): string {
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e-4 && magnitude < 1e16) {
+    // Python's positional range: JavaScript prints the same shortest digits here.
+    const positional = String(value);
+    return positional.includes('.') ? positional : `${positional}.0`;
+  }
   if (Number.isNaN(value)) return 'NaN';
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
   // toExponential() without an argument gives the shortest digits that round-trip.
   const [mantissa = '0', exponentText = '0'] = value.toExponential().split('e');
   const exponent = Number(exponentText);
-  if (exponent < -4 || exponent >= 16) {
-    const magnitude = String(Math.abs(exponent)).padStart(2, '0');
-    return `${mantissa}e${exponent < 0 ? '-' : '+'}${magnitude}`;
-  }
-  // In this range JavaScript prints the same shortest digits in positional notation.
-  const positional = String(value);
-  return positional.includes('.') ? positional : `${positional}.0`;
+  const digits = String(Math.abs(exponent)).padStart(2, '0');
+  return `${mantissa}e${exponent < 0 ? '-' : '+'}${digits}`;
 }
 
 /** Label values escape backslash, double quote and newline (both formats). */

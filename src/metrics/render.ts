@@ -75,8 +75,8 @@ function writeForeign(
 }
 
 /**
- * The scrape body. A prom-client metric whose collect throws is left out of this scrape and
- * reported to `onCollectError`; the scrape itself never fails.
+ * The scrape body. A family or prom-client metric whose collect throws is left out of this scrape
+ * and reported to `onCollectError`; the scrape itself never fails.
  */
 export async function renderRegistry(
   registry: Registry,
@@ -89,7 +89,13 @@ export async function renderRegistry(
   const lines: string[] = [];
   for (const { metric } of metrics) {
     if (metric instanceof MetricFamily) {
-      metric.writeTo(lines, format);
+      const mark = lines.length;
+      try {
+        metric.writeTo(lines, format);
+      } catch (error) {
+        lines.length = mark; // a bug in one family must not cost the whole scrape
+        onCollectError(metric.name, error);
+      }
       continue;
     }
     let object: ForeignMetricObject;
