@@ -65,9 +65,16 @@ export class MemoryStateStore implements StateStore {
     this.#ids = new RecordIdSource(options.clock, newProcessId());
   }
 
-  open(): Promise<void> {
+  /** Like the filesystem store, the first open writes the `meta` version stamp. */
+  async open(): Promise<void> {
     this.#open = true;
-    return Promise.resolve();
+    if (!this.#streams.has('meta')) {
+      await this.append('meta', {
+        recordSchema: RECORD_SCHEMA_VERSION,
+        stampedAtMs: this.#clock.now(),
+        stampedBy: 'yacron2',
+      });
+    }
   }
 
   close(): Promise<void> {

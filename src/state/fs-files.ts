@@ -1,0 +1,178 @@
+// File primitives of the filesystem store: the namespace layout, atomic placement (write a temp
+// under tmp/, then rename), and a capped, symlink-refusing read that returns a verdict instead of
+// throwing. Files are created 0600 and directories 0700; the umask can only narrow them.
+import { constants, mkdir, open, rename, unlink } from 'node:fs/promises';
+import * as path from 'node:path';
+import { describeError } from '../common/errors.js';
+import { encodeName } from './name-encoding.js';
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+export interface FsLayout {
+  /** `<path>/<deploymentId>`: the namespace directory. */
+  readonly root: string;
+  readonly records: string;
+  readonly docs: string;
+  readonly blobs: string;
+  readonly leases: string;
+  readonly tmp: string;
+  readonly quarantine: string;
+}
+
+/** The namespace directory name of an unset deploymentId. */
+export const DEFAULT_NAMESPACE = 'default';
+
+export function layoutFor(storePath: string, deploymentId: string | null | undefined): FsLayout {
+  const root = path.join(
+    path.resolve(storePath),
+    encodeName(deploymentId ?? DEFAULT_NAMESPACE, 'deploymentId'),
+  );
+  return {
+    root,
+    records: path.join(root, 'records'),
+    docs: path.join(root, 'docs'),
+    blobs: path.join(root, 'blobs'),
+    leases: path.join(root, 'leases'),
+    tmp: path.join(root, 'tmp'),
+    quarantine: path.join(root, 'quarantine'),
+  };
+}
+
+export async function ensureLayout(layout: FsLayout): Promise<void> {
+  await mkdir(layout.root, { recursive: true, mode: DIR_MODE });
+  for (const dir of [
+    layout.records,
+    layout.docs,
+    layout.blobs,
+    layout.leases,
+    layout.tmp,
+    layout.quarantine,
+  ]) {
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
+  }
+}
+
+export function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * Write `content` to a new temp file in `tmpDir` (exclusive create, 0600); `durable` fsyncs it.
+ * Returns the temp path; the caller renames it into place or removes it.
+ */
+export async function writeTemp(
+  tmpDir: string,
+  tmpName: string,
+  content: string | Uint8Array,
+  options: { durable: boolean; mtimeMs?: number },
+): Promise<string> {
+  const tmpPath = path.join(tmpDir, tmpName);
+  const handle = await open(
+    tmpPath,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    FILE_MODE,
+  );
+  try {
+    await handle.writeFile(content);
+    if (options.mtimeMs !== undefined) {
+      const seconds = options.mtimeMs / 1000;
+      await handle.utimes(seconds, seconds);
+    }
+    if (options.durable) await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(tmpPath).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  return tmpPath;
+}
+
+/** Rename a temp into place; on failure the temp is removed and the error rethrown. */
+export async function placeTemp(tmpPath: string, target: string): Promise<void> {
+  try {
+    await rename(tmpPath, target);
+  } catch (error) {
+    await unlink(tmpPath).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** fsync a directory so a rename into it survives power loss. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Write `content` at `target` atomically: temp, optional fsync, rename, optional dir fsync. */
+export async function writeAtomic(
+  tmpDir: string,
+  tmpName: string,
+  target: string,
+  content: string | Uint8Array,
+  options: { durable: boolean },
+): Promise<void> {
+  const tmpPath = await writeTemp(tmpDir, tmpName, content, options);
+  await placeTemp(tmpPath, target);
+  if (options.durable) await syncDir(path.dirname(target));
+}
+
+export type ReadVerdict =
+  | { readonly kind: 'ok'; readonly text: string; readonly mtimeMs: number }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'bad'; readonly reason: 'too-large' | 'not-a-file'; readonly detail: string }
+  | { readonly kind: 'io-error'; readonly code: string; readonly detail: string };
+
+/**
+ * Read a small file, refusing symlinks (O_NOFOLLOW), FIFOs and devices (O_NONBLOCK + fstat: it
+ * must be a regular file) and anything over `maxBytes` (judged by fstat; never read whole).
+ */
+export async function readCapped(filePath: string, maxBytes: number): Promise<ReadVerdict> {
+  let handle;
+  try {
+    handle = await open(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = errorCode(error) ?? 'EIO';
+    if (code === 'ENOENT') return { kind: 'missing' };
+    if (code === 'ELOOP') return { kind: 'bad', reason: 'not-a-file', detail: 'a symbolic link' };
+    return { kind: 'io-error', code, detail: describeError(error) };
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      const what = stats.isDirectory() ? 'a directory' : 'not a regular file';
+      return { kind: 'bad', reason: 'not-a-file', detail: what };
+    }
+    if (stats.size > maxBytes) {
+      return {
+        kind: 'bad',
+        reason: 'too-large',
+        detail: `${stats.size} bytes, over the ${maxBytes}-byte cap`,
+      };
+    }
+    // Read at most maxBytes + 1 so a file growing under us is still caught, never read whole.
+    const buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled === buffer.length) break;
+    }
+    if (filled > maxBytes) {
+      return { kind: 'bad', reason: 'too-large', detail: `grew past the ${maxBytes}-byte cap` };
+    }
+    return { kind: 'ok', text: buffer.toString('utf8', 0, filled), mtimeMs: stats.mtimeMs };
+  } catch (error) {
+    const code = errorCode(error) ?? 'EIO';
+    if (code === 'EISDIR') return { kind: 'bad', reason: 'not-a-file', detail: 'a directory' };
+    return { kind: 'io-error', code, detail: describeError(error) };
+  } finally {
+    await handle.close();
+  }
+}
