@@ -61,18 +61,37 @@ export async function sendWebhookReport(
       const excerpt = await readTextPrefix(response, WEBHOOK_RESPONSE_EXCERPT_CHARS);
       throw new ReportError(
         'webhook',
-        `Webhook returned HTTP ${response.status}: ${describeSafely(excerpt, [url])}`,
+        `Webhook returned HTTP ${response.status}: ${describeSafely(excerpt, urlSecrets(url))}`,
       );
     }
     await response.body?.cancel();
   } catch (error) {
     if (error instanceof ReportError) throw error;
     const reason: unknown = timeout.signal.aborted ? timeout.signal.reason : error;
-    throw new ReportError('webhook', `Cannot send the webhook: ${describeSafely(reason, [url])}`);
+    throw new ReportError(
+      'webhook',
+      `Cannot send the webhook: ${describeSafely(reason, urlSecrets(url))}`,
+    );
   } finally {
     timeout.dispose();
   }
   deps.logger.debug(`Job ${job.name}: webhook sent (${outcome.kind})`);
+}
+
+/**
+ * The URL and the parts of it that usually hold the token (path and query, user info), so an
+ * error message or a response echoing them does not leak it.
+ */
+function urlSecrets(url: string): string[] {
+  const secrets = [url];
+  try {
+    const parsed = new URL(url);
+    secrets.push(parsed.pathname + parsed.search, parsed.search, parsed.username, parsed.password);
+  } catch {
+    // Not a URL: fetch fails, and only the whole string can appear in its message.
+  }
+  // Single characters ('/', '?') would mangle every message.
+  return secrets.filter((secret) => secret.length > 1);
 }
 
 /**

@@ -1,0 +1,297 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeClock, TaskSet } from '../common/index.js';
+import type { MailReport, ReportBlock, SentryReport, WebhookReport } from '../config/index.js';
+import { fixture, LEVEL, makeJob, NODE, recordingLogger } from '../runner/job-fixture.test.js';
+import { dispatchReport, type ReporterDeps } from './dispatch.js';
+import type { ReporterName } from './report-error.js';
+import { makeOutcome, startHttpSink, startSmtpSink, SUCCESS } from './report-fixture.test.js';
+import { createTemplateRenderer } from './templates.js';
+
+const templates = createTemplateRenderer();
+
+function secret(value: string): { value: string; fromFile: null; fromEnvVar: null } {
+  return { value, fromFile: null, fromEnvVar: null };
+}
+
+function sentry(dsn: string): SentryReport {
+  return {
+    dsn: secret(dsn),
+    fingerprint: ['{{ name }}'],
+    level: null,
+    extra: {},
+    body: null,
+    environment: null,
+    maxStringLength: 8192,
+  };
+}
+
+function mail(port: number): MailReport {
+  return {
+    from: 'cron@example.com',
+    to: 'ops@example.com',
+    smtpHost: '127.0.0.1',
+    smtpPort: port,
+    tls: false,
+    starttls: false,
+    validateCerts: true,
+    username: null,
+    password: null,
+    subject: null,
+    body: null,
+    html: false,
+  };
+}
+
+function webhook(url: string, overrides: Partial<WebhookReport> = {}): WebhookReport {
+  return {
+    url: secret(url),
+    method: 'POST',
+    contentType: 'application/json',
+    headers: {},
+    body: null,
+    timeoutMs: 10_000,
+    ...overrides,
+  };
+}
+
+async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'yacron2-dispatch-'));
+  try {
+    return await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function harness(clock = new FakeClock()): {
+  deps: ReporterDeps;
+  records: ReturnType<typeof recordingLogger>['records'];
+  failures: string[];
+  tasks: TaskSet;
+} {
+  const { logger, records } = recordingLogger();
+  const failures: string[] = [];
+  const tasks = new TaskSet((error) => assert.fail(`a reporter task threw: ${String(error)}`));
+  const deps: ReporterDeps = {
+    logger,
+    baseEnv: { PATH: process.env['PATH'], HOSTNAME: 'daemon-host' },
+    tasks,
+    clock,
+    templates,
+    onReporterFailed: (reporter: ReporterName, jobName: string) =>
+      failures.push(`${reporter} ${jobName}`),
+  };
+  return { deps, records, failures, tasks };
+}
+
+void test('all four reporters of the hook run for one report', async () => {
+  await using http = await startHttpSink();
+  await using smtp = await startSmtpSink();
+  await withTempDir(async (dir) => {
+    const file = join(dir, 'env.json');
+    const block: ReportBlock = {
+      sentry: sentry(`${http.origin.replace('//', '//key@')}/1`),
+      mail: mail(smtp.port),
+      shell: {
+        command: { kind: 'argv', argv: [NODE, fixture('print-env.js'), '--to', file] },
+        shell: '/bin/sh',
+      },
+      webhook: webhook(`${http.origin}/hook`),
+    };
+    const { deps, failures, tasks } = harness();
+    dispatchReport(deps, 'failure', {
+      job: makeJob({ name: 'backup', onFailureReport: block }),
+      outcome: makeOutcome(),
+    });
+    assert.equal(tasks.size, 4);
+    await tasks.close();
+    assert.deepEqual(http.requests.map((request) => request.url).sort(), [
+      '/api/1/envelope/',
+      '/hook',
+    ]);
+    assert.equal(smtp.mails.length, 1);
+    const env = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+    assert.equal(env['YACRON2_JOB_NAME'], 'backup');
+    assert.deepEqual(failures, []);
+  });
+});
+
+void test('each hook uses its own block; unconfigured reporters start nothing', async () => {
+  await using http = await startHttpSink();
+  const job = makeJob({
+    name: 'backup',
+    onSuccessReport: {
+      sentry: null,
+      mail: null,
+      shell: null,
+      webhook: webhook(`${http.origin}/ok`),
+    },
+    onPermanentFailureReport: {
+      sentry: null,
+      mail: null,
+      shell: null,
+      webhook: webhook(`${http.origin}/gave-up`),
+    },
+  });
+  const { deps, tasks } = harness();
+  dispatchReport(deps, 'failure', { job, outcome: makeOutcome() });
+  assert.equal(tasks.size, 0);
+  dispatchReport(deps, 'success', { job, outcome: makeOutcome(SUCCESS) });
+  dispatchReport(deps, 'permanent-failure', { job, outcome: makeOutcome() });
+  await tasks.close();
+  assert.deepEqual(http.requests.map((request) => request.url).sort(), ['/gave-up', '/ok']);
+
+  // A block whose reporters are present but disabled (no DSN, no URL, no from/to, no command).
+  const disabled = makeJob({
+    onFailureReport: {
+      sentry: { ...sentry('x'), dsn: null },
+      mail: { ...mail(25), from: null },
+      shell: { command: null, shell: '/bin/sh' },
+      webhook: { ...webhook('x'), url: null },
+    },
+  });
+  dispatchReport(deps, 'failure', { job: disabled, outcome: makeOutcome() });
+  assert.equal(tasks.size, 0);
+});
+
+void test('a failing reporter is logged and counted and does not stop the others', async () => {
+  await using http = await startHttpSink((request, response) => {
+    response.statusCode = request.url === '/broken' ? 500 : 200;
+    response.end('nope');
+  });
+  const { deps, records, failures, tasks } = harness();
+  const job = makeJob({
+    name: 'backup',
+    onFailureReport: {
+      sentry: {
+        ...sentry('unused'),
+        dsn: { value: null, fromFile: null, fromEnvVar: 'UNSET_SENTRY_DSN' },
+      },
+      mail: mail(1),
+      shell: { command: { kind: 'argv', argv: ['/nonexistent/reporter'] }, shell: '/bin/sh' },
+      webhook: webhook(`${http.origin}/broken`),
+    },
+  });
+  dispatchReport(deps, 'failure', { job, outcome: makeOutcome() });
+  // A second report of another job with a working webhook, at the same time.
+  dispatchReport(deps, 'failure', {
+    job: makeJob({
+      name: 'other',
+      onFailureReport: {
+        sentry: null,
+        mail: null,
+        shell: null,
+        webhook: webhook(`${http.origin}/fine`),
+      },
+    }),
+    outcome: makeOutcome(),
+  });
+  await tasks.close();
+  assert.deepEqual(failures.sort(), [
+    'mail backup',
+    'sentry backup',
+    'shell backup',
+    'webhook backup',
+  ]);
+  assert.deepEqual(http.requests.map((request) => request.url).sort(), ['/broken', '/fine']);
+  const problems = records
+    .filter((record) => record.msg.startsWith('Problem reporting job'))
+    .map((record) => ({ level: record.level, reporter: record['reporter'], msg: record.msg }))
+    .sort((a, b) => String(a.reporter).localeCompare(String(b.reporter)));
+  assert.deepEqual(
+    problems.map(({ level, reporter }) => [level, reporter]),
+    [
+      [LEVEL.error, 'mail'],
+      [LEVEL.error, 'sentry'],
+      [LEVEL.error, 'webhook'],
+    ],
+  );
+  assert.match(
+    problems[0]?.msg ?? '',
+    /^Problem reporting job backup failure: Cannot send the mail: .*ECONNREFUSED/,
+  );
+  assert.equal(
+    problems[1]?.msg,
+    'Problem reporting job backup failure: Cannot read the Sentry DSN: environment variable UNSET_SENTRY_DSN is not set',
+  );
+  assert.equal(
+    problems[2]?.msg,
+    'Problem reporting job backup failure: Webhook returned HTTP 500: nope',
+  );
+  // The shell reporter logs its own launch error; it is counted but not logged twice.
+  assert.equal(records.filter((record) => record.msg.includes('shell reporter')).length, 1);
+  for (const record of records) assert.ok(!JSON.stringify(record).includes(http.origin));
+});
+
+void test('a slow reporter does not hold back the others', async () => {
+  let releaseSlow: (() => void) | undefined;
+  await using http = await startHttpSink((request, response) => {
+    if (request.url === '/slow') releaseSlow = () => response.end('late');
+    else response.end('ok');
+  });
+  const { deps, tasks } = harness();
+  const job = makeJob({
+    name: 'backup',
+    onFailureReport: {
+      sentry: sentry(`${http.origin.replace('//', '//key@')}/3`),
+      mail: null,
+      shell: null,
+      webhook: webhook(`${http.origin}/slow`),
+    },
+  });
+  dispatchReport(deps, 'failure', { job, outcome: makeOutcome() });
+  assert.equal(tasks.size, 2);
+  // The Sentry report finishes while the webhook's response is still held back.
+  await new Promise<void>((resolve) => {
+    const poll = (): void =>
+      tasks.size === 1 && releaseSlow ? resolve() : void setImmediate(poll);
+    poll();
+  });
+  assert.ok(http.requests.some((request) => request.url === '/api/3/envelope/'));
+  assert.ok(releaseSlow !== undefined, 'the webhook request is waiting for its response');
+  releaseSlow?.();
+  await tasks.close();
+});
+
+void test('a counter callback that throws is logged, not propagated', async () => {
+  await using http = await startHttpSink((_request, response) => {
+    response.statusCode = 404;
+    response.end();
+  });
+  const { deps, records, tasks } = harness();
+  const throwing: ReporterDeps = {
+    ...deps,
+    onReporterFailed: () => {
+      throw new Error('counter broke');
+    },
+  };
+  dispatchReport(throwing, 'failure', {
+    job: makeJob({
+      onFailureReport: { sentry: null, mail: null, shell: null, webhook: webhook(http.origin) },
+    }),
+    outcome: makeOutcome(),
+  });
+  await tasks.close();
+  assert.ok(
+    records.some((record) => record.msg === 'Cannot count a failed webhook report: counter broke'),
+  );
+});
+
+void test('without a clock or a template cache the daemon defaults are used', async () => {
+  await using http = await startHttpSink();
+  const { deps, tasks } = harness();
+  const { clock: _clock, templates: _templates, ...bare } = deps;
+  dispatchReport(bare, 'failure', {
+    job: makeJob({
+      name: 'backup',
+      onFailureReport: { sentry: null, mail: null, shell: null, webhook: webhook(http.origin) },
+    }),
+    outcome: makeOutcome(),
+  });
+  await tasks.close();
+  assert.match(http.requests[0]?.body ?? '', /^\{"text": "Cron job \\u0027backup\\u0027 failed/);
+});
