@@ -3,10 +3,15 @@
 // imported lazily so each path loads only what it needs.
 import { existsSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { describeError, isLogLevelName, isYacronError, systemClock } from '../common/index.js';
+import {
+  describeError,
+  isLogLevelName,
+  isYacronError,
+  readPackageVersion,
+  systemClock,
+} from '../common/index.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { processIo, type CommandIo } from './io.js';
-import { readVersion } from './version.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/yacron2.d';
 const DEFAULT_SHUTDOWN_GRACE_SECONDS = 60;
@@ -117,7 +122,7 @@ async function runDaemonCommand(
   usage: () => string,
 ): Promise<number> {
   if (flags.version) {
-    io.stdout(`${readVersion()}\n`);
+    io.stdout(`${readPackageVersion()}\n`);
     return EXIT_OK;
   }
   if (!isLogLevelName(flags.logLevel)) {

@@ -20,3 +20,4 @@ export { TypedEmitter, type EventMap, type Listener } from './events.js';
 export { createDeferred, type Deferred } from './deferred.js';
 export { TaskSet } from './task-set.js';
 export { secondsToMs, formatSeconds } from './duration.js';
+export { readPackageVersion } from './package-version.js';

@@ -2,7 +2,13 @@
 // (DESIGN §7 rule 8: the scheduler never imports this), held in a prom-client Registry (never the
 // global one) and rendered per request in the format the Accept header asks for.
 import { Registry } from 'prom-client';
-import { describeError, silentLogger, type Clock, type Logger } from '../common/index.js';
+import {
+  describeError,
+  readPackageVersion,
+  silentLogger,
+  type Clock,
+  type Logger,
+} from '../common/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import {
@@ -15,7 +21,6 @@ import { registerFamily } from './family.js';
 import { createJobFamilies } from './job-families.js';
 import { BucketLayout, DEFAULT_DURATION_BUCKETS_SECONDS } from './job-series.js';
 import { JobTable } from './job-table.js';
-import { readPackageVersion } from './package-version.js';
 import { renderRegistry } from './render.js';
 
 /** The part of a configuration metrics read. */

@@ -1,5 +1,5 @@
-// The package version for yacron2_info, read once from package.json (two levels above this file
-// in both src/ and dist/). metrics/ may not import cli/, where the CLI reads the same file.
+// The package version (for --version, /version and yacron2_info), read from package.json two
+// levels above this file in both src/ and dist/.
 import { readFileSync } from 'node:fs';
 
 export function readPackageVersion(): string {
