@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeClock, TaskSet } from '../common/index.js';
+import { FakeClock, readPackageVersion, TaskSet } from '../common/index.js';
 import type { MailReport, ReportBlock, SentryReport, WebhookReport } from '../config/index.js';
 import { fixture, LEVEL, makeJob, NODE, recordingLogger } from '../runner/job-fixture.test.js';
 import { dispatchReport, type ReporterDeps } from './dispatch.js';
@@ -114,6 +114,11 @@ void test('all four reporters of the hook run for one report', async () => {
       '/hook',
     ]);
     assert.equal(smtp.mails.length, 1);
+    const envelope = http.requests.find((request) => request.url === '/api/1/envelope/');
+    assert.match(
+      String(envelope?.headers['x-sentry-auth']),
+      new RegExp(`sentry_client=yacron2/${readPackageVersion().replaceAll('.', '\\.')}$`),
+    );
     const env = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
     assert.equal(env['YACRON2_JOB_NAME'], 'backup');
     assert.deepEqual(failures, []);

@@ -5,6 +5,7 @@
 // thrown, and never changes the run's outcome.
 import {
   describeError,
+  readPackageVersion,
   systemClock,
   type Clock,
   type Logger,
@@ -30,7 +31,7 @@ export interface ReporterDeps {
   readonly clock?: Clock;
   /** Shared compiled-template cache; a process-wide one when not given. */
   readonly templates?: TemplateRenderer;
-  /** Sent in the Sentry event's sdk field and auth header. */
+  /** Sent in the Sentry event's sdk field and auth header; package.json's when not given. */
   readonly version?: string;
   /** Called once per reporter that failed (after it was logged), e.g. for a metrics counter. */
   readonly onReporterFailed?: (reporter: ReporterName, jobName: string) => void;
@@ -59,6 +60,14 @@ function defaultTemplates(): TemplateRenderer {
   return sharedTemplates;
 }
 
+let packageVersion: string | undefined;
+
+/** Pure memo of package.json's version (a synchronous read), taken on the first Sentry report. */
+function defaultVersion(): string {
+  packageVersion ??= readPackageVersion();
+  return packageVersion;
+}
+
 /** Start every reporter configured for `hook` in the background. */
 export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: ReportInput): void {
   const { job, outcome } = input;
@@ -69,7 +78,7 @@ export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: Repo
 
   const { sentry, mail, shell, webhook } = block;
   if (sentry?.dsn) {
-    const sentryDeps = deps.version === undefined ? context : { ...context, version: deps.version };
+    const sentryDeps = { ...context, version: deps.version ?? defaultVersion() };
     start(deps, 'sentry', job.name, () =>
       sendSentryReport(sentryDeps, { job, outcome, report: sentry }),
     );
