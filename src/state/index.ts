@@ -27,3 +27,24 @@ export {
   type SweepOptions,
   type SweepReport,
 } from './types.js';
+export {
+  createStateStore,
+  type StateStoreBundle,
+  type StateStoreDeps,
+  type StateStoreSettings,
+} from './create-store.js';
+export { FsStateStore, type FsStateStoreDeps, type FsStateStoreOptions } from './fs-store.js';
+export { MemoryStateStore, type MemoryStateStoreOptions } from './memory-store.js';
+export {
+  InstrumentedStateStore,
+  type InstrumentedStoreDeps,
+  type InstrumentedStoreOptions,
+} from './instrumented-store.js';
+export { StateMetrics, type StateOp } from './metrics.js';
+export { TokenBucket } from './rate-limiter.js';
+export { StateWriteQueue, type WriteQueueDeps, type WriteQueueOptions } from './write-queue.js';
+export { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';
+export { resolveTopology, isSharedFsType, type TopologyResolution } from './topology.js';
+export { encodeName, decodeName } from './name-encoding.js';
+export { isHeld as isLeaseHeld } from './lease-logic.js';
+export { DEFAULT_MAX_RECORD_BYTES } from './store-checks.js';
