@@ -1,0 +1,289 @@
+// The daemon's use of the `state` section until the durable scheduler features land: open the
+// store in the background (layout, writability probe, meta stamp), write this node's manifest at
+// start, on a job-set change and every 6 hours, and run a GC pass shortly after start and every
+// 24 hours. A slow or dead store never blocks the daemon: opening is retried in the background.
+// Must not: gate or delay any scheduled fire.
+import {
+  describeError,
+  TaskSet,
+  type Clock,
+  type Logger,
+  type TimerHandle,
+} from '../common/index.js';
+import { GC_INTERVAL_MS, MANIFEST_INTERVAL_MS } from './gc-rules.js';
+import { formatDuration } from './gc-plan.js';
+import { runGcPass, type GcReport } from './gc-run.js';
+import {
+  buildManifest,
+  pruneManifests,
+  writeManifest,
+  type Manifest,
+  type ManifestJobInput,
+} from './manifest.js';
+import { FsStateStore } from './fs-store.js';
+import type { StateStore } from './types.js';
+
+/** The slice of the resolved `state` section the service reads (config's ResolvedState fits). */
+export interface StateServiceSettings {
+  readonly path: string;
+  readonly deploymentId: string | null;
+  readonly topology: 'auto' | 'single-node' | 'shared';
+  readonly gcGraceMs: number | null;
+}
+
+/** What the manifest names: the loaded config's job set. */
+export interface ManifestSource {
+  readonly jobSetId: string;
+  readonly jobs: readonly ManifestJobInput[];
+  readonly dags?: readonly string[];
+}
+
+export interface StateServiceDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly host: string;
+  /** Build (not open) the store for the settings. */
+  readonly createStore: (settings: StateServiceSettings) => StateStore;
+}
+
+export interface StateService extends AsyncDisposable {
+  readonly store: StateStore;
+  /** Resolves once the store is open (never rejects; false when closed before it opened). */
+  readonly opened: Promise<boolean>;
+  /** A reloaded config: a changed job set is manifested right away. */
+  updateJobs(source: ManifestSource): void;
+  /** One GC pass now (null when GC is disabled or the store is not open). */
+  runGcNow(): Promise<GcReport | null>;
+  close(): Promise<void>;
+}
+
+/** First GC pass this long after the store opens, so a nightly restart still collects. */
+export const FIRST_GC_DELAY_MS = 10 * 60_000;
+/** Longest wait at close for in-flight housekeeping (a hung mount must not block shutdown). */
+export const CLOSE_WAIT_MS = 5000;
+/** Retry delay while the store cannot be opened. */
+export const OPEN_RETRY_MS = 60_000;
+
+/** What is not wired yet: said once at start so nobody mistakes the store for the features. */
+export const INACTIVE_FEATURES =
+  'run ledger and history rehydration, missed-run catch-up (onMissed), in-flight reconciliation, ' +
+  'onlyIfLastSucceeded across restarts, output archival (archiveOutput), durable retries, ' +
+  '@reboot once per boot, durable counters, trends, concurrencyScope cluster slots, and the ' +
+  'job API (state/cursor/lock/artifact/idempotent/secret commands)';
+
+export function startStateService(
+  deps: StateServiceDeps,
+  settings: StateServiceSettings,
+  source: ManifestSource,
+): StateService {
+  const { clock, logger, host } = deps;
+  const store = deps.createStore(settings);
+  const tasks = new TaskSet((error) =>
+    logger.error(`State store housekeeping failed: ${describeError(error)}`),
+  );
+  const timers = new Set<TimerHandle>();
+  let closed = false;
+  let isOpen = false;
+  let current = source;
+  let lastManifested: string | undefined;
+  let resolveOpened: (value: boolean) => void = () => undefined;
+  const opened = new Promise<boolean>((resolve) => {
+    resolveOpened = resolve;
+  });
+
+  function after(delayMs: number, work: () => Promise<void>): void {
+    const timer = clock.setTimer(() => {
+      timers.delete(timer);
+      if (!closed) tasks.run(work);
+    }, delayMs);
+    timers.add(timer);
+  }
+
+  async function open(): Promise<void> {
+    try {
+      await store.open();
+      const description = await store.describe({ probeWrite: true });
+      const where = description.root ?? settings.path;
+      logger.info(
+        `State store open at ${where} (backend ${description.backend}, namespace ${description.namespace}, topology ${description.topology}, setting ${description.topologySetting})`,
+      );
+      if (description.writable === false) {
+        logger.warn(`State store at ${where} is not writable: durable writes will be dropped`);
+      }
+      for (const warning of description.warnings) logger.warn(`State store: ${warning}`);
+    } catch (error) {
+      logger.error(
+        `Cannot open the state store at ${settings.path}: ${describeError(error)}; retrying in ${formatDuration(OPEN_RETRY_MS)}`,
+      );
+      await store.close().catch(() => undefined);
+      if (!closed) after(OPEN_RETRY_MS, open);
+      return;
+    }
+    if (closed) return;
+    isOpen = true;
+    resolveOpened(true);
+    logger.warn(
+      `State store: only manifests and garbage collection run in this build; not active yet: ${INACTIVE_FEATURES}`,
+    );
+    await manifestNow();
+    scheduleManifests();
+    if (settings.gcGraceMs === null) {
+      logger.info('State store: automatic GC is disabled (gcGraceSeconds <= 0)');
+    } else {
+      after(FIRST_GC_DELAY_MS, gcAndReschedule);
+    }
+  }
+
+  function scheduleManifests(): void {
+    after(MANIFEST_INTERVAL_MS, async () => {
+      await manifestNow();
+      scheduleManifests();
+    });
+  }
+
+  async function manifestNow(): Promise<void> {
+    if (!isOpen || closed) return;
+    const manifest: Manifest = buildManifest({ host, ...current });
+    try {
+      await writeManifest(store, manifest);
+      lastManifested = manifest.jobSetId;
+      const retainMs = (settings.gcGraceMs ?? 7 * 86_400_000) + MANIFEST_INTERVAL_MS;
+      await pruneManifests(store, host, clock.now(), retainMs);
+    } catch (error) {
+      logger.warn(`Cannot write this node's state manifest: ${describeError(error)}`);
+    }
+  }
+
+  async function gcAndReschedule(): Promise<void> {
+    try {
+      await runGcNow();
+    } finally {
+      after(GC_INTERVAL_MS, gcAndReschedule);
+    }
+  }
+
+  async function runGcNow(): Promise<GcReport | null> {
+    const graceMs = settings.gcGraceMs;
+    if (graceMs === null || !isOpen || closed) return null;
+    let report: GcReport;
+    try {
+      report = await runGcPass(store, { nowMs: clock.now(), graceMs });
+    } catch (error) {
+      logger.warn(`State GC pass failed: ${describeError(error)}`);
+      return null;
+    }
+    logGcReport(logger, report);
+    return report;
+  }
+
+  tasks.run(open);
+
+  return {
+    store,
+    opened,
+    updateJobs(next: ManifestSource): void {
+      current = next;
+      if (isOpen && next.jobSetId !== lastManifested) tasks.run(manifestNow);
+    },
+    runGcNow,
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      for (const timer of timers) timer.cancel();
+      timers.clear();
+      // A store hung on a dead mount must not hang the daemon's shutdown.
+      const giveUp = new AbortController();
+      await Promise.race([
+        tasks.close(),
+        clock.sleep(CLOSE_WAIT_MS, giveUp.signal).catch(() => undefined),
+      ]);
+      giveUp.abort();
+      resolveOpened(false);
+      await store.close();
+    },
+    [Symbol.asyncDispose](): Promise<void> {
+      return this.close();
+    },
+  };
+}
+
+function logGcReport(logger: Logger, report: GcReport): void {
+  if (report.status === 'deferred') {
+    logger.info(`State GC deferred: ${report.deferredReason ?? ''}`);
+    return;
+  }
+  const blobs =
+    report.blobSweepSkipped === null ? '' : `; blob sweep skipped: ${report.blobSweepSkipped}`;
+  logger.info(`State GC removed ${report.removed.length}, kept ${report.kept}${blobs}`);
+  for (const action of report.removed) {
+    logger.info(`State GC removed ${action.target} ${action.name}: ${action.reason}`);
+  }
+  for (const error of report.errors) logger.warn(`State GC: ${error}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The daemon's side: one call at start, on every reload and (with a null state) to stop.
+
+/** What the daemon passes: the resolved config's state section and job set. */
+export interface StateConfigView {
+  readonly state: StateServiceSettings | null;
+  readonly jobSetId: string;
+  readonly jobs: readonly ManifestJobInput[];
+}
+
+export interface DaemonStateHandle {
+  readonly service: StateService;
+  /** The settings the service was started with, to tell a changed section on reload. */
+  readonly settingsKey: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Start, update, restart or stop the state service for `config`: a changed `state` section
+ * reopens the store, a removed one closes it, an unchanged one just re-manifests the job set.
+ */
+export async function applyDaemonStateSection(
+  handle: DaemonStateHandle | undefined,
+  config: StateConfigView,
+  deps: { readonly clock: Clock; readonly logger: Logger; readonly host: string },
+): Promise<DaemonStateHandle | undefined> {
+  const source: ManifestSource = { jobSetId: config.jobSetId, jobs: config.jobs };
+  if (config.state === null) {
+    if (handle !== undefined) {
+      deps.logger.info('The state section was removed: closing the state store');
+      await handle.close();
+    }
+    return undefined;
+  }
+  const settingsKey = settingsKeyOf(config.state);
+  if (handle !== undefined && handle.settingsKey === settingsKey) {
+    handle.service.updateJobs(source);
+    return handle;
+  }
+  if (handle !== undefined) {
+    deps.logger.info('The state section changed: reopening the state store');
+    await handle.close();
+  }
+  const service = startStateService(
+    { ...deps, createStore: (settings) => createFsStore(settings, deps) },
+    config.state,
+    source,
+  );
+  return { service, settingsKey, close: () => service.close() };
+}
+
+function createFsStore(
+  settings: StateServiceSettings,
+  deps: { readonly clock: Clock; readonly logger: Logger },
+): StateStore {
+  return new FsStateStore(
+    { path: settings.path, deploymentId: settings.deploymentId, topology: settings.topology },
+    { clock: deps.clock, logger: deps.logger },
+  );
+}
+
+/** Everything but where the section was written (moving it in the file changes nothing). */
+function settingsKeyOf(state: StateServiceSettings): string {
+  const { source: _source, ...rest } = state as StateServiceSettings & { source?: unknown };
+  return JSON.stringify(rest);
+}
