@@ -14,6 +14,7 @@ import { createMetrics, createStatsdPublisher, type Metrics } from './metrics/in
 import { dispatchReport, type ReporterDeps } from './report/index.js';
 import { createRunner } from './runner/index.js';
 import { createScheduler, type Scheduler } from './scheduler/index.js';
+import type { DaemonStateHandle } from './state/service.js';
 
 /** How often the configuration files are checked for changes (spec: about once a minute). */
 export const RELOAD_INTERVAL_MS = 60_000;
@@ -77,6 +78,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   logJobSet(logger, config);
   let signature = await configSignature(config);
   scheduler.start();
+  // The store opens in the background: a slow or dead store never delays scheduling.
+  const stateDeps = { clock, logger, host: env.HOSTNAME };
+  let durableState = await applyStateSection(undefined, config, stateDeps);
 
   let reloadTimer: TimerHandle | undefined;
   let reloading: Promise<void> | undefined;
@@ -100,6 +104,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     config = next;
     signature = await configSignature(next);
     scheduler.applyConfig(next);
+    durableState = await applyStateSection(durableState, next, stateDeps);
     metrics.onConfigReloaded(true, next);
     if (next.jobSetId !== previousJobSetId) logJobSet(logger, next);
   }
@@ -125,6 +130,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await scheduler.shutdown(options.shutdownGraceMs);
       await reports.close();
       await statsd.close();
+      await durableState?.close();
       for (const unsubscribe of unsubscribers) unsubscribe();
     })();
     return stopping;
@@ -161,6 +167,17 @@ export async function runDaemonUntilSignalled(options: DaemonOptions): Promise<v
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
+}
+
+/** The `state` section's service, loaded only when a config has one (stateless pays nothing). */
+async function applyStateSection(
+  handle: DaemonStateHandle | undefined,
+  config: ResolvedConfig,
+  deps: { readonly clock: Clock; readonly logger: Logger; readonly host: string },
+): Promise<DaemonStateHandle | undefined> {
+  if (handle === undefined && config.state === null) return undefined;
+  const { applyDaemonStateSection } = await import('./state/service.js');
+  return applyDaemonStateSection(handle, config, deps);
 }
 
 function logJobSet(logger: Logger, config: ResolvedConfig): void {
