@@ -85,6 +85,12 @@ void test('a configured Content-Type header overrides contentType, whatever its 
   assert.equal(sink.requests[0]?.headers['content-type'], 'application/x-www-form-urlencoded');
 });
 
+void test('the method is sent upper-cased, as the reference does', async () => {
+  await using sink = await startHttpSink();
+  await send(webhookReport(sink.origin, { method: 'patch' }));
+  assert.equal(sink.requests[0]?.method, 'PATCH');
+});
+
 void test('GET sends no body', async () => {
   await using sink = await startHttpSink();
   await send(webhookReport(`${sink.origin}/ping`, { method: 'GET' }));

@@ -52,7 +52,8 @@ export async function sendWebhookReport(
   const timeout = timeoutSignal(deps.clock, report.timeoutMs);
   try {
     const response = await fetch(url, {
-      method: report.method,
+      // Upper-cased as the reference's client does (fetch itself only normalises six methods).
+      method,
       headers,
       ...(BODILESS_METHODS.has(method) ? {} : { body: Buffer.from(body, 'utf8') }),
       signal: timeout.signal,
