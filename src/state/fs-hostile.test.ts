@@ -1,0 +1,258 @@
+// The hostile store: files a crash, a newer build, a careless operator or an attacker can leave
+// in the store. Each is quarantined or skipped with a warning; nothing throws out of list/derive.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  open,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { isYacronError } from '../common/errors.js';
+import { FakeClock } from '../common/fake-clock.js';
+import { FsStateStore } from './fs-store.js';
+import { encodeName } from './name-encoding.js';
+import { recordingLogger, type RecordingLogger } from './test-logger.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+let base: string;
+
+before(async () => {
+  base = await mkdtemp(path.join(tmpdir(), 'yacron2-state-hostile-'));
+});
+after(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+async function openStore(
+  name: string,
+  logger: RecordingLogger = recordingLogger(),
+): Promise<{ store: FsStateStore; logger: RecordingLogger; dir: string }> {
+  const dir = path.join(base, name);
+  const store = new FsStateStore(
+    { path: dir, topology: 'single-node' },
+    { clock: new FakeClock(T0), logger },
+  );
+  await store.open();
+  return { store, logger, dir };
+}
+
+/** A record file name that sorts as newer than anything the FakeClock store writes. */
+function recordName(n: number): string {
+  return `${String(T0 + 1_000_000 + n).padStart(15, '0')}-${String(n).padStart(10, '0')}-0000000000ff.json`;
+}
+
+void test('hostile record files are quarantined with a warning and list/deriveMax carry on', async () => {
+  const { store, logger } = await openStore('records');
+  await store.append('runs/job', { finished_at: '2026-01-01T00:00:01Z', outcome: 'success' });
+  await store.append('runs/job', { finished_at: '2026-01-01T00:00:02Z', outcome: 'failure' });
+  const streamDir = path.join(store.root, 'records', encodeName('runs/job'));
+  const outside = path.join(base, 'outside-secret.json');
+  await writeFile(outside, JSON.stringify({ schemaVersion: 'v1', data: { finished_at: '2099' } }));
+
+  const plant = {
+    truncated: recordName(1),
+    unknownSchema: recordName(2),
+    notJson: recordName(3),
+    empty: recordName(4),
+    directory: recordName(5),
+    symlinkOut: recordName(6),
+    huge: recordName(7),
+    dataNotObject: recordName(8),
+    fifo: recordName(9),
+  };
+  await writeFile(
+    path.join(streamDir, plant.truncated),
+    '{"schemaVersion":"v1","data":{"finished_at":"2026-',
+  );
+  await writeFile(
+    path.join(streamDir, plant.unknownSchema),
+    JSON.stringify({ schemaVersion: 'v9', data: { finished_at: '2099-01-01T00:00:00Z' } }),
+  );
+  await writeFile(path.join(streamDir, plant.notJson), 'hello, not json\n');
+  await writeFile(path.join(streamDir, plant.empty), '');
+  await mkdir(path.join(streamDir, plant.directory));
+  await writeFile(path.join(streamDir, plant.directory, 'inner.json'), '{}');
+  await symlink(outside, path.join(streamDir, plant.symlinkOut));
+  const huge = await open(path.join(streamDir, plant.huge), 'w');
+  await huge.truncate(100 * 1024 * 1024); // sparse: 100 MB of size, no blocks
+  await huge.close();
+  await writeFile(path.join(streamDir, plant.dataNotObject), '{"schemaVersion":"v1","data":[1,2]}');
+  execFileSync('mkfifo', [path.join(streamDir, plant.fifo)]);
+  await writeFile(path.join(streamDir, 'notes.txt'), 'an operator left this here');
+
+  const listed = await store.list('runs/job');
+  assert.deepEqual(
+    listed.map((record) => record.data.outcome),
+    ['failure', 'success'],
+  );
+  const max = await store.deriveMax('runs/job', 'finished_at');
+  assert.equal(max?.value, '2026-01-01T00:00:02Z', 'the planted 2099 values never count');
+
+  assert.deepEqual(
+    await readdir(streamDir).then((names) => names.length),
+    2,
+    'only real records stay',
+  );
+  const warnings = logger.at('warn').filter((line) => line.message.startsWith('Quarantined'));
+  assert.equal(warnings.length, 10);
+  const reasons = warnings.map((line) => line.fields.reason).sort();
+  assert.deepEqual(reasons, [
+    'bad-name',
+    'malformed',
+    'malformed',
+    'malformed',
+    'malformed',
+    'not-a-file',
+    'not-a-file',
+    'not-a-file',
+    'too-large',
+    'unknown-schema',
+  ]);
+  const description = await store.describe();
+  assert.equal(description.counts.quarantined, 10);
+  assert.equal(description.quarantinedThisProcess['too-large'], 1);
+  assert.equal(description.quarantinedThisProcess['not-a-file'], 3);
+  assert.equal(description.counts.records, 3, 'two runs and the meta stamp');
+
+  // The symlink itself was moved, never followed: the outside file is untouched.
+  assert.match(await readFile(outside, 'utf8'), /2099/);
+  const quarantined = path.join(store.root, 'quarantine', 'records', encodeName('runs/job'));
+  const moved = await readdir(quarantined);
+  const link = moved.find((name) => name.startsWith(plant.symlinkOut))!;
+  assert.ok((await lstat(path.join(quarantined, link))).isSymbolicLink());
+  assert.equal(
+    (
+      await stat(
+        path.join(
+          quarantined,
+          moved.find((n) => n.startsWith(plant.huge))!,
+        ),
+      )
+    ).size,
+    100 * 1024 * 1024,
+  );
+
+  // A second read finds nothing more to complain about.
+  await store.list('runs/job');
+  assert.equal(logger.at('warn').length, 10);
+  await store.close();
+});
+
+void test('a store stamped by a newer scheme warns at open; the stamp is never quarantined', async () => {
+  const first = await openStore('newer');
+  const metaDir = path.join(first.store.root, 'records', 'meta');
+  await first.store.close();
+  await writeFile(
+    path.join(metaDir, recordName(1)),
+    JSON.stringify({ schemaVersion: 'v2', data: { recordSchema: 'v2' } }),
+  );
+  const { store, logger } = await openStore('newer');
+  const [warning] = logger.at('warn');
+  assert.match(
+    warning!.message,
+    /stamped by record scheme v2, newer than this build understands \(v1\)/,
+  );
+  const description = await store.describe();
+  assert.deepEqual(description.stampedSchemaVersions, ['v1', 'v2']);
+  assert.equal(description.warnings.length, 1);
+  assert.equal((await store.list('meta')).length, 1, 'the v2 stamp is skipped, not moved');
+  assert.equal((await readdir(metaDir)).length, 2);
+  assert.equal(description.counts.quarantined, 0);
+  await store.close();
+});
+
+void test('a corrupt document is quarantined and reads as absent; a corrupt lease is never guessed', async () => {
+  const { store, logger } = await openStore('docs-leases');
+  await store.putDoc('kv/job/a', 1);
+  await writeFile(
+    path.join(store.root, 'docs', `${encodeName('kv/job/a')}.json`),
+    '{"schemaVersion":"v1","da',
+  );
+  assert.equal(await store.getDoc('kv/job/a'), undefined);
+  assert.equal((await store.describe()).counts.quarantined, 1);
+  assert.ok((await store.putDoc('kv/job/a', 2, { expectedVersion: null })).ok);
+
+  await store.acquireLease('slots/job', 'a', 1000);
+  const leaseFile = path.join(store.root, 'leases', `${encodeName('slots/job')}.json`);
+  await writeFile(leaseFile, 'garbage');
+  await assert.rejects(store.acquireLease('slots/job', 'b', 1000), (error) =>
+    isYacronError(error, 'YC_ERR_STATE_CORRUPT'),
+  );
+  assert.equal(await readFile(leaseFile, 'utf8'), 'garbage', 'left for an operator to fix');
+  assert.match(logger.at('error')[0]!.message, /refusing to guess its fence/);
+  assert.deepEqual(await store.listLeases(), [], 'a listing skips it');
+  await store.close();
+});
+
+void test('a blob whose bytes do not match its name is quarantined', async () => {
+  const { store } = await openStore('blobs');
+  const sha = await store.putBlob(new TextEncoder().encode('payload'));
+  await writeFile(path.join(store.root, 'blobs', sha), 'tampered');
+  assert.equal(await store.getBlob(sha), undefined);
+  assert.equal(await store.hasBlob(sha), false);
+  assert.equal((await store.describe()).quarantinedThisProcess['digest-mismatch'], 1);
+  await store.close();
+});
+
+void test('appends over the record cap are refused; a stream path that is a file lists as empty', async () => {
+  const dir = path.join(base, 'cap');
+  const store = new FsStateStore(
+    { path: dir, topology: 'single-node', maxRecordBytes: 1024 },
+    { clock: new FakeClock(T0), logger: recordingLogger() },
+  );
+  await store.open();
+  await assert.rejects(store.append('s', { text: 'x'.repeat(2000) }), (error) =>
+    isYacronError(error, 'YC_ERR_STATE_VALUE_INVALID'),
+  );
+  await writeFile(path.join(store.root, 'records', 'runs%2Fodd'), 'a file, not a directory');
+  assert.deepEqual(await store.list('runs/odd'), []);
+  assert.equal(await store.deriveMax('runs/odd', 'x'), undefined);
+  await store.close();
+});
+
+// Unreadable files: root reads through any mode, so as root the scenario runs as `nobody`.
+void test('an unreadable record (wrong owner/mode) is skipped with a warning and left in place', async () => {
+  const dir = path.join(base, 'perm');
+  await mkdir(dir, { mode: 0o755 });
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    await chmod(base, 0o711); // let `nobody` traverse the mkdtemp directory
+    await chown(dir, 65534, 65534);
+  }
+  else await chmod(dir, 0o700);
+  const fixture = path.resolve('test/fixtures/state-unreadable-record.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    ...(asRoot && { uid: 65534, gid: 65534 }),
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0, out);
+  const result = JSON.parse(out) as {
+    listed: number[];
+    warnings: string[];
+    stillThere: boolean;
+    quarantined: number;
+  };
+  assert.deepEqual(result.listed, [3, 1]);
+  assert.equal(result.stillThere, true);
+  assert.equal(result.quarantined, 0);
+  assert.equal(result.warnings.length, 1, 'warned once for two reads');
+  assert.match(
+    result.warnings[0]!,
+    /permission denied.*skipped for this read; every node sharing a store must run yacron2 as the same user/,
+  );
+});
