@@ -76,7 +76,7 @@ void test('opens the store and writes a manifest naming the jobs and shared scop
     scopes: ['global', 'shared'],
     dags: [],
   });
-  assert.ok(lines.some((line) => /^info State store open at/.test(line)));
+  assert.ok(lines.some((line) => /^info State store ready at/.test(line)));
   assert.ok(
     lines.some((line) => /^warn State store: only manifests and garbage collection run/.test(line)),
   );

@@ -20,7 +20,8 @@ import {
   type Manifest,
   type ManifestJobInput,
 } from './manifest.js';
-import { FsStateStore } from './fs-store.js';
+import type { Registry } from 'prom-client';
+import { createStateStore } from './create-store.js';
 import type { StateStore } from './types.js';
 
 /** The slice of the resolved `state` section the service reads (config's ResolvedState fits). */
@@ -29,6 +30,8 @@ export interface StateServiceSettings {
   readonly deploymentId: string | null;
   readonly topology: 'auto' | 'single-node' | 'shared';
   readonly gcGraceMs: number | null;
+  /** Token-bucket cap on store operations; 0 / undefined = unlimited. */
+  readonly maxOpsPerSecond?: number;
 }
 
 /** What the manifest names: the loaded config's job set. */
@@ -105,7 +108,7 @@ export function startStateService(
       const description = await store.describe({ probeWrite: true });
       const where = description.root ?? settings.path;
       logger.info(
-        `State store open at ${where} (backend ${description.backend}, namespace ${description.namespace}, topology ${description.topology}, setting ${description.topologySetting})`,
+        `State store ready at ${where} (backend ${description.backend}, namespace ${description.namespace}, topology ${description.topology}, setting ${description.topologySetting})`,
       );
       if (description.writable === false) {
         logger.warn(`State store at ${where} is not writable: durable writes will be dropped`);
@@ -231,6 +234,14 @@ export interface StateConfigView {
   readonly jobs: readonly ManifestJobInput[];
 }
 
+export interface DaemonStateDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly host: string;
+  /** The daemon's Prometheus registry, for the store's own families. */
+  readonly registry?: Registry;
+}
+
 export interface DaemonStateHandle {
   readonly service: StateService;
   /** The settings the service was started with, to tell a changed section on reload. */
@@ -245,7 +256,7 @@ export interface DaemonStateHandle {
 export async function applyDaemonStateSection(
   handle: DaemonStateHandle | undefined,
   config: StateConfigView,
-  deps: { readonly clock: Clock; readonly logger: Logger; readonly host: string },
+  deps: DaemonStateDeps,
 ): Promise<DaemonStateHandle | undefined> {
   const source: ManifestSource = { jobSetId: config.jobSetId, jobs: config.jobs };
   if (config.state === null) {
@@ -265,21 +276,33 @@ export async function applyDaemonStateSection(
     await handle.close();
   }
   const service = startStateService(
-    { ...deps, createStore: (settings) => createFsStore(settings, deps) },
+    {
+      clock: deps.clock,
+      logger: deps.logger,
+      host: deps.host,
+      createStore: (settings) => createFsStore(settings, deps),
+    },
     config.state,
     source,
   );
   return { service, settingsKey, close: () => service.close() };
 }
 
-function createFsStore(
-  settings: StateServiceSettings,
-  deps: { readonly clock: Clock; readonly logger: Logger },
-): StateStore {
-  return new FsStateStore(
-    { path: settings.path, deploymentId: settings.deploymentId, topology: settings.topology },
-    { clock: deps.clock, logger: deps.logger },
-  );
+/** The metered, rate-limited filesystem store (yacron2_state_* on the daemon's registry). */
+function createFsStore(settings: StateServiceSettings, deps: DaemonStateDeps): StateStore {
+  return createStateStore(
+    {
+      path: settings.path,
+      deploymentId: settings.deploymentId,
+      topology: settings.topology,
+      maxOpsPerSecond: settings.maxOpsPerSecond ?? 0,
+    },
+    {
+      clock: deps.clock,
+      logger: deps.logger,
+      ...(deps.registry === undefined ? {} : { registry: deps.registry }),
+    },
+  ).store;
 }
 
 /** Everything but where the section was written (moving it in the file changes nothing). */
