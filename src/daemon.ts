@@ -14,7 +14,7 @@ import { createMetrics, createStatsdPublisher, type Metrics } from './metrics/in
 import { dispatchReport, type ReporterDeps } from './report/index.js';
 import { createRunner } from './runner/index.js';
 import { createScheduler, type Scheduler } from './scheduler/index.js';
-import type { DaemonStateHandle } from './state/service.js';
+import type { DaemonStateDeps, DaemonStateHandle } from './state/service.js';
 
 /** How often the configuration files are checked for changes (spec: about once a minute). */
 export const RELOAD_INTERVAL_MS = 60_000;
@@ -79,7 +79,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let signature = await configSignature(config);
   scheduler.start();
   // The store opens in the background: a slow or dead store never delays scheduling.
-  const stateDeps = { clock, logger, host: env.HOSTNAME };
+  const stateDeps = { clock, logger, host: env.HOSTNAME, registry: metrics.registry };
   let durableState = await applyStateSection(undefined, config, stateDeps);
 
   let reloadTimer: TimerHandle | undefined;
@@ -173,7 +173,7 @@ export async function runDaemonUntilSignalled(options: DaemonOptions): Promise<v
 async function applyStateSection(
   handle: DaemonStateHandle | undefined,
   config: ResolvedConfig,
-  deps: { readonly clock: Clock; readonly logger: Logger; readonly host: string },
+  deps: DaemonStateDeps,
 ): Promise<DaemonStateHandle | undefined> {
   if (handle === undefined && config.state === null) return undefined;
   const { applyDaemonStateSection } = await import('./state/service.js');
