@@ -1,6 +1,7 @@
 // The composition root: the one place that builds real I/O (system clock, child processes,
 // stdout/stderr, signals) and wires the scheduler, the reporters and the reload loop.
 import { hostname } from 'node:os';
+import { Counter } from 'prom-client';
 import {
   describeError,
   systemClock,
@@ -59,8 +60,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const reports = new TaskSet((error) =>
     logger.error(`Problem running a reporter: ${describeError(error)}`),
   );
-  const reporterDeps: ReporterDeps = { logger, baseEnv: env, tasks: reports };
   const metrics = createMetrics({ clock, logger, config });
+  // Reporter failures are logged by the dispatcher and counted here (not a reference family).
+  const reportFailures = new Counter({
+    name: 'yacron2_report_failures_total',
+    help: 'Reports that could not be delivered, by job and reporter.',
+    labelNames: ['job_name', 'reporter'] as const,
+    registers: [metrics.registry],
+  });
+  const reporterDeps: ReporterDeps = {
+    logger,
+    clock,
+    baseEnv: env,
+    tasks: reports,
+    onReporterFailed: (reporter, jobName) => reportFailures.inc({ job_name: jobName, reporter }),
+  };
   metrics.onConfigReloaded(true, config);
   const statsd = createStatsdPublisher({ clock, logger });
   const unsubscribers = [
