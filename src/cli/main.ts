@@ -12,6 +12,7 @@ import {
 } from '../common/index.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { processIo, type CommandIo } from './io.js';
+import type { AdminRequest } from '../state/admin/index.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/yacron2.d';
 const DEFAULT_SHUTDOWN_GRACE_SECONDS = 60;
@@ -71,6 +72,8 @@ function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Comma
     })
     .exitOverride()
     .showHelpAfterError(false)
+    // Program options only before a subcommand: `yacron2 state -c X gc` must be refused.
+    .enablePositionalOptions()
     .option('-c, --config <path>', 'configuration file or directory', DEFAULT_CONFIG_PATH)
     .option('-l, --log-level <level>', 'log level: DEBUG, INFO, WARNING, ERROR or CRITICAL', 'INFO')
     .option('-v, --validate-config', 'check the configuration, print the result and exit')
@@ -113,7 +116,103 @@ function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Comma
       );
     });
 
+  registerStateCommand(program, io, setExitCode);
   return program;
+}
+
+/**
+ * `yacron2 state ACTION`: routed by action name (spec/cli.md §1 step 5). The offline admin
+ * actions are registered here; the job-facing `get|set|delete|keys` of a later issue become
+ * sibling subcommands. `-c` is accepted before `state` or after the action, never in between.
+ */
+function registerStateCommand(
+  program: Command,
+  io: CommandIo,
+  setExitCode: (code: number) => void,
+): void {
+  const state = program
+    .command('state')
+    .description('administer the durable store of the state section (offline)')
+    .argument('[action]')
+    .action((action: string | undefined) => {
+      if (action === undefined) {
+        io.stdout('yacron2 state: no action given (see `yacron2 state --help`)\n');
+      } else {
+        io.stderr(
+          `yacron2 state: error: unknown action '${action}' (see \`yacron2 state --help\`)\n`,
+        );
+      }
+      setExitCode(EXIT_USAGE);
+    });
+  const configOption = (): Option =>
+    new Option(
+      '-c, --config <path>',
+      'configuration file or directory (default: as before `state`)',
+    );
+  const run = async (request: AdminRequest, config: string | undefined): Promise<void> => {
+    const { runStateAdminCli } = await import('./commands/state-admin.js');
+    const configPath = config ?? program.opts<{ config: string }>().config;
+    setExitCode(await runStateAdminCli({ configPath, request }, io));
+  };
+  state
+    .command('backup')
+    .description('write an owner-only .tar.gz of the store (safe against a live daemon)')
+    .requiredOption('-o, --output <file>', 'the archive to write')
+    .addOption(configOption())
+    .action((flags: { output: string; config?: string }) =>
+      run({ action: 'backup', output: flags.output }, flags.config),
+    );
+  state
+    .command('restore')
+    .description('restore a backup into the store (stop the daemon first)')
+    .argument('<archive>', 'a .tar.gz written by `state backup`')
+    .option('--force', 'merge into a store that already has data')
+    .addOption(configOption())
+    .action((archive: string, flags: { force?: boolean; config?: string }) =>
+      run({ action: 'restore', archive, force: flags.force === true }, flags.config),
+    );
+  state
+    .command('migrate')
+    .description('copy the store to another path or mount (stop the daemon first)')
+    .requiredOption('--dest <path>', 'the new state.path')
+    .option('--dest-deployment-id <id>', 'the namespace at the destination (default: the same)')
+    .option('--force', 'merge into a destination that already has data')
+    .addOption(configOption())
+    .action(
+      (flags: { dest: string; destDeploymentId?: string; force?: boolean; config?: string }) =>
+        run(
+          {
+            action: 'migrate',
+            dest: flags.dest,
+            ...(flags.destDeploymentId === undefined
+              ? {}
+              : { destDeploymentId: flags.destDeploymentId }),
+            force: flags.force === true,
+          },
+          flags.config,
+        ),
+    );
+  state
+    .command('gc')
+    .description('run one garbage-collection pass')
+    .option('--dry-run', 'report what would be removed, remove nothing')
+    .addOption(configOption())
+    .action((flags: { dryRun?: boolean; config?: string }) =>
+      run({ action: 'gc', dryRun: flags.dryRun === true }, flags.config),
+    );
+  state
+    .command('check')
+    .description('probe writability and print an inventory of the store')
+    .addOption(configOption())
+    .action((flags: { config?: string }) => run({ action: 'check' }, flags.config));
+  state
+    .command('migrate-schema')
+    .description('rewrite records of older record schemes to the current one')
+    .option('--dry-run', 'count, convert nothing')
+    .addOption(configOption())
+    .action((flags: { dryRun?: boolean; config?: string }) =>
+      run({ action: 'migrate-schema', dryRun: flags.dryRun === true }, flags.config),
+    );
 }
 
 async function runDaemonCommand(
