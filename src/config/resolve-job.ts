@@ -14,10 +14,12 @@ import { defaultShell, resolveReportBlock, resolveSecretSource, toJobCommand } f
 import type { TypedJob } from './typed-job.js';
 import type {
   EnvironmentEntry,
+  FailsWhen,
   JobSchedule,
   JobSecret,
   MonitorResources,
   ResolvedJob,
+  RetryPolicy,
 } from './types.js';
 
 export type EnvFileRead =
@@ -45,7 +47,26 @@ export interface JobDraft {
   readonly loc: Loc;
 }
 
-const MONITOR_DEFAULTS: MonitorResources = { enabled: false, intervalMs: 1000, history: 240 };
+// Defaults shared by every job that does not override them (frozen: jobs are immutable). With
+// 100k jobs a per-job copy of each of these is several MB of identical objects.
+const MONITOR_DEFAULTS: MonitorResources = Object.freeze({
+  enabled: false,
+  intervalMs: 1000,
+  history: 240,
+});
+const FAILS_WHEN_DEFAULTS: FailsWhen = Object.freeze({
+  producesStdout: false,
+  producesStderr: true,
+  nonzeroReturn: true,
+  always: false,
+});
+const RETRY_DEFAULTS: RetryPolicy = Object.freeze({
+  maximumRetries: 0,
+  initialDelayMs: secondsToMs(1),
+  maximumDelayMs: secondsToMs(300),
+  backoffMultiplier: 2,
+});
+const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
 export async function resolveJob(
   draft: JobDraft,
@@ -125,14 +146,18 @@ export async function resolveJob(
   const rangeIssue = checkRanges(job, where, jobIssue);
   if (rangeIssue) return rangeIssue;
 
-  const environment = dedupeBy(
-    [...fileEntries, ...dedupeBy(job.environment ?? [], (entry) => entry.key)],
-    (entry) => entry.key,
-  ).map(({ key, value }) => ({ key, value }));
+  const environment =
+    fileEntries.length === 0 && (job.environment ?? []).length === 0
+      ? NO_ENTRIES
+      : dedupeBy(
+          [...fileEntries, ...dedupeBy(job.environment ?? [], (entry) => entry.key)],
+          (entry) => entry.key,
+        ).map(({ key, value }) => ({ key, value }));
 
-  const retry = job.onFailure?.retry;
-  // Built once and mutated only to set the digest (computed from every other field) before
-  // freezing: spreading a 45-key object per job was a measurable part of loading 1,000 jobs.
+  // Built once, from one literal, and mutated only to set the digest (computed from every other
+  // field) before freezing: every job then has the same hidden class. A spread copy plus new keys
+  // gave each job a shape of its own (~1 KB of map and descriptors per job, and megamorphic
+  // property reads in the scheduler).
   const resolved: { -readonly [K in keyof ResolvedJob]: ResolvedJob[K] } = {
     digest: '',
     source: { file: draft.loc.file, line: draft.loc.line },
@@ -160,18 +185,8 @@ export async function resolveJob(
     executionTimeoutMs:
       job.executionTimeout === undefined ? null : secondsToMs(job.executionTimeout),
     killTimeoutMs: secondsToMs(job.killTimeout ?? 30),
-    failsWhen: {
-      producesStdout: job.failsWhen?.producesStdout ?? false,
-      producesStderr: job.failsWhen?.producesStderr ?? true,
-      nonzeroReturn: job.failsWhen?.nonzeroReturn ?? true,
-      always: job.failsWhen?.always ?? false,
-    },
-    retry: {
-      maximumRetries: retry?.maximumRetries ?? 0,
-      initialDelayMs: secondsToMs(retry?.initialDelay ?? 1),
-      maximumDelayMs: secondsToMs(retry?.maximumDelay ?? 300),
-      backoffMultiplier: retry?.backoffMultiplier ?? 2,
-    },
+    failsWhen: resolveFailsWhen(job.failsWhen),
+    retry: resolveRetry(job.onFailure?.retry),
     onFailureReport: resolveReportBlock(job.onFailure?.report, services.platform),
     onPermanentFailureReport: resolveReportBlock(job.onPermanentFailure?.report, services.platform),
     onSuccessReport: resolveReportBlock(job.onSuccess?.report, services.platform),
@@ -189,14 +204,34 @@ export async function resolveJob(
     onlyIfLastSucceeded: job.onlyIfLastSucceeded ?? false,
     archiveOutput: job.archiveOutput ?? false,
     redactArchivedSecrets: job.redactArchivedSecrets ?? true,
-    secrets,
-    stateAllowedScopes: [...(job.stateAllowedScopes ?? [])],
+    secrets: secrets.length === 0 ? NO_ENTRIES : secrets,
+    stateAllowedScopes:
+      job.stateAllowedScopes === undefined || job.stateAllowedScopes.length === 0
+        ? NO_ENTRIES
+        : [...job.stateAllowedScopes],
   };
-  return deepFreeze({
-    ...resolved,
-    digest: computeJobDigest(resolved, services.platform),
-    source: { file: draft.loc.file, line: draft.loc.line },
-  });
+  resolved.digest = computeJobDigest(resolved, services.platform);
+  return deepFreeze(resolved);
+}
+
+function resolveFailsWhen(value: TypedJob['failsWhen']): FailsWhen {
+  if (value === undefined) return FAILS_WHEN_DEFAULTS;
+  return {
+    producesStdout: value.producesStdout ?? false,
+    producesStderr: value.producesStderr ?? true,
+    nonzeroReturn: value.nonzeroReturn ?? true,
+    always: value.always ?? false,
+  };
+}
+
+function resolveRetry(value: NonNullable<TypedJob['onFailure']>['retry']): RetryPolicy {
+  if (value === undefined) return RETRY_DEFAULTS;
+  return {
+    maximumRetries: value.maximumRetries ?? 0,
+    initialDelayMs: secondsToMs(value.initialDelay ?? 1),
+    maximumDelayMs: secondsToMs(value.maximumDelay ?? 300),
+    backoffMultiplier: value.backoffMultiplier ?? 2,
+  };
 }
 
 type ScheduleResult =
@@ -261,7 +296,7 @@ function resolveSchedule(
 
 function resolveMonitorResources(value: TypedJob['monitorResources']): MonitorResources {
   if (value === undefined || value === false) return MONITOR_DEFAULTS;
-  if (value === true) return { ...MONITOR_DEFAULTS, enabled: true };
+  if (value === true) return { enabled: true, intervalMs: 1000, history: 240 };
   return {
     enabled: value.enabled ?? true,
     intervalMs: secondsToMs(value.interval ?? 1),
