@@ -1,34 +1,31 @@
-// The next-fire index: an indexed binary min-heap of (instant, config order) keyed by job name.
-// One heap for every cron job, so 100k jobs cost O(log n) per fire and one timer, not 100k timers.
-// Invariant: each key appears at most once; ties on the instant are broken by config order.
+// The next-fire index: a binary min-heap of (instant, config order) nodes. One heap for every cron
+// job, so 100k jobs cost O(log n) per fire and one timer, not 100k timers. Ties on the instant are
+// broken by config order.
+//
+// The nodes are the caller's own objects (the scheduler's per-job entries), each carrying its
+// heap position: no key → position map to keep up to date on every swap, no extra object per job,
+// and moving or removing a node is O(log n) with no lookup.
 
-export interface FireEntry {
-  readonly key: string;
+export interface FireNode {
+  /** The pending fire instant (meaningful while the node is in a heap). */
   atMs: number;
+  /** Tie-break among nodes due at the same instant: lower fires first. */
   order: number;
+  /** Position in the heap array, or -1 when in no heap. Owned by FireHeap. */
+  heapIndex: number;
 }
 
-function before(a: FireEntry, b: FireEntry): boolean {
+function before(a: FireNode, b: FireNode): boolean {
   return a.atMs < b.atMs || (a.atMs === b.atMs && a.order < b.order);
 }
 
-export class FireHeap {
-  #items: FireEntry[] = [];
-  #positions = new Map<string, number>();
+export class FireHeap<N extends FireNode> {
+  #items: N[] = [];
 
-  /** Build from entries in O(n) (Floyd's heapify); later duplicates of a key win. */
-  static from(entries: Iterable<{ key: string; atMs: number; order: number }>): FireHeap {
-    const heap = new FireHeap();
-    for (const { key, atMs, order } of entries) {
-      const existing = heap.#positions.get(key);
-      const entry: FireEntry = { key, atMs, order };
-      if (existing === undefined) {
-        heap.#positions.set(key, heap.#items.length);
-        heap.#items.push(entry);
-      } else {
-        heap.#items[existing] = entry;
-      }
-    }
+  /** Build from distinct nodes with their atMs and order set, in O(n) (Floyd's heapify). */
+  static from<N extends FireNode>(nodes: readonly N[]): FireHeap<N> {
+    const heap = new FireHeap<N>();
+    heap.#items = nodes.slice();
     heap.#heapify();
     return heap;
   }
@@ -37,123 +34,128 @@ export class FireHeap {
     return this.#items.length;
   }
 
-  has(key: string): boolean {
-    return this.#positions.has(key);
+  has(node: N): boolean {
+    return node.heapIndex >= 0 && this.#items[node.heapIndex] === node;
   }
 
-  /** The key's instant, or undefined when absent. */
-  get(key: string): number | undefined {
-    const at = this.#positions.get(key);
-    return at === undefined ? undefined : this.#items[at]?.atMs;
-  }
-
-  peek(): FireEntry | undefined {
+  peek(): N | undefined {
     return this.#items[0];
   }
 
-  /** Insert or move a key. */
-  set(key: string, atMs: number, order: number): void {
-    const at = this.#positions.get(key);
-    if (at === undefined) {
-      this.#items.push({ key, atMs, order });
-      this.#positions.set(key, this.#items.length - 1);
-      this.#siftUp(this.#items.length - 1);
+  /** Insert the node at `atMs`, or move it there when it is in the heap already. */
+  set(node: N, atMs: number): void {
+    node.atMs = atMs;
+    if (this.has(node)) {
+      this.#siftUp(node);
+      this.#siftDown(node);
       return;
     }
-    const entry = this.#item(at);
-    entry.atMs = atMs;
-    entry.order = order;
-    this.#siftUp(at);
-    this.#siftDown(this.#positions.get(key) ?? at);
+    node.heapIndex = this.#items.length;
+    this.#items.push(node);
+    this.#siftUp(node);
   }
 
-  delete(key: string): boolean {
-    const at = this.#positions.get(key);
-    if (at === undefined) return false;
-    this.#removeAt(at);
+  delete(node: N): boolean {
+    if (!this.has(node)) return false;
+    this.#remove(node);
     return true;
   }
 
-  pop(): FireEntry | undefined {
-    if (this.#items.length === 0) return undefined;
-    return this.#removeAt(0);
+  /** Put `next` in `previous`'s place with `previous`'s instant (and `next`'s own order). */
+  replace(previous: N, next: N): void {
+    if (previous === next || !this.has(previous)) return;
+    if (this.has(next)) this.#remove(next);
+    const at = previous.heapIndex;
+    next.atMs = previous.atMs;
+    next.heapIndex = at;
+    previous.heapIndex = -1;
+    this.#items[at] = next;
+    this.#siftUp(next);
+    this.#siftDown(next);
   }
 
-  /** Remove and return every entry due at or before `nowMs`, soonest first. */
-  popDue(nowMs: number): FireEntry[] {
-    const due: FireEntry[] = [];
-    for (let top = this.peek(); top !== undefined && top.atMs <= nowMs; top = this.peek()) {
-      due.push(this.#removeAt(0));
+  pop(): N | undefined {
+    const top = this.#items[0];
+    if (top !== undefined) this.#remove(top);
+    return top;
+  }
+
+  /** Remove and return every node due at or before `nowMs`, soonest first. */
+  popDue(nowMs: number): N[] {
+    const due: N[] = [];
+    for (let top = this.#items[0]; top !== undefined && top.atMs <= nowMs; top = this.#items[0]) {
+      this.#remove(top);
+      due.push(top);
     }
     return due;
   }
 
-  /** Re-key every entry's tie-break order (after a reload reorders jobs) and restore the heap. */
-  reorder(orderOf: (key: string) => number): void {
-    for (const entry of this.#items) entry.order = orderOf(entry.key);
+  /** Restore heap order after nodes' `order` changed (a reload renumbers jobs). */
+  reorder(): void {
     this.#heapify();
   }
 
-  /** Entries in heap order (not sorted); for inspection and tests. */
-  entries(): readonly FireEntry[] {
+  /** Nodes in heap order (not sorted); for inspection and tests. */
+  entries(): readonly N[] {
     return this.#items;
   }
 
-  #item(at: number): FireEntry {
-    const entry = this.#items[at];
-    if (!entry) throw new Error(`FireHeap index ${at} out of range`);
-    return entry;
-  }
-
-  #removeAt(at: number): FireEntry {
-    const removed = this.#item(at);
-    const last = this.#items.pop();
-    this.#positions.delete(removed.key);
-    if (last !== undefined && last !== removed) {
-      this.#items[at] = last;
-      this.#positions.set(last.key, at);
-      this.#siftUp(at);
-      this.#siftDown(this.#positions.get(last.key) ?? at);
+  #remove(node: N): void {
+    const items = this.#items;
+    const at = node.heapIndex;
+    const last = items.pop() as N;
+    node.heapIndex = -1;
+    if (last !== node) {
+      items[at] = last;
+      last.heapIndex = at;
+      this.#siftUp(last);
+      this.#siftDown(last);
     }
-    return removed;
   }
 
-  #swap(i: number, j: number): void {
-    const a = this.#item(i);
-    const b = this.#item(j);
-    this.#items[i] = b;
-    this.#items[j] = a;
-    this.#positions.set(b.key, i);
-    this.#positions.set(a.key, j);
-  }
-
-  #siftUp(start: number): void {
-    let i = start;
+  #siftUp(node: N): void {
+    const items = this.#items;
+    let i = node.heapIndex;
     while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!before(this.#item(i), this.#item(parent))) return;
-      this.#swap(i, parent);
-      i = parent;
+      const parentAt = (i - 1) >> 1;
+      const parent = items[parentAt] as N;
+      if (!before(node, parent)) break;
+      items[i] = parent;
+      parent.heapIndex = i;
+      i = parentAt;
     }
+    items[i] = node;
+    node.heapIndex = i;
   }
 
-  #siftDown(start: number): void {
-    const n = this.#items.length;
-    let i = start;
+  #siftDown(node: N): void {
+    const items = this.#items;
+    const n = items.length;
+    let i = node.heapIndex;
     for (;;) {
       const left = 2 * i + 1;
-      if (left >= n) return;
-      const right = left + 1;
-      let smallest = left;
-      if (right < n && before(this.#item(right), this.#item(left))) smallest = right;
-      if (!before(this.#item(smallest), this.#item(i))) return;
-      this.#swap(i, smallest);
-      i = smallest;
+      if (left >= n) break;
+      let childAt = left;
+      let child = items[left] as N;
+      if (left + 1 < n) {
+        const right = items[left + 1] as N;
+        if (before(right, child)) {
+          childAt = left + 1;
+          child = right;
+        }
+      }
+      if (!before(child, node)) break;
+      items[i] = child;
+      child.heapIndex = i;
+      i = childAt;
     }
+    items[i] = node;
+    node.heapIndex = i;
   }
 
   #heapify(): void {
-    this.#items.forEach((entry, index) => this.#positions.set(entry.key, index));
-    for (let i = (this.#items.length >> 1) - 1; i >= 0; i--) this.#siftDown(i);
+    const items = this.#items;
+    for (let i = 0; i < items.length; i++) (items[i] as N).heapIndex = i;
+    for (let i = (items.length >> 1) - 1; i >= 0; i--) this.#siftDown(items[i] as N);
   }
 }

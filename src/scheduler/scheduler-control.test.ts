@@ -144,6 +144,41 @@ void describe('reload (applyConfig)', () => {
     await h.stop();
   });
 
+  void it('hands kept slots to the reloaded jobs, in the new config order (duplicates too)', async () => {
+    const h = createHarness([
+      makeJob({ name: 'a', schedule: '*/5 * * * *' }),
+      makeJob({ name: 'b', schedule: '*/5 * * * *' }),
+      makeJob({ name: 'c', schedule: '*/5 * * * *' }),
+    ]);
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    await h.clock.advance(MINUTE);
+    const c2 = makeJob({
+      name: 'c',
+      schedule: '*/5 * * * *',
+      command: { kind: 'argv', argv: ['2'] },
+    });
+    h.scheduler.applyConfig(
+      makeConfig([
+        makeJob({ name: 'c', schedule: '*/5 * * * *' }),
+        makeJob({ name: 'b', schedule: '*/5 * * * *' }),
+        makeJob({ name: 'a', schedule: '*/5 * * * *' }),
+        c2, // a later duplicate wins, at its own position
+      ]),
+    );
+    for (const name of ['a', 'b', 'c']) {
+      assert.equal(h.scheduler.getNextFireAtMs(name), T0 + 5 * MINUTE);
+    }
+    await h.clock.advance(4 * MINUTE);
+    assert.deepEqual(
+      h.runner.runs.map((run) => run.job.name),
+      ['b', 'a', 'c'],
+    );
+    assert.equal(h.runner.runsOf('c')[0]?.job, c2);
+    assert.equal(h.scheduler.getNextFireAtMs('c'), T0 + 10 * MINUTE);
+    await h.stop();
+  });
+
   void it('lets running instances finish and report under their old config', async () => {
     const old = makeJob({ name: 'j', schedule: '* * * * *' });
     const h = createHarness([old]);

@@ -12,8 +12,8 @@ import {
   type TimerHandle,
 } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
-import { nextFireTime, schedulesEqual } from '../schedule/index.js';
-import { FireHeap } from './fire-heap.js';
+import { nextFireTime, schedulesEqual, type Schedule } from '../schedule/index.js';
+import { FireHeap, type FireNode } from './fire-heap.js';
 import { planDueFires, slotResolutionMs } from './fire-plan.js';
 import { computeRunStats, HISTORY_SUMMARY_LIMIT } from './history.js';
 import { DEFAULT_LAUNCH_SLICE_SIZE } from './launch-queue.js';
@@ -36,9 +36,16 @@ export const MAX_SLEEP_MS = 30_000;
 /** A wall-clock step beyond monotonic progress larger than this is reported as a jump. */
 const CLOCK_JUMP_TOLERANCE_MS = 1_000;
 
-interface ConfiguredJob {
-  readonly job: ResolvedJob;
-  readonly order: number;
+/** A configured job, and its node in the next-fire heap (one object per job, nothing else). */
+class ConfiguredJob implements FireNode {
+  // NaN, not 0: the field holds a double from the start, so writing an epoch instant (not a small
+  // integer) does not change the field's representation and migrate all 100k objects.
+  atMs = Number.NaN;
+  heapIndex = -1;
+  constructor(
+    readonly job: ResolvedJob,
+    public order: number,
+  ) {}
 }
 
 type Phase = 'idle' | 'running' | 'stopping' | 'stopped';
@@ -54,7 +61,7 @@ class CronScheduler implements Scheduler {
   readonly #tasks: TaskSet;
   readonly #runs: RunControl;
   #jobs = new Map<string, ConfiguredJob>();
-  #heap = new FireHeap();
+  #heap = new FireHeap<ConfiguredJob>();
   #phase: Phase = 'idle';
   #timer: TimerHandle | null = null;
   #armedForMs: number | null = null;
@@ -96,13 +103,24 @@ class CronScheduler implements Scheduler {
     this.#phase = 'running';
     const nowMs = this.#clock.now();
     // Start-up pass: seed strictly after now (cron jobs never fire on this pass) ...
-    const seeds: { key: string; atMs: number; order: number }[] = [];
-    for (const { job, order } of this.#jobs.values()) {
+    const seeded: ConfiguredJob[] = [];
+    // Jobs with the same expression and zone share one parsed Schedule (the config loader caches
+    // them), so large configs compute each distinct first fire once.
+    const firstFires = new Map<Schedule, number | null>();
+    for (const entry of this.#jobs.values()) {
+      const { job } = entry;
       if (!job.enabled || job.schedule.kind !== 'cron') continue;
-      const atMs = nextFireTime(job.schedule.schedule, nowMs);
-      if (atMs !== null) seeds.push({ key: job.name, atMs, order });
+      const { schedule } = job.schedule;
+      let atMs = firstFires.get(schedule);
+      if (atMs === undefined) {
+        atMs = nextFireTime(schedule, nowMs);
+        firstFires.set(schedule, atMs);
+      }
+      if (atMs === null) continue;
+      entry.atMs = atMs;
+      seeded.push(entry);
     }
-    this.#heap = FireHeap.from(seeds);
+    this.#heap = FireHeap.from(seeded);
     // ... and launch every enabled @reboot job once, in config order.
     const plans: LaunchPlan[] = [];
     for (const { job } of this.#jobs.values()) {
@@ -162,13 +180,17 @@ class CronScheduler implements Scheduler {
 
   #setJobs(config: ResolvedConfig): void {
     const jobs = new Map<string, ConfiguredJob>();
-    // Duplicate names: the later definition wins (config.md §5.1), at its own position.
+    // Duplicate names: the later definition wins (config.md §5.1), at its own position. One pass;
+    // only a config with duplicates pays for renumbering (orders must stay dense and in map order).
+    let duplicates = false;
     for (const job of config.jobs) {
-      jobs.delete(job.name);
-      jobs.set(job.name, { job, order: 0 });
+      if (jobs.delete(job.name)) duplicates = true;
+      jobs.set(job.name, new ConfiguredJob(job, jobs.size));
     }
-    let order = 0;
-    for (const [name, entry] of jobs) jobs.set(name, { job: entry.job, order: order++ });
+    if (duplicates) {
+      let order = 0;
+      for (const entry of jobs.values()) entry.order = order++;
+    }
     this.#jobs = jobs;
   }
 
@@ -179,29 +201,34 @@ class CronScheduler implements Scheduler {
     const added: string[] = [];
     const removed: string[] = [];
     const changed: string[] = [];
-    for (const name of previous.keys()) {
+    for (const [name, entry] of previous) {
       if (this.#jobs.has(name)) continue;
       removed.push(name);
-      this.#heap.delete(name);
+      this.#heap.delete(entry);
       this.#runs.prune(name);
     }
-    for (const [name, { job, order }] of this.#jobs) {
-      const before = previous.get(name)?.job;
+    for (const [name, entry] of this.#jobs) {
+      const { job } = entry;
+      const previousEntry = previous.get(name);
+      const before = previousEntry?.job;
       if (!before) added.push(name);
       else if (before !== job && before.digest !== job.digest) changed.push(name);
+      // The pending fire stays with the name: the new entry takes the old one's heap slot.
+      if (previousEntry) this.#heap.replace(previousEntry, entry);
       // Before start() the start-up pass seeds everything; after shutdown nothing fires.
       if (this.#phase !== 'running') continue;
       if (!job.enabled || job.schedule.kind !== 'cron') {
-        this.#heap.delete(name);
+        this.#heap.delete(entry);
         continue;
       }
-      if (before && this.#heap.has(name) && sameCronTiming(before, job)) continue;
+      if (before && this.#heap.has(entry) && sameCronTiming(before, job)) continue;
       // New or changed timing: reseed strictly in the future. (A reload never fires @reboot jobs.)
       const atMs = nextFireTime(job.schedule.schedule, nowMs);
-      if (atMs === null) this.#heap.delete(name);
-      else this.#heap.set(name, atMs, order);
+      if (atMs === null) this.#heap.delete(entry);
+      else this.#heap.set(entry, atMs);
     }
-    this.#heap.reorder((key) => this.#jobs.get(key)?.order ?? Number.MAX_SAFE_INTEGER);
+    // Entries carry the new config order; restore the heap's tie-break.
+    this.#heap.reorder();
     this.events.emit('config:applied', { added, removed, changed, jobSetId: config.jobSetId });
     if (this.#phase === 'running') this.#armTimer();
   }
@@ -234,21 +261,21 @@ class CronScheduler implements Scheduler {
     due.sort((a, b) => a.order - b.order);
     const plans: LaunchPlan[] = [];
     for (const entry of due) {
-      const configured = this.#jobs.get(entry.key);
-      if (!configured) continue;
-      const { job, order } = configured;
+      // Every heap node is a current entry (applyConfig hands slots over by name).
+      const { job } = entry;
+      const slotMs = entry.atMs;
       if (job.schedule.kind !== 'cron' || !job.enabled) continue;
       const fire = planDueFires(
         job.schedule.schedule,
-        entry.atMs,
+        slotMs,
         nowMs,
         slotResolutionMs(job.schedule.secondGranularity),
       );
       // Advance strictly past the fired slots BEFORE launching: a slot fires at most once.
-      if (fire.nextFireAtMs !== null) this.#heap.set(job.name, fire.nextFireAtMs, order);
+      if (fire.nextFireAtMs !== null) this.#heap.set(entry, fire.nextFireAtMs);
       if (fire.late) {
         this.#logger.warn(
-          `Job ${job.name}: scheduler woke ${formatSeconds(fire.latenessMs)} seconds late for its ${new Date(entry.atMs).toISOString()} slot; ` +
+          `Job ${job.name}: scheduler woke ${formatSeconds(fire.latenessMs)} seconds late for its ${new Date(slotMs).toISOString()} slot; ` +
             (fire.fires.length > 0
               ? 'firing the current slot once'
               : 'the current slot does not match, not firing') +
@@ -256,7 +283,7 @@ class CronScheduler implements Scheduler {
         );
         this.events.emit('schedule:late', {
           jobName: job.name,
-          scheduledAtMs: entry.atMs,
+          scheduledAtMs: slotMs,
           latenessMs: fire.latenessMs,
           firedOnce: fire.fires.length > 0,
           nextFireAtMs: fire.nextFireAtMs,
@@ -337,12 +364,13 @@ class CronScheduler implements Scheduler {
 
   #snapshot(job: ResolvedJob): JobSnapshot {
     const runtime = this.#runs.find(job.name);
+    const entry = this.#jobs.get(job.name);
     const running = runtime ? [...runtime.running] : [];
     return {
       job,
       pids: running.map((instance) => instance.pid).filter((pid): pid is number => pid !== null),
       runningInstances: running.length,
-      nextFireAtMs: this.#heap.get(job.name) ?? null,
+      nextFireAtMs: entry === undefined ? null : this.#nextFireOf(entry),
       runs: runtime?.history.newest(HISTORY_SUMMARY_LIMIT) ?? [],
       ladder: runtime?.ladder ?? null,
     };
@@ -373,7 +401,12 @@ class CronScheduler implements Scheduler {
   }
 
   getNextFireAtMs(name: string): number | null {
-    return this.#heap.get(name) ?? null;
+    const entry = this.#jobs.get(name);
+    return entry === undefined ? null : this.#nextFireOf(entry);
+  }
+
+  #nextFireOf(entry: ConfiguredJob): number | null {
+    return this.#heap.has(entry) ? entry.atMs : null;
   }
 }
 
