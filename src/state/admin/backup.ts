@@ -3,7 +3,7 @@
 // daemon: records are immutable and every other file is replaced by atomic rename, so each file
 // read is whole; a file deleted mid-backup (a prune, a GC) is skipped.
 import { randomBytes } from 'node:crypto';
-import { chmod, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, open, rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DATA_DIRS, FILE_MODE, exists, isMissing, listDataFiles } from './layout.js';
 import { TarGzWriter } from './tar-writer.js';
@@ -21,14 +21,9 @@ export async function backupStore(ctx: AdminContext, output: string): Promise<vo
   let written = 0;
   try {
     for (const rel of await listDataFiles(nsDir)) {
-      let bytes: Buffer;
-      try {
-        bytes = await readFile(path.join(nsDir, ...rel.split('/')));
-      } catch (error) {
-        if (isMissing(error)) continue;
-        throw error;
-      }
-      await writer.add({ path: rel, bytes });
+      const file = await readWhole(path.join(nsDir, ...rel.split('/')));
+      if (file === undefined) continue;
+      await writer.add({ path: rel, bytes: file.bytes, mtime: file.mtime });
       const top = rel.slice(0, rel.indexOf('/'));
       counts.set(top, (counts.get(top) ?? 0) + 1);
       written++;
@@ -43,4 +38,21 @@ export async function backupStore(ctx: AdminContext, output: string): Promise<vo
   }
   const detail = DATA_DIRS.map((dir) => `${dir} ${counts.get(dir) ?? 0}`).join(', ');
   ctx.print(`state: backed up ${written} files (${detail}) from ${nsDir} to ${target}`);
+}
+
+/** A file's bytes and modification time, or undefined when it vanished (a prune, a GC). */
+export async function readWhole(file: string): Promise<{ bytes: Buffer; mtime: Date } | undefined> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    return { bytes: await handle.readFile(), mtime: stats.mtime };
+  } finally {
+    await handle.close();
+  }
 }

@@ -9,6 +9,7 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,11 +65,13 @@ const SAMPLE: Record<string, string> = {
 /** A store with SAMPLE's data files plus tmp/ and quarantine/ litter. */
 function seedStore(statePath: string, files = SAMPLE, deploymentId: string | null = null): string {
   const nsDir = namespaceDir(statePath, deploymentId);
+  const old = new Date(Date.UTC(2026, 0, 1));
   const all = { ...files, 'tmp/partial.tmp': 'torn', 'quarantine/bad.json': '{' };
   for (const [rel, content] of Object.entries(all)) {
     const file = path.join(nsDir, rel);
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, content, { mode: 0o600 });
+    utimesSync(file, old, old);
   }
   return nsDir;
 }
@@ -127,6 +130,9 @@ void test('backup → restore reproduces every data file byte for byte, each 060
     assert.equal(statSync(path.join(ctx.nsDir, rel)).mode & 0o777, 0o600, rel);
   }
   assert.equal(statSync(ctx.nsDir).mode & 0o777, 0o700);
+  const seconds = (dir: string): number =>
+    Math.floor(statSync(path.join(dir, 'blobs/ab/abcdef')).mtimeMs / 1000);
+  assert.equal(seconds(ctx.nsDir), seconds(source), 'modification times survive (blob ages)');
   assert.match(lines[0] ?? '', /^state: restored 5 of 6 files into .*; skipped 1 lock file\(s\)$/);
   assert.deepEqual(readdirSync(path.join(ctx.nsDir, 'tmp')), [], 'no staging left behind');
 });

@@ -3,8 +3,9 @@
 // a reader of the destination never sees a torn file. Refuses a destination inside (or equal
 // to, or containing) the source, and a destination that already has data unless --force
 // (merge: leases by fence-max, lock side-files skipped). Not safe while a daemon uses the store.
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
+import { readWhole } from './backup.js';
 import type { AdminContext } from './context.js';
 import { exists, hasData, isMissing, listDataFiles, namespaceDir } from './layout.js';
 import { FilePlacer } from './place-files.js';
@@ -39,15 +40,12 @@ export async function migrateStore(ctx: AdminContext, options: MigrateOptions): 
   await placer.prepare();
   let vanished = 0;
   for (const rel of await listDataFiles(source)) {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path.join(source, ...rel.split('/')));
-    } catch (error) {
-      if (!isMissing(error)) throw error;
+    const file = await readWhole(path.join(source, ...rel.split('/')));
+    if (file === undefined) {
       vanished++;
       continue;
     }
-    await placer.place(rel, bytes);
+    await placer.place(rel, file.bytes, file.mtime);
   }
   const { written, keptLeases, skippedLocks } = placer.tally;
   const extras = [

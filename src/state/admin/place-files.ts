@@ -3,7 +3,7 @@
 // `merge`, an existing lease keeps its place unless the incoming one has a fence at least as
 // high (fence-max: a fence must never move backwards), and lock side-files are never carried.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import {
   DATA_DIRS,
@@ -44,8 +44,11 @@ export class FilePlacer {
     }
   }
 
-  /** Place `bytes` at `rel` (a `/`-separated path already checked to stay inside the store). */
-  async place(rel: string, bytes: Uint8Array): Promise<PlaceOutcome> {
+  /**
+   * Place `bytes` at `rel` (a `/`-separated path already checked to stay inside the store),
+   * keeping the source's modification time when given (blob, temp and lock ages read it).
+   */
+  async place(rel: string, bytes: Uint8Array, mtime?: Date): Promise<PlaceOutcome> {
     if (rel.endsWith(LOCK_SUFFIX)) {
       this.tally.skippedLocks++;
       return 'skipped-lock';
@@ -64,6 +67,7 @@ export class FilePlacer {
     try {
       await writeFile(temp, bytes, { flag: 'wx', mode: FILE_MODE });
       await chmod(temp, FILE_MODE);
+      if (mtime !== undefined) await utimes(temp, mtime, mtime);
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });

@@ -4,10 +4,11 @@
 // --force a store that already has data is refused; with it the archive is merged (leases by
 // fence-max, lock side-files skipped). Not safe while a daemon uses the store.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { extract, list, type ReadEntry } from 'tar';
 import { judgeMember } from './archive-members.js';
+import { readWhole } from './backup.js';
 import type { AdminContext } from './context.js';
 import { DIR_MODE, TMP_DIR, exists, hasData, listDataFiles } from './layout.js';
 import { FilePlacer } from './place-files.js';
@@ -41,7 +42,8 @@ export async function restoreStore(ctx: AdminContext, options: RestoreOptions): 
       filter: (member, entry) => judgeMember(member, entryType(entry)).kind === 'extract',
     });
     for (const rel of await listDataFiles(staging)) {
-      await placer.place(rel, await readFile(path.join(staging, ...rel.split('/'))));
+      const file = await readWhole(path.join(staging, ...rel.split('/')));
+      if (file !== undefined) await placer.place(rel, file.bytes, file.mtime);
     }
   } finally {
     await rm(staging, { recursive: true, force: true });
