@@ -131,3 +131,11 @@ void test('a store that cannot be opened is retried in the background', async ()
   assert.equal((await store.list('manifests/node-a')).length, 1);
   await service.close();
 });
+
+void test('closing while the first manifest is being written leaves no timer behind', async () => {
+  const { clock, service } = setup();
+  assert.equal(await service.opened, true);
+  await service.close();
+  await clock.advance(0);
+  assert.equal(clock.pendingTimers, 0);
+});

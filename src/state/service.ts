@@ -95,6 +95,8 @@ export function startStateService(
   });
 
   function after(delayMs: number, work: () => Promise<void>): void {
+    // Work finishing after close() must not re-arm: a pending timer would keep the process up.
+    if (closed) return;
     const timer = clock.setTimer(() => {
       timers.delete(timer);
       if (!closed) tasks.run(work);
