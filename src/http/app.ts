@@ -1,0 +1,162 @@
+// One fastify instance of the control API (http-api A): hardened options (small bodies, no
+// body parsing, bounded params), bearer auth before routing (so an unknown path answers 401
+// before 404), 405 for a known path with the wrong method, and errors without stack traces.
+// Routes live in routes-api.ts and routes-streams.ts; binding lives in web-server.ts.
+import type { Duplex } from 'node:stream';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Clock, Logger } from '../common/index.js';
+import { createAuthPolicy, pathOf } from './auth.js';
+import type { JobListCache } from './job-list-cache.js';
+import type { OutputTracker } from './output-tracker.js';
+import { sendError } from './responses.js';
+import { registerApiRoutes } from './routes-api.js';
+import { registerStreamRoutes } from './routes-streams.js';
+import { DEFAULT_STREAM_LIMITS, type SseStream } from './sse-stream.js';
+import type {
+  DaemonControl,
+  DaemonView,
+  JobSetInfo,
+  RenderMetrics,
+  StreamLimits,
+  WebSettings,
+} from './types.js';
+
+/** Request bodies are never read by the control API; anything bigger than this is refused. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+/** Longest path parameter (job names); longer ones are a 400. */
+export const MAX_PARAM_LENGTH = 4096;
+/** Time allowed to receive a whole request (headers and body). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface HttpAppDeps {
+  readonly view: DaemonView;
+  readonly control: DaemonControl;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly version: string;
+  readonly jobSet: () => JobSetInfo;
+  /** null = no metrics renderer: /metrics is not served. */
+  readonly renderMetrics: RenderMetrics | null;
+  /** Shared across servers and restarts (web-server.ts owns them). */
+  readonly outputs: OutputTracker;
+  readonly jobList: JobListCache;
+  readonly streamLimits?: StreamLimits;
+}
+
+/** What the routes share: deps, settings and the set of open SSE streams. */
+export interface RouteContext extends HttpAppDeps {
+  readonly settings: WebSettings;
+  readonly streamLimits: StreamLimits;
+  readonly streams: Set<SseStream>;
+}
+
+/** A route registered on the app, for the 405 answer. */
+interface KnownRoute {
+  readonly pattern: RegExp;
+  readonly methods: Set<string>;
+}
+
+function routePattern(url: string): RegExp {
+  const source = url
+    .split('/')
+    .map((segment) =>
+      segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+export async function buildHttpApp(
+  deps: HttpAppDeps,
+  settings: WebSettings,
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    return503OnClosing: true,
+    exposeHeadRoutes: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Undecodable URLs (`%FF`) and over-long parameters: a bare 400, like other client errors.
+    frameworkErrors: (_error, _request, reply) => {
+      sendError(reply, 400);
+    },
+  });
+
+  const context: RouteContext = {
+    ...deps,
+    settings,
+    streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS,
+    streams: new Set(),
+  };
+
+  // Bodies are accepted (bounded by bodyLimit) and ignored: no route reads one, so no content
+  // type can make a request fail to parse.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => {
+    done(null, undefined);
+  });
+
+  const auth = createAuthPolicy({
+    token: settings.authToken,
+    uiPublic: settings.ui,
+    metricsPublic: settings.metrics.enabled && settings.metrics.public,
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (auth.allows(request.method, request.url, request.headers.authorization)) {
+      done();
+      return;
+    }
+    sendError(reply, 401);
+  });
+
+  const known: KnownRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const existing = known.find((entry) => entry.pattern.source === routePattern(route.url).source);
+    if (existing) for (const method of methods) existing.methods.add(method);
+    else known.push({ pattern: routePattern(route.url), methods: new Set(methods) });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = pathOf(request.url);
+    const allowed = known.find((entry) => entry.pattern.test(path))?.methods;
+    if (allowed && !allowed.has(request.method)) {
+      reply.header('Allow', [...allowed].sort().join(', '));
+      return sendError(reply, 405, `${request.method} is not allowed on ${path}`);
+    }
+    return sendError(reply, 404);
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status =
+      typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600
+        ? error.statusCode
+        : 500;
+    if (status >= 500) {
+      deps.logger.error(
+        { err: error },
+        `web: ${request.method} ${pathOf(request.url)} failed: ${error.message}`,
+      );
+      return sendError(reply, status, 'the request could not be handled');
+    }
+    // Fastify's own client-error messages (body too large, bad content length) are safe to show.
+    return sendError(reply, status, error.message);
+  });
+
+  // SSE streams never end on their own; end them so close() does not wait for the clients.
+  app.addHook('preClose', (done) => {
+    for (const stream of [...context.streams]) stream.end();
+    done();
+  });
+
+  // Node closes CONNECT requests' sockets without an answer unless someone listens.
+  app.server.on('connect', (_request: unknown, socket: Duplex) => {
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+
+  registerApiRoutes(app, context);
+  registerStreamRoutes(app, context);
+  await app.ready();
+  return app;
+}

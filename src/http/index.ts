@@ -1,0 +1,19 @@
+// The http door: the control API's web controller (reconciled with the `web` section), the
+// app builder for route tests, and the interfaces the daemon hands it.
+export { WebServer, type WebServerDeps } from './web-server.js';
+export { buildHttpApp, type HttpAppDeps, BODY_LIMIT_BYTES, MAX_PARAM_LENGTH } from './app.js';
+export { JobListCache } from './job-list-cache.js';
+export { OutputTracker, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './output-tracker.js';
+export { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
+export { describeRelativeSeconds, formatStatusText } from './status-text.js';
+export { readPackageVersion } from './version.js';
+export type {
+  DaemonControl,
+  DaemonEvents,
+  DaemonView,
+  JobSetInfo,
+  MetricsExposition,
+  RenderMetrics,
+  StreamLimits,
+  WebSettings,
+} from './types.js';

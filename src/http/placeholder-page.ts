@@ -1,0 +1,19 @@
+// The page served at `GET /` while the dashboard (a later issue) is not built: static, no data,
+// no script, so it is safe to serve without a token (http-api A.2).
+
+export const PLACEHOLDER_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>yacron2</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#222}code{background:#eee;padding:0 .2em}</style>
+</head>
+<body>
+<h1>yacron2</h1>
+<p>The web dashboard is not built yet.</p>
+<p>The control API is available: try <code>GET /status</code>, <code>GET /jobs</code> or
+<code>GET /version</code> (with <code>Authorization: Bearer &lt;token&gt;</code> when
+<code>web.authToken</code> is set).</p>
+</body>
+</html>
+`;

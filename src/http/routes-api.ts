@@ -1,0 +1,124 @@
+// The JSON and text routes of the control API (http-api A.4-A.7, A.11, A.12, A.13, /metrics and
+// the `GET /` page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are bare.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { describeError, isYacronError } from '../common/index.js';
+import type { RouteContext } from './app.js';
+import { PLACEHOLDER_PAGE } from './placeholder-page.js';
+import { pythonRepr } from './python-repr.js';
+import {
+  HTML_TYPE,
+  JSON_TYPE,
+  SECURITY_HEADERS,
+  TEXT_TYPE,
+  mergeHeaders,
+  sendError,
+} from './responses.js';
+import { formatStatusText } from './status-text.js';
+
+interface NameParams {
+  readonly name: string;
+}
+
+/** `Accept` equal to exactly `application/json` (A.4, A.5: string equality, no media ranges). */
+function wantsJson(accept: string | undefined): boolean {
+  return accept === 'application/json';
+}
+
+export function registerApiRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { view, control, settings } = context;
+  const headers = settings.headers;
+
+  const sendJson = (reply: FastifyReply, body: string, status = 200): FastifyReply =>
+    reply.code(status).headers(headers).type(JSON_TYPE).send(body);
+  const sendText = (reply: FastifyReply, body: string, status = 200): FastifyReply =>
+    reply.code(status).headers(headers).type(TEXT_TYPE).send(body);
+
+  if (settings.ui) {
+    app.get('/', (_request, reply) =>
+      reply.headers(mergeHeaders(SECURITY_HEADERS, headers)).type(HTML_TYPE).send(PLACEHOLDER_PAGE),
+    );
+  }
+
+  app.get('/version', (_request, reply) => sendText(reply, context.version));
+
+  app.get('/job-set-id', (request, reply) => {
+    const { jobSetId, jobs } = context.jobSet();
+    if (wantsJson(request.headers.accept)) {
+      return sendJson(reply, JSON.stringify({ job_set_id: jobSetId, jobs }));
+    }
+    return sendText(reply, jobSetId);
+  });
+
+  app.get('/status', (request, reply) => {
+    const entries = view.getStatus();
+    if (wantsJson(request.headers.accept)) return sendJson(reply, JSON.stringify(entries));
+    return sendText(reply, formatStatusText(entries));
+  });
+
+  app.get('/jobs', (_request, reply) => sendJson(reply, context.jobList.render()));
+
+  app.get<{ Params: NameParams }>('/jobs/:name', (request, reply) => {
+    const { name } = request.params;
+    if (view.getJobConfig(name) === undefined) return sendError(reply, 404);
+    return sendJson(reply, JSON.stringify(view.getJob(name)));
+  });
+
+  app.get<{ Params: NameParams }>('/jobs/:name/runs', (request, reply) => {
+    const { name } = request.params;
+    if (view.getJobConfig(name) === undefined) return sendError(reply, 404);
+    return sendJson(reply, JSON.stringify(view.getRuns(name)));
+  });
+
+  app.post<{ Params: NameParams }>('/jobs/:name/start', async (request, reply) => {
+    const { name } = request.params;
+    try {
+      await control.startJob(name);
+    } catch (error) {
+      if (isYacronError(error, 'YC_ERR_JOB_UNKNOWN')) return sendError(reply, 404);
+      if (isYacronError(error, 'YC_ERR_JOB_DISABLED')) {
+        return sendText(reply, `job ${pythonRepr(name)} is disabled`, 409);
+      }
+      if (isYacronError(error, 'YC_ERR_SHUTTING_DOWN')) {
+        return sendError(reply, 503, describeError(error));
+      }
+      throw error;
+    }
+    return reply.code(200).headers(headers).send();
+  });
+
+  app.post<{ Params: NameParams }>('/jobs/:name/cancel', async (request, reply) => {
+    const { name } = request.params;
+    try {
+      await control.cancelJob(name);
+    } catch (error) {
+      if (isYacronError(error, 'YC_ERR_JOB_UNKNOWN')) return sendError(reply, 404);
+      if (isYacronError(error, 'YC_ERR_JOB_NOT_RUNNING')) {
+        return sendText(reply, `job ${pythonRepr(name)} is not running`, 409);
+      }
+      throw error;
+    }
+    return reply.code(200).headers(headers).send();
+  });
+
+  // No cluster section exists yet (A.12, A.13).
+  app.get('/cluster', (_request, reply) =>
+    sendJson(reply, JSON.stringify({ enabled: false, peers: [] })),
+  );
+  app.get('/fleet', (_request, reply) =>
+    sendJson(reply, JSON.stringify({ enabled: false, nodes: [] })),
+  );
+
+  const { renderMetrics } = context;
+  if (settings.metrics.enabled && renderMetrics !== null) {
+    // web.headers minus any content-type: the exposition type always wins (metrics.md §1).
+    const metricsHeaders = mergeHeaders({}, headers, ['content-type']);
+    app.get('/metrics', async (request, reply) => {
+      const exposition = await renderMetrics(request.headers.accept);
+      return reply
+        .code(200)
+        .headers(metricsHeaders)
+        .header('Content-Type', exposition.contentType)
+        .send(exposition.body);
+    });
+  }
+}

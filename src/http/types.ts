@@ -1,0 +1,64 @@
+// What the control API needs from the daemon, declared here so http/ never imports daemon.ts:
+// a read-only view and manual control (the Scheduler satisfies both), plus the dependencies of
+// one server. Types only.
+import type { ResolvedJob } from '../config/index.js';
+import type { ResolvedWeb } from '../config/index.js';
+import type {
+  JobRuns,
+  JobView,
+  ManualStartResult,
+  SchedulerEvents,
+  StatusEntry,
+} from '../scheduler/index.js';
+
+/** The scheduler events the API subscribes to (job-list cache, output buffers, SSE). */
+export interface DaemonEvents {
+  on<K extends keyof SchedulerEvents>(
+    event: K,
+    listener: (payload: SchedulerEvents[K]) => void,
+  ): () => void;
+}
+
+/** Read-only daemon state (http-api A.5-A.7). Throwing getters throw YC_ERR_JOB_UNKNOWN. */
+export interface DaemonView {
+  readonly events: DaemonEvents;
+  getStatus(): readonly StatusEntry[];
+  getJobs(): readonly JobView[];
+  getJob(name: string): JobView;
+  getRuns(name: string): JobRuns;
+  getJobConfig(name: string): ResolvedJob | undefined;
+  getNextFireAtMs(name: string): number | null;
+}
+
+/** Manual control (A.11). Rejections carry YC_ERR_JOB_UNKNOWN / _DISABLED / _NOT_RUNNING / YC_ERR_SHUTTING_DOWN. */
+export interface DaemonControl {
+  startJob(name: string): Promise<ManualStartResult>;
+  cancelJob(name: string): Promise<void>;
+}
+
+/** A rendered metrics scrape. */
+export interface MetricsExposition {
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** Renders /metrics for the request's Accept header (metrics.md §1 chooses the format). */
+export type RenderMetrics = (accept: string | undefined) => Promise<MetricsExposition>;
+
+/** The job-set id and job count (`GET /job-set-id`). */
+export interface JobSetInfo {
+  readonly jobSetId: string;
+  readonly jobs: number;
+}
+
+export type WebSettings = ResolvedWeb;
+
+/** Limits that keep one client from costing the daemon unbounded memory. */
+export interface StreamLimits {
+  /** Bytes an SSE client may have queued before it is cut off with an end marker. */
+  readonly maxQueuedBytes: number;
+  /** Time a cut-off client gets to take its end marker before its socket is destroyed. */
+  readonly closeGraceMs: number;
+  /** A keep-alive comment after this long without an event. */
+  readonly keepAliveMs: number;
+}

@@ -1,0 +1,213 @@
+// The web controller: owns the output buffers and job-list cache for the daemon's lifetime, and
+// reconciles the listeners with the `web` section on start and every reload (http-api A.1): a
+// changed or removed block stops the servers, a present block with listeners starts them. Each
+// listen URL gets its own fastify instance, bound independently: one failing to bind is a
+// warning and the rest still serve. Never throws for configuration or bind problems.
+import { chmod, lstat, unlink } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import { describeError, type Clock, type Logger } from '../common/index.js';
+import type { ResolvedWeb, WebListener } from '../config/index.js';
+import { buildHttpApp } from './app.js';
+import { JobListCache } from './job-list-cache.js';
+import { OutputTracker } from './output-tracker.js';
+import type {
+  DaemonControl,
+  DaemonView,
+  JobSetInfo,
+  RenderMetrics,
+  StreamLimits,
+} from './types.js';
+import { readPackageVersion } from './version.js';
+
+export interface WebServerDeps {
+  readonly view: DaemonView;
+  readonly control: DaemonControl;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly jobSet: () => JobSetInfo;
+  /** null = /metrics is not served. */
+  readonly renderMetrics: RenderMetrics | null;
+  readonly version?: string;
+  readonly streamLimits?: StreamLimits;
+  /** Test seam for the unix-socket rule (default process.platform). */
+  readonly platform?: NodeJS.Platform;
+}
+
+interface BoundServer {
+  readonly app: FastifyInstance;
+  /** `http://127.0.0.1:8080` (the bound port) or `unix:///run/yacron2.sock`. */
+  readonly address: string;
+}
+
+interface Running {
+  readonly digest: string;
+  readonly servers: readonly BoundServer[];
+}
+
+export class WebServer implements AsyncDisposable {
+  readonly #deps: WebServerDeps;
+  readonly #version: string;
+  #outputs: OutputTracker | null = null;
+  #jobList: JobListCache | null = null;
+  #running: Running | null = null;
+  #queue: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(deps: WebServerDeps) {
+    this.#deps = deps;
+    this.#version = deps.version ?? readPackageVersion();
+  }
+
+  /** Bound addresses of the running servers (for logs and tests). */
+  get addresses(): string[] {
+    return this.#running?.servers.map((server) => server.address) ?? [];
+  }
+
+  /** Reconcile with the configuration's `web` block (null/undefined = none). Serialised. */
+  apply(web: ResolvedWeb | null | undefined): Promise<void> {
+    const next = this.#queue.then(() => this.#reconcile(web ?? null));
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Stop the servers and drop the buffers (daemon shutdown: after the jobs finished). */
+  close(): Promise<void> {
+    const next = this.#queue.then(async () => {
+      this.#closed = true;
+      await this.#stop();
+      this.#jobList?.[Symbol.dispose]();
+      this.#outputs?.[Symbol.dispose]();
+      this.#jobList = null;
+      this.#outputs = null;
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #reconcile(web: ResolvedWeb | null): Promise<void> {
+    if (this.#closed) return;
+    if (this.#running && (web === null || web.digest !== this.#running.digest)) {
+      await this.#stop();
+    }
+    if (web === null || this.#running) return;
+    if (web.error !== null) {
+      this.#deps.logger.error(
+        `Error in the web configuration, so not starting the web API: ${web.error}`,
+      );
+      return;
+    }
+    if (web.listen.length === 0) return;
+    this.#running = { digest: web.digest, servers: await this.#start(web) };
+  }
+
+  async #start(web: ResolvedWeb): Promise<BoundServer[]> {
+    const deps = this.#deps;
+    this.#outputs ??= new OutputTracker(deps.view.events);
+    this.#jobList ??= new JobListCache(deps.view, deps.clock);
+    const servers: BoundServer[] = [];
+    for (const listener of web.listen) {
+      const server = await this.#bind(web, listener);
+      if (server) servers.push(server);
+    }
+    return servers;
+  }
+
+  async #bind(web: ResolvedWeb, listener: WebListener): Promise<BoundServer | null> {
+    const { logger } = this.#deps;
+    if (listener.kind === 'ignored') {
+      logger.warn(`Ignoring web listen url ${listener.url}: ${listener.reason}`);
+      return null;
+    }
+    if (listener.kind === 'unix' && (this.#deps.platform ?? process.platform) === 'win32') {
+      logger.warn(
+        `Ignoring web listen url ${listener.url}: unix-socket listeners are not supported on this platform`,
+      );
+      return null;
+    }
+    const outputs = this.#outputs;
+    const jobList = this.#jobList;
+    if (outputs === null || jobList === null) return null;
+    const app = await buildHttpApp(
+      {
+        view: this.#deps.view,
+        control: this.#deps.control,
+        clock: this.#deps.clock,
+        logger,
+        version: this.#version,
+        jobSet: this.#deps.jobSet,
+        renderMetrics: this.#deps.renderMetrics,
+        outputs,
+        jobList,
+        ...(this.#deps.streamLimits ? { streamLimits: this.#deps.streamLimits } : {}),
+      },
+      web,
+    );
+    let address: string;
+    try {
+      if (listener.kind === 'tcp') {
+        await app.listen({ host: listener.host, port: listener.port });
+        address = tcpAddress(app, listener);
+      } else {
+        await removeStaleSocket(listener.path);
+        await app.listen({ path: listener.path });
+        address = `unix://${listener.path}`;
+      }
+    } catch (error) {
+      logger.warn(`web: could not listen on ${listener.url}: ${describeError(error)}`);
+      await app.close().catch(() => undefined);
+      return null;
+    }
+    if (listener.kind === 'unix' && web.socketMode !== null) {
+      await applySocketMode(logger, web.socketMode, listener.path);
+    }
+    logger.info(`web: started listening on ${address}`);
+    return { app, address };
+  }
+
+  async #stop(): Promise<void> {
+    const running = this.#running;
+    this.#running = null;
+    if (!running) return;
+    await Promise.all(
+      running.servers.map(async (server) => {
+        try {
+          await server.app.close();
+          this.#deps.logger.info(`web: stopped listening on ${server.address}`);
+        } catch (error) {
+          this.#deps.logger.warn(
+            `web: could not stop listening on ${server.address}: ${describeError(error)}`,
+          );
+        }
+      }),
+    );
+  }
+}
+
+function tcpAddress(app: FastifyInstance, listener: { host: string; port: number }): string {
+  const bound = app.server.address();
+  const port = typeof bound === 'object' && bound !== null ? bound.port : listener.port;
+  const host = listener.host.includes(':') ? `[${listener.host}]` : listener.host;
+  return `http://${host}:${port}`;
+}
+
+/** A socket file left by a previous run would make the bind fail; other files are kept. */
+async function removeStaleSocket(path: string): Promise<void> {
+  try {
+    if ((await lstat(path)).isSocket()) await unlink(path);
+  } catch {
+    // Missing (the normal case) or unreadable: the bind reports the real problem.
+  }
+}
+
+async function applySocketMode(logger: Logger, mode: string, path: string): Promise<void> {
+  try {
+    if (!/^[0-7]{1,4}$/.test(mode)) throw new Error('not an octal mode such as 0660');
+    await chmod(path, Number.parseInt(mode, 8));
+  } catch (error) {
+    logger.warn(`web: could not set socketMode ${mode} on ${path}: ${describeError(error)}`);
+  }
+}
