@@ -11,11 +11,17 @@ import {
   type TimerHandle,
 } from './common/index.js';
 import { configSignature, loadConfig, type ResolvedConfig } from './config/index.js';
-import { createMetrics, createStatsdPublisher, type Metrics } from './metrics/index.js';
+import {
+  createMetrics,
+  createStatsdPublisher,
+  DEFAULT_DURATION_BUCKETS_SECONDS,
+  type Metrics,
+} from './metrics/index.js';
 import { dispatchReport, type ReporterDeps } from './report/index.js';
 import { createRunner } from './runner/index.js';
 import { createScheduler, type Scheduler } from './scheduler/index.js';
 import type { DaemonStateDeps, DaemonStateHandle } from './state/service.js';
+import type { WebServer, WebServerDeps } from './http/index.js';
 
 /** How often the configuration files are checked for changes (spec: about once a minute). */
 export const RELOAD_INTERVAL_MS = 60_000;
@@ -95,6 +101,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // The store opens in the background: a slow or dead store never delays scheduling.
   const stateDeps = { clock, logger, host: env.HOSTNAME, registry: metrics.registry };
   let durableState = await applyStateSection(undefined, config, stateDeps);
+  const webDeps: WebServerDeps = {
+    view: scheduler,
+    control: scheduler,
+    clock,
+    logger,
+    jobSet: () => ({ jobSetId: config.jobSetId, jobs: config.jobs.length }),
+    renderMetrics: (accept) => metrics.render(accept),
+  };
+  let web = await applyWebSection(undefined, config, webDeps, metrics);
 
   let reloadTimer: TimerHandle | undefined;
   let reloading: Promise<void> | undefined;
@@ -119,6 +134,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     signature = await configSignature(next);
     scheduler.applyConfig(next);
     durableState = await applyStateSection(durableState, next, stateDeps);
+    web = await applyWebSection(web, next, webDeps, metrics);
     metrics.onConfigReloaded(true, next);
     if (next.jobSetId !== previousJobSetId) logJobSet(logger, next);
   }
@@ -145,6 +161,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await reports.close();
       await statsd.close();
       await durableState?.close();
+      // The control API stops last, once the jobs have finished (http-api A.1).
+      await web?.close();
       for (const unsubscribe of unsubscribers) unsubscribe();
     })();
     return stopping;
@@ -192,6 +210,31 @@ async function applyStateSection(
   if (handle === undefined && config.state === null) return undefined;
   const { applyDaemonStateSection } = await import('./state/service.js');
   return applyDaemonStateSection(handle, config, deps);
+}
+
+/**
+ * The control API reconciled with the `web` section (http-api A.1), loaded only when a config
+ * has one. Its problems are logged and never block the rest of a start or reload.
+ */
+async function applyWebSection(
+  server: WebServer | undefined,
+  config: ResolvedConfig,
+  deps: WebServerDeps,
+  metrics: Metrics,
+): Promise<WebServer | undefined> {
+  metrics.setDurationBuckets(
+    config.web?.metrics.durationBuckets ?? DEFAULT_DURATION_BUCKETS_SECONDS,
+  );
+  if (server === undefined && !config.web) return undefined;
+  try {
+    const { WebServer } = await import('./http/index.js');
+    const web = server ?? new WebServer(deps);
+    await web.apply(config.web);
+    return web;
+  } catch (error) {
+    deps.logger.error(`Cannot apply the web configuration: ${describeError(error)}`);
+    return server;
+  }
 }
 
 function logJobSet(logger: Logger, config: ResolvedConfig): void {
