@@ -119,11 +119,37 @@ void describe('FireHeap', () => {
   void it('popDue() removes exactly the entries at or before now', () => {
     const heap = FireHeap.from([node('a', 0, 10), node('b', 1, 20), node('c', 2, 30)]);
     assert.deepEqual(
-      heap.popDue(20).map((entry) => entry.key),
+      heap
+        .popDue(20)
+        .map((entry) => entry.key)
+        .sort(),
       ['a', 'b'],
     );
     assert.equal(heap.size, 1);
     assert.deepEqual(heap.popDue(29), []);
+  });
+
+  void it('popDue() keeps the heap intact whether it removes a few nodes or most of them', () => {
+    const rand = lcg(7);
+    for (const dueShare of [0.001, 0.01, 0.3, 0.9, 1]) {
+      const nodes = Array.from({ length: 2000 }, (_, i) =>
+        node(`n${i}`, i, rand.next().value % 100_000),
+      );
+      const heap = FireHeap.from(nodes);
+      const cut = Math.floor(dueShare * 100_000);
+      const due = heap.popDue(cut);
+      const expectedDue = nodes.filter((entry) => entry.atMs <= cut);
+      assert.equal(due.length, expectedDue.length, `share ${dueShare}`);
+      assert.ok(due.every((entry) => entry.atMs <= cut && entry.heapIndex === -1));
+      assert.equal(heap.size, nodes.length - due.length);
+      for (const [index, entry] of heap.entries().entries()) assert.equal(entry.heapIndex, index);
+      const rest = drain(heap);
+      const expectedRest = nodes
+        .filter((entry) => entry.atMs > cut)
+        .sort((a, b) => a.atMs - b.atMs || a.order - b.order)
+        .map((entry) => entry.key);
+      assert.deepEqual(rest, expectedRest, `share ${dueShare}`);
+    }
   });
 
   void it('from() heapifies and reorder() applies changed tie-breaks', () => {

@@ -80,13 +80,37 @@ export class FireHeap<N extends FireNode> {
     return top;
   }
 
-  /** Remove and return every node due at or before `nowMs`, soonest first. */
+  /**
+   * Remove and return every node due at or before `nowMs`, in no particular order (the caller
+   * orders them). A burst that empties much of the heap is cut out in one O(n) rebuild instead
+   * of k sifted removals (1,000 cold removals took ~2 ms of a burst's decision pass).
+   */
   popDue(nowMs: number): N[] {
+    const items = this.#items;
     const due: N[] = [];
-    for (let top = this.#items[0]; top !== undefined && top.atMs <= nowMs; top = this.#items[0]) {
-      this.#remove(top);
-      due.push(top);
+    if (items.length === 0 || (items[0] as N).atMs > nowMs) return due;
+    // The due nodes form a subtree at the root: a node that is not due has no due descendant.
+    const stack: number[] = [0];
+    while (stack.length > 0) {
+      const at = stack.pop() as number;
+      const entry = items[at];
+      if (entry === undefined || entry.atMs > nowMs) continue;
+      due.push(entry);
+      stack.push(2 * at + 1, 2 * at + 2);
     }
+    const n = items.length;
+    if (due.length * (32 - Math.clz32(n)) < n) {
+      for (const entry of due) this.#remove(entry);
+      return due;
+    }
+    for (const entry of due) entry.heapIndex = -1;
+    let kept = 0;
+    for (let at = 0; at < n; at++) {
+      const entry = items[at] as N;
+      if (entry.heapIndex !== -1) items[kept++] = entry;
+    }
+    items.length = kept;
+    this.#heapify();
     return due;
   }
 

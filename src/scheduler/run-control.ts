@@ -110,53 +110,49 @@ export class RunControl {
    * The gate pipeline of jobs.md §2 for one requested launch. Returns the launch plan, or the
    * skip reason after logging and emitting it. Resets the ladder (gate 4) for scheduled and
    * @reboot fires; a retry passes its own ladder, a manual start attaches the current one.
+   * Each decision reads the clock itself: decidedAtMs (and the decision lateness reported from
+   * it) is when this job was decided, not when the wake that decided a burst of them began.
    */
   decide(
     job: ResolvedJob,
     trigger: RunTrigger,
     scheduledAtMs: number | null,
-    nowMs: number,
     retryLadder: RetryLadder | null = null,
   ): LaunchPlan | SkipReason {
-    const { events, logger } = this.#context;
+    // A burst decides a thousand jobs in one pass, so this path allocates only the plan (and a
+    // job's runtime record the first time): no closures, no fact objects, constant gate results.
+    const context = this.#context;
+    const nowMs = context.clock.now();
     const runtime = this.runtime(job.name);
-    const skip = (reason: SkipReason): SkipReason => {
-      events.emit('fire:skipped', {
-        jobName: job.name,
-        reason,
-        trigger,
-        scheduledAtMs,
-        decisionLatenessMs: scheduledAtMs === null ? null : nowMs - scheduledAtMs,
-      });
-      return reason;
-    };
     const scheduled = trigger === 'schedule' || trigger === 'reboot';
 
     const enabled = checkEnabled(job);
-    if (enabled.kind === 'skip') return skip(enabled.reason);
+    if (enabled.kind === 'skip')
+      return this.#skip(job, enabled.reason, trigger, scheduledAtMs, nowMs);
 
-    if (trigger !== 'manual' && this.#context.gate) {
-      const verdict = this.#context.gate({ job, trigger, scheduledAtMs });
+    const { gate } = context;
+    if (gate !== null && trigger !== 'manual') {
+      const verdict = gate({ job, trigger, scheduledAtMs });
       if (verdict.kind === 'skip') {
-        logger.info(
+        context.logger.info(
           `Job ${job.name} skipped on this node${verdict.detail ? `: ${verdict.detail}` : ''}`,
         );
-        return skip(verdict.reason);
+        return this.#skip(job, verdict.reason, trigger, scheduledAtMs, nowMs);
       }
     }
 
     const active = runtime.running.size + runtime.planned;
-    if (scheduled) {
+    if (scheduled && job.onlyIfLastSucceeded) {
       const verdict = checkOnlyIfLastSucceeded(job, {
         activeInstances: active,
         lastRealOutcome: runtime.lastRealOutcome,
       });
       if (verdict.kind === 'skip') {
         // Gate 3 leaves the retry ladder untouched.
-        logger.info(
+        context.logger.info(
           `Job ${job.name} skipped: onlyIfLastSucceeded and ${verdict.detail ?? 'the last run failed'}`,
         );
-        return skip(verdict.reason);
+        return this.#skip(job, verdict.reason, trigger, scheduledAtMs, nowMs);
       }
     }
 
@@ -172,13 +168,17 @@ export class RunControl {
       ladder = runtime.ladder;
     }
 
+    let replace = false;
     if (active > 0) {
-      logger.warn(
+      context.logger.warn(
         `Job ${job.name}: still running and concurrencyPolicy is ${job.concurrencyPolicy}`,
       );
+      const concurrency = decideConcurrency(job.concurrencyPolicy, active);
+      if (concurrency.kind === 'skip') {
+        return this.#skip(job, concurrency.reason, trigger, scheduledAtMs, nowMs);
+      }
+      replace = concurrency.kind === 'replace';
     }
-    const concurrency = decideConcurrency(job.concurrencyPolicy, active);
-    if (concurrency.kind === 'skip') return skip(concurrency.reason);
 
     runtime.planned += 1;
     return {
@@ -187,10 +187,28 @@ export class RunControl {
       scheduledAtMs,
       ladder,
       attempt: ladder?.count ?? 0,
-      replace: concurrency.kind === 'replace',
+      replace,
       decidedAtMs: nowMs,
       result: null,
     };
+  }
+
+  /** A skipped launch: emit it and return the reason. */
+  #skip(
+    job: ResolvedJob,
+    reason: SkipReason,
+    trigger: RunTrigger,
+    scheduledAtMs: number | null,
+    nowMs: number,
+  ): SkipReason {
+    this.#context.events.emit('fire:skipped', {
+      jobName: job.name,
+      reason,
+      trigger,
+      scheduledAtMs,
+      decisionLatenessMs: scheduledAtMs === null ? null : nowMs - scheduledAtMs,
+    });
+    return reason;
   }
 
   // ---- launching ------------------------------------------------------------------------------
@@ -405,7 +423,7 @@ export class RunControl {
 
   /** jobs.md §7.3: look the job up by name in the CURRENT config and go through the gates. */
   #onRetryDue(ladder: RetryLadder): void {
-    const { logger, events, clock } = this.#context;
+    const { logger, events } = this.#context;
     if (this.#context.isStopping() || ladder.cancelled) return;
     const job = this.#context.currentJob(ladder.jobName);
     if (!job?.enabled) {
@@ -422,7 +440,7 @@ export class RunControl {
       });
       return;
     }
-    const plan = this.decide(job, 'retry', null, clock.now(), ladder);
+    const plan = this.decide(job, 'retry', null, ladder);
     if (typeof plan !== 'string') this.enqueue([plan]);
   }
 

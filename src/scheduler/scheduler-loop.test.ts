@@ -78,6 +78,63 @@ void describe('scheduler loop', () => {
     await h.stop();
   });
 
+  void it('services a large simultaneous burst in config order too', async () => {
+    // Names in a scrambled order; 300 due at once takes the packed-key sort.
+    const names = Array.from({ length: 300 }, (_, i) => `j${(i * 7919) % 300}`);
+    const h = createHarness(names.map((name) => makeJob({ name, schedule: '*/5 * * * *' })));
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    await h.clock.advance(5 * MINUTE);
+    assert.deepEqual(
+      h.runner.runs.map((run) => run.job.name),
+      names,
+    );
+    await h.stop();
+  });
+
+  void it('stamps each decision of a wake with its own clock read', async () => {
+    // A gate that takes 1 ms of wall time per decision: the fifth job is decided 4 ms after the
+    // wake, and its decision lateness says so (it is not the wake's single clock read).
+    let clock: { setWall(ms: number): void; now(): number } | null = null;
+    const h = createHarness(
+      ['a', 'b', 'c', 'd', 'e'].map((name) =>
+        makeJob({
+          name,
+          schedule: '*/5 * * * *',
+          concurrencyPolicy: name === 'e' ? 'Forbid' : 'Allow',
+        }),
+      ),
+      {
+        gate: () => {
+          clock?.setWall(clock.now() + 1);
+          return { kind: 'run' };
+        },
+      },
+    );
+    clock = h.clock;
+    h.scheduler.start();
+    h.runner.setDefault({ durationMs: 7 * MINUTE });
+    await h.clock.advance(5 * MINUTE);
+    assert.deepEqual(
+      h.of('run:started').map((e) => [e.job.name, e.decisionLatenessMs]),
+      [
+        ['a', 0],
+        ['b', 1],
+        ['c', 2],
+        ['d', 3],
+        ['e', 4],
+      ],
+    );
+    // The next wake: 'e' is still running and Forbid skips it; the skip carries its own instant.
+    await h.clock.advance(5 * MINUTE);
+    const skipped = h.of('fire:skipped');
+    assert.deepEqual(
+      skipped.map((e) => [e.jobName, e.reason, e.decisionLatenessMs]),
+      [['e', 'forbid', 4]],
+    );
+    await h.stop();
+  });
+
   void it('orders fires by instant across jobs', async () => {
     const h = createHarness([
       makeJob({ name: 'ten', schedule: '10 * * * *' }),
