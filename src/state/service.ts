@@ -22,6 +22,7 @@ import {
 } from './manifest.js';
 import type { Registry } from 'prom-client';
 import { createStateStore } from './create-store.js';
+import type { StateMetrics } from './metrics.js';
 import type { StateStore } from './types.js';
 
 /** The slice of the resolved `state` section the service reads (config's ResolvedState fits). */
@@ -34,10 +35,18 @@ export interface StateServiceSettings {
   readonly maxOpsPerSecond?: number;
 }
 
+/** A job as the service sees it (config's ResolvedJob fits): its name, scopes, store options. */
+export interface ServiceJob extends ManifestJobInput {
+  readonly onMissed?: string;
+  readonly archiveOutput?: boolean;
+  readonly concurrencyScope?: string;
+  readonly secrets?: readonly unknown[];
+}
+
 /** What the manifest names: the loaded config's job set. */
 export interface ManifestSource {
   readonly jobSetId: string;
-  readonly jobs: readonly ManifestJobInput[];
+  readonly jobs: readonly ServiceJob[];
   readonly dags?: readonly string[];
 }
 
@@ -47,6 +56,8 @@ export interface StateServiceDeps {
   readonly host: string;
   /** Build (not open) the store for the settings. */
   readonly createStore: (settings: StateServiceSettings) => StateStore;
+  /** The store's metric families: a failed manifest write and each GC pass are counted. */
+  readonly metrics?: Pick<StateMetrics, 'droppedWrite' | 'observeOp'>;
 }
 
 export interface StateService extends AsyncDisposable {
@@ -130,6 +141,7 @@ export function startStateService(
     logger.warn(
       `State store: only manifests and garbage collection run in this build; not active yet: ${INACTIVE_FEATURES}`,
     );
+    warnInertOptions(logger, current.jobs);
     await manifestNow();
     scheduleManifests();
     if (settings.gcGraceMs === null) {
@@ -155,6 +167,7 @@ export function startStateService(
       const retainMs = (settings.gcGraceMs ?? 7 * 86_400_000) + MANIFEST_INTERVAL_MS;
       await pruneManifests(store, host, clock.now(), retainMs);
     } catch (error) {
+      deps.metrics?.droppedWrite('manifest');
       logger.warn(`Cannot write this node's state manifest: ${describeError(error)}`);
     }
   }
@@ -171,12 +184,17 @@ export function startStateService(
     const graceMs = settings.gcGraceMs;
     if (graceMs === null || !isOpen || closed) return null;
     let report: GcReport;
+    const startedMs = clock.monotonic();
+    const observe = (failed: boolean): void =>
+      deps.metrics?.observeOp('gc', (clock.monotonic() - startedMs) / 1000, failed);
     try {
       report = await runGcPass(store, { nowMs: clock.now(), graceMs });
     } catch (error) {
+      observe(true);
       logger.warn(`State GC pass failed: ${describeError(error)}`);
       return null;
     }
+    observe(report.errors.length > 0);
     logGcReport(logger, report);
     return report;
   }
@@ -188,7 +206,10 @@ export function startStateService(
     opened,
     updateJobs(next: ManifestSource): void {
       current = next;
-      if (isOpen && next.jobSetId !== lastManifested) tasks.run(manifestNow);
+      if (isOpen && next.jobSetId !== lastManifested) {
+        warnInertOptions(logger, next.jobs);
+        tasks.run(manifestNow);
+      }
     },
     runGcNow,
     async close(): Promise<void> {
@@ -212,6 +233,26 @@ export function startStateService(
   };
 }
 
+/** Per job, the store-backed options it sets that have no effect in this build yet. */
+export function inertOptions(job: ServiceJob): string[] {
+  const inert: string[] = [];
+  if (job.onMissed !== undefined && job.onMissed !== 'skip') inert.push(`onMissed ${job.onMissed}`);
+  if (job.archiveOutput === true) inert.push('archiveOutput');
+  if (job.concurrencyScope === 'cluster') {
+    inert.push('concurrencyScope cluster (enforced on this node only)');
+  }
+  if ((job.secrets?.length ?? 0) > 0) inert.push('secrets (no job API serves them yet)');
+  return inert;
+}
+
+function warnInertOptions(logger: Logger, jobs: readonly ServiceJob[]): void {
+  for (const job of jobs) {
+    const inert = inertOptions(job);
+    if (inert.length === 0) continue;
+    logger.warn(`Job ${job.name}: ${inert.join(', ')}: not active in this build yet`);
+  }
+}
+
 function logGcReport(logger: Logger, report: GcReport): void {
   if (report.status === 'deferred') {
     logger.info(`State GC deferred: ${report.deferredReason ?? ''}`);
@@ -233,7 +274,7 @@ function logGcReport(logger: Logger, report: GcReport): void {
 export interface StateConfigView {
   readonly state: StateServiceSettings | null;
   readonly jobSetId: string;
-  readonly jobs: readonly ManifestJobInput[];
+  readonly jobs: readonly ServiceJob[];
 }
 
 export interface DaemonStateDeps {
@@ -277,12 +318,14 @@ export async function applyDaemonStateSection(
     deps.logger.info('The state section changed: reopening the state store');
     await handle.close();
   }
+  const bundle = createFsStore(config.state, deps);
   const service = startStateService(
     {
       clock: deps.clock,
       logger: deps.logger,
       host: deps.host,
-      createStore: (settings) => createFsStore(settings, deps),
+      createStore: () => bundle.store,
+      ...(bundle.metrics === undefined ? {} : { metrics: bundle.metrics }),
     },
     config.state,
     source,
@@ -291,7 +334,7 @@ export async function applyDaemonStateSection(
 }
 
 /** The metered, rate-limited filesystem store (yacron2_state_* on the daemon's registry). */
-function createFsStore(settings: StateServiceSettings, deps: DaemonStateDeps): StateStore {
+function createFsStore(settings: StateServiceSettings, deps: DaemonStateDeps) {
   return createStateStore(
     {
       path: settings.path,
@@ -304,7 +347,7 @@ function createFsStore(settings: StateServiceSettings, deps: DaemonStateDeps): S
       logger: deps.logger,
       ...(deps.registry === undefined ? {} : { registry: deps.registry }),
     },
-  ).store;
+  );
 }
 
 /** Everything but where the section was written (moving it in the file changes nothing). */
