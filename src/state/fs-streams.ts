@@ -8,15 +8,7 @@ import * as path from 'node:path';
 import { YacronError, describeError } from '../common/errors.js';
 import { maxOverRecords } from './derive.js';
 import type { FsContext } from './fs-context.js';
-import {
-  DIR_MODE,
-  FILE_MODE,
-  errorCode,
-  placeTemp,
-  readCapped,
-  syncDir,
-  writeTemp,
-} from './fs-files.js';
+import { DIR_MODE, FILE_MODE, errorCode, placeNewFile, readCapped, syncDir } from './fs-files.js';
 import { decodeName, encodeName, isHashedEncoding } from './name-encoding.js';
 import { RecordCache } from './record-cache.js';
 import {
@@ -94,20 +86,15 @@ export class FsStreams {
     const { id, writtenAtMs } = this.#ctx.ids.next();
     const durable = this.#ctx.fsyncRecords;
     if (!this.#knownDirs.has(dir)) await this.#ensureDir(stream, encoded, dir);
-    const tmpPath = await writeTemp(this.#ctx.layout.tmp, `${id}.tmp`, text, { durable });
     const target = path.join(dir, `${id}${RECORD_FILE_SUFFIX}`);
-    try {
-      await rename(tmpPath, target);
-    } catch (error) {
-      // Another process deleted the stream directory (GC, deleteStream): recreate it once.
-      if (errorCode(error) !== 'ENOENT') {
-        await unlink(tmpPath).catch(() => undefined);
-        throw error;
-      }
-      this.#knownDirs.delete(dir);
-      await this.#ensureDir(stream, encoded, dir);
-      await placeTemp(tmpPath, target);
-    }
+    await placeNewFile(this.#ctx.layout.tmp, `${id}.tmp`, target, text, {
+      durable,
+      // Another process deleted the stream directory (GC, deleteStream): recreate it.
+      onMissingDir: async () => {
+        this.#knownDirs.delete(dir);
+        await this.#ensureDir(stream, encoded, dir);
+      },
+    });
     if (durable) await syncDir(dir);
     const parsed = JSON.parse(text) as { data: StateRecord['data'] };
     return { stream, id, writtenAtMs, data: parsed.data };
