@@ -7,11 +7,18 @@ import * as path from 'node:path';
 import { burstGroup } from './groups/burst.js';
 import { memoryGroup } from './groups/memory.js';
 import { nextFireGroup } from './groups/next-fire.js';
+import { stateGroup } from './groups/state.js';
 import type { BenchContext, BenchGroup } from './groups/group.js';
 import { validateCliGroup } from './groups/validate-cli.js';
 import { transpileWorkers } from './lib/workers.js';
 
-const GROUPS: readonly BenchGroup[] = [nextFireGroup, validateCliGroup, memoryGroup, burstGroup];
+const GROUPS: readonly BenchGroup[] = [
+  nextFireGroup,
+  validateCliGroup,
+  memoryGroup,
+  burstGroup,
+  stateGroup,
+];
 
 function usage(): string {
   const lines = GROUPS.map(
