@@ -1,12 +1,27 @@
 // The burst launcher: launches decided on a wake run in slices, yielding to the event loop between
-// slices, because child_process.spawn forks synchronously (~1.3 ms each) and a burst of hundreds
+// slices, because child_process.spawn forks synchronously (~1-3 ms each) and a burst of hundreds
 // issued in one turn would starve the scheduler timer and every other callback.
+//
+// - Each enqueue() is a batch (one wake's launches, a retry, a manual start); batches are served
+//   round-robin, one launch each per turn, so a job that comes due while an older burst is still
+//   launching starts in the next slice instead of behind the whole burst.
+// - A slice ends after `sliceBudgetMs` of launching (or `sliceSize` spawns, whichever is first):
+//   spawn cost varies with the machine and the process size, a time budget bounds what everything
+//   else on the loop waits for.
+// - Between slices it yields with `yieldToLoop` (setImmediate in the daemon: a yield, not a 1 ms
+//   timer), so timers and I/O that came due during the slice run before the next one.
 import type { TaskSet } from '../common/index.js';
 
-export const DEFAULT_LAUNCH_SLICE_SIZE = 16;
+/** Spawns per slice at most; the time budget normally ends a slice well before. */
+export const DEFAULT_LAUNCH_SLICE_SIZE = 64;
+/** Milliseconds of synchronous launching per slice. */
+export const DEFAULT_LAUNCH_SLICE_BUDGET_MS = 8;
 
 export interface LaunchQueueOptions<T> {
   readonly sliceSize: number;
+  readonly sliceBudgetMs: number;
+  /** Monotonic milliseconds, for the slice budget. */
+  readonly now: () => number;
   /** Launch one item; true when it spent a synchronous spawn (counts towards the slice). */
   readonly launch: (item: T) => boolean;
   /** Resolve on a later turn of the event loop. */
@@ -14,10 +29,17 @@ export interface LaunchQueueOptions<T> {
   readonly tasks: TaskSet;
 }
 
+interface Batch<T> {
+  readonly items: readonly T[];
+  head: number;
+}
+
 export class LaunchQueue<T> {
   readonly #options: LaunchQueueOptions<T>;
-  #items: T[] = [];
-  #head = 0;
+  #batches: Batch<T>[] = [];
+  /** The batch that launches next. */
+  #turn = 0;
+  #pending = 0;
   #draining = false;
 
   constructor(options: LaunchQueueOptions<T>) {
@@ -25,41 +47,58 @@ export class LaunchQueue<T> {
   }
 
   get pending(): number {
-    return this.#items.length - this.#head;
+    return this.#pending;
   }
 
-  /** Queue items behind any burst in progress; the first slice runs synchronously. */
+  /** Queue a batch beside any burst in progress; when idle, the first slice runs synchronously. */
   enqueue(items: readonly T[]): void {
-    for (const item of items) this.#items.push(item);
-    if (this.#draining || this.pending === 0) return;
+    if (items.length === 0) return;
+    this.#batches.push({ items, head: 0 });
+    this.#pending += items.length;
+    if (this.#draining) return;
     this.#draining = true;
     this.#options.tasks.run(() => this.#drain());
   }
 
-  /** Remove and return everything not launched yet. */
+  /** Remove and return everything not launched yet (batch by batch, oldest first). */
   clear(): T[] {
-    const rest = this.#items.slice(this.#head);
-    this.#items = [];
-    this.#head = 0;
+    const rest: T[] = [];
+    for (const batch of this.#batches) {
+      for (let index = batch.head; index < batch.items.length; index++) {
+        rest.push(batch.items[index] as T);
+      }
+    }
+    this.#batches = [];
+    this.#turn = 0;
+    this.#pending = 0;
     return rest;
   }
 
+  /** The next item in round-robin order; the caller checked that one is pending. */
+  #take(): T {
+    const batches = this.#batches;
+    if (this.#turn >= batches.length) this.#turn = 0;
+    const batch = batches[this.#turn] as Batch<T>;
+    const item = batch.items[batch.head] as T;
+    batch.head += 1;
+    this.#pending -= 1;
+    if (batch.head === batch.items.length) batches.splice(this.#turn, 1);
+    else this.#turn += 1;
+    return item;
+  }
+
   async #drain(): Promise<void> {
+    const { sliceSize, sliceBudgetMs, now, launch, yieldToLoop } = this.#options;
     try {
-      let spawned = 0;
-      while (this.#head < this.#items.length) {
-        if (spawned >= this.#options.sliceSize) {
-          spawned = 0;
-          await this.#options.yieldToLoop();
-          continue;
-        }
-        const item = this.#items[this.#head] as T;
-        this.#head += 1;
-        if (this.#options.launch(item)) spawned += 1;
+      while (this.#pending > 0) {
+        const started = now();
+        let spawned = 0;
+        do {
+          if (launch(this.#take())) spawned += 1;
+        } while (this.#pending > 0 && spawned < sliceSize && now() - started < sliceBudgetMs);
+        if (this.#pending > 0) await yieldToLoop();
       }
     } finally {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
       this.#draining = false;
     }
   }

@@ -8,7 +8,6 @@ import {
   type Clock,
   type Logger,
   type TaskSet,
-  type TimerHandle,
   type TypedEmitter,
 } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
@@ -41,6 +40,9 @@ export interface RunControlContext {
   readonly events: TypedEmitter<SchedulerEvents>;
   readonly tasks: TaskSet;
   readonly launchSliceSize: number;
+  readonly launchSliceBudgetMs: number;
+  /** Resolves on a later turn of the event loop (between launch slices). */
+  readonly yieldToLoop: () => Promise<void>;
   /** True once shutdown began: nothing new starts, failures are not reported. */
   readonly isStopping: () => boolean;
   /** A job's CURRENT config by name (retries look it up there), undefined when not configured. */
@@ -53,14 +55,16 @@ export class RunControl {
   readonly #runtimes = new Map<string, JobRuntime>();
   readonly #running = new Set<RunningInstance>();
   #idleWaiters: (() => void)[] = [];
-  /** Resumes the burst launcher's pending yield (shutdown does not wait for a zero timer). */
+  /** Ends the burst launcher's pending yield early (shutdown does not wait for it). */
   #resumeYield: (() => void) | null = null;
 
   constructor(context: RunControlContext) {
     this.#context = context;
     this.#queue = new LaunchQueue<LaunchPlan>({
       sliceSize: context.launchSliceSize,
-      launch: (plan) => this.#launch(plan),
+      sliceBudgetMs: context.launchSliceBudgetMs,
+      now: () => context.clock.monotonic(),
+      launch: (turn) => this.#launch(this.#oldestQueued(turn)),
       yieldToLoop: () => this.#yieldToLoop(),
       tasks: context.tasks,
     });
@@ -213,44 +217,52 @@ export class RunControl {
 
   // ---- launching ------------------------------------------------------------------------------
 
-  /** Queue decided launches behind any burst in progress; the first slice runs right away. */
+  /**
+   * Queue one batch of decided launches beside any burst in progress (batches take turns); when
+   * nothing is launching, the first slice runs right away.
+   */
   enqueue(plans: readonly LaunchPlan[]): void {
+    for (let index = 0; index < plans.length; index++) {
+      const plan = plans[index] as LaunchPlan;
+      const runtime = this.runtime(plan.job.name);
+      if (runtime.queued === null) runtime.queued = [plan];
+      else runtime.queued.push(plan);
+    }
     this.#queue.enqueue(plans);
   }
 
   /** Queue a manual launch; resolves when it started (or was dropped by shutdown). */
   enqueueManual(plan: LaunchPlan): Promise<ManualStartResult> {
     const result = createDeferred<ManualStartResult>();
-    this.#queue.enqueue([{ ...plan, result }]);
+    this.enqueue([{ ...plan, result }]);
     return result.promise;
   }
 
   /** Shutdown: drop every queued launch and stop waiting between slices. */
   dropQueued(): void {
-    for (const plan of this.#queue.clear()) this.#dropPlan(plan);
+    for (const turn of this.#queue.clear()) this.#dropPlan(this.#oldestQueued(turn));
     this.#resumeYield?.();
   }
 
   #yieldToLoop(): Promise<void> {
-    // A resolved promise first (let pending continuations run), then a zero timer so timers and
-    // I/O callbacks queued behind this burst get their turn. Shutdown resumes it at once.
-    return Promise.resolve().then(
-      () =>
-        new Promise<void>((resolve) => {
-          if (this.#context.isStopping()) {
-            resolve();
-            return;
-          }
-          const pending: { timer?: TimerHandle } = {};
-          const resume = (): void => {
-            pending.timer?.cancel();
-            if (this.#resumeYield === resume) this.#resumeYield = null;
-            resolve();
-          };
-          this.#resumeYield = resume;
-          pending.timer = this.#context.clock.setTimer(resume, 0);
-        }),
-    );
+    // Once shutdown began nothing waits between slices: the rest is dropped at once.
+    if (this.#context.isStopping()) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const resume = (): void => {
+        if (this.#resumeYield === resume) this.#resumeYield = null;
+        resolve();
+      };
+      this.#resumeYield = resume;
+      void this.#context.yieldToLoop().then(resume, resume);
+    });
+  }
+
+  /** The plan a job's turn in the queue launches: its oldest queued one. */
+  #oldestQueued(turn: LaunchPlan): LaunchPlan {
+    const runtime = this.runtime(turn.job.name);
+    const plan = runtime.queued?.shift() ?? turn;
+    if (runtime.queued?.length === 0) runtime.queued = null;
+    return plan;
   }
 
   /** Launch one plan from the queue; true when it spawned synchronously. */

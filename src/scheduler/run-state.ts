@@ -35,6 +35,12 @@ export interface JobRuntime {
   ladder: RetryLadder | null;
   /** Launches decided but not started yet (queued in a burst or waiting on a Replace). */
   planned: number;
+  /**
+   * This job's plans waiting in the launch queue, oldest first (null when none). The queue serves
+   * batches round-robin, so its items are turns: a job's turn launches its oldest plan, and its
+   * launches keep their decision order even when two batches hold plans of the same job.
+   */
+  queued: LaunchPlan[] | null;
   /** Serialises Replace sequences (and launches behind them) of this job. */
   lane: Promise<void> | null;
 }
@@ -46,6 +52,7 @@ export function createJobRuntime(): JobRuntime {
     lastRealOutcome: null,
     ladder: null,
     planned: 0,
+    queued: null,
     lane: null,
   };
 }

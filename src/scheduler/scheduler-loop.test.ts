@@ -135,6 +135,50 @@ void describe('scheduler loop', () => {
     await h.stop();
   });
 
+  void it('starts a job that comes due during a burst in the next slice, not after the burst', async () => {
+    // 200 jobs due at 00:01:00 launch 10 per slice, 100 ms apart (~2 s). 'lone' (first in config)
+    // and 'tail' (last) fire every second: each later wake is a batch of its own, and batches
+    // take turns with the burst.
+    const burst = Array.from({ length: 200 }, (_, i) =>
+      makeJob({ name: `b${i}`, schedule: '0 1 0 * * * *' }),
+    );
+    const h = createHarness(
+      [
+        makeJob({ name: 'lone', schedule: '* * * * * * *' }),
+        ...burst,
+        makeJob({ name: 'tail', schedule: '* * * * * * *' }),
+      ],
+      { startMs: T0 + MINUTE - 500, launchSliceSize: 10, yieldToLoop: (clock) => clock.sleep(100) },
+    );
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start();
+    await h.clock.advance(3_000);
+    const started = h.of('run:started');
+    const lone = started.filter((e) => e.job.name === 'lone');
+    for (const run of lone) {
+      assert.ok(
+        run.startedAtMs - run.scheduledAtMs! <= 100,
+        `lone slot ${run.scheduledAtMs! - T0} started ${run.startedAtMs - run.scheduledAtMs!} ms late`,
+      );
+    }
+    const lastBurstStart = Math.max(
+      ...started.filter((e) => e.job.name.startsWith('b')).map((e) => e.startedAtMs),
+    );
+    assert.ok(lastBurstStart - (T0 + MINUTE) >= 1_900, 'the burst takes ~2 s to launch');
+    assert.ok(lone.some((e) => e.scheduledAtMs === T0 + MINUTE + 1000));
+    // 'tail' is behind the burst in its own wake's batch, but its turn in the next wake's batch
+    // launches its OLDEST plan: a job's launches keep their decision order.
+    const tail = started.filter((e) => e.job.name === 'tail').map((e) => e.scheduledAtMs! - T0);
+    assert.deepEqual(
+      tail,
+      [...tail].sort((a, b) => a - b),
+    );
+    const firstTail = started.find((e) => e.job.name === 'tail');
+    assert.equal(firstTail?.scheduledAtMs, T0 + MINUTE);
+    assert.ok(firstTail.startedAtMs < lastBurstStart, 'its first run did not wait for the burst');
+    await h.stop();
+  });
+
   void it('orders fires by instant across jobs', async () => {
     const h = createHarness([
       makeJob({ name: 'ten', schedule: '10 * * * *' }),

@@ -16,7 +16,7 @@ import { nextFireTime, schedulesEqual, type Schedule } from '../schedule/index.j
 import { FireHeap, type FireNode } from './fire-heap.js';
 import { planDueFires, slotResolutionMs, type DueFirePlan } from './fire-plan.js';
 import { computeRunStats, HISTORY_SUMMARY_LIMIT } from './history.js';
-import { DEFAULT_LAUNCH_SLICE_SIZE } from './launch-queue.js';
+import { DEFAULT_LAUNCH_SLICE_BUDGET_MS, DEFAULT_LAUNCH_SLICE_SIZE } from './launch-queue.js';
 import { RunControl } from './run-control.js';
 import type { LaunchPlan } from './run-state.js';
 import type {
@@ -86,6 +86,8 @@ class CronScheduler implements Scheduler {
       events: this.events,
       tasks: this.#tasks,
       launchSliceSize: Math.max(1, deps.launchSliceSize ?? DEFAULT_LAUNCH_SLICE_SIZE),
+      launchSliceBudgetMs: deps.launchSliceBudgetMs ?? DEFAULT_LAUNCH_SLICE_BUDGET_MS,
+      yieldToLoop: deps.yieldToLoop ?? yieldWithSetImmediate,
       isStopping: () => this.#stopping,
       currentJob: (name) => this.#jobs.get(name)?.job,
     });
@@ -451,6 +453,11 @@ function sortByOrder(entries: ConfiguredJob[]): ConfiguredJob[] {
     sorted[index] = entries[(keys[index] as number) % scale] as ConfiguredJob;
   }
   return sorted;
+}
+
+/** The daemon's yield between launch slices: the check phase of this loop turn, not a timer. */
+function yieldWithSetImmediate(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** Same schedule sets and the same zone: a reload keeps the pending next fire. */

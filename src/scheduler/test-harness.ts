@@ -19,6 +19,8 @@ export interface HarnessOptions {
   readonly gate?: (request: GateRequest) => GateResult;
   readonly launchSliceSize?: number;
   readonly cancelDelayMs?: number;
+  /** Wait between launch slices (default: a zero timer on the fake clock). */
+  readonly yieldToLoop?: (clock: FakeClock) => Promise<void>;
 }
 
 export interface Harness {
@@ -76,6 +78,8 @@ export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOpti
       runner,
       ...(options.gate ? { gate: options.gate } : {}),
       ...(options.launchSliceSize ? { launchSliceSize: options.launchSliceSize } : {}),
+      // Slices end on the fake clock's zero timers, so advance() runs a whole burst.
+      yieldToLoop: () => (options.yieldToLoop ? options.yieldToLoop(clock) : clock.sleep(0)),
     },
     makeConfig(jobs),
   );

@@ -37,8 +37,16 @@ export interface SchedulerDeps {
    * never for manual starts. Synchronous and cheap: it runs in the decision pass of a burst.
    */
   readonly gate?: (request: GateRequest) => GateResult;
-  /** Launches per slice of a burst before yielding to the event loop (default 16). */
+  /** Most spawns per slice of a burst before yielding to the event loop (default 64). */
   readonly launchSliceSize?: number;
+  /** Milliseconds of launching per slice of a burst before yielding (default 8). */
+  readonly launchSliceBudgetMs?: number;
+  /**
+   * Resolves on a later turn of the event loop, between launch slices. Default: setImmediate
+   * (timers and I/O due meanwhile run first, no 1 ms timer floor). FakeClock tests pass a yield
+   * on the fake clock so bursts stay deterministic.
+   */
+  readonly yieldToLoop?: () => Promise<void>;
 }
 
 // ---- Run records and stats (http-api A.7) ---------------------------------------------------
