@@ -11,6 +11,17 @@ import { Worker } from 'node:worker_threads';
 import fsNative from 'fs-native-extensions';
 import type { Clock } from '../common/clock.js';
 import { YacronError, describeError } from '../common/errors.js';
+import { KeyedMutex } from './keyed-mutex.js';
+
+/**
+ * The one deliberate piece of module state in src/state: in-process queueing per lock file,
+ * shared by every store object of the process. flock(2) excludes per open file description on
+ * a local filesystem, but Linux emulates it with POSIX record locks on NFS, which exclude per
+ * *process*: two store objects of one process (the state section and filesystem leadership may
+ * share a directory) would both "hold" the same lock there. Queueing by absolute lock path
+ * in-process gives the same exclusion everywhere.
+ */
+export const processLockQueue = new KeyedMutex();
 
 /** A held lock; release() closes the lock file (which is what drops the flock). */
 export interface HeldLock {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Clock } from '../common/clock.js';
 import { YacronError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import { FileLocker } from './flock.js';
+import { FileLocker, processLockQueue } from './flock.js';
 import { FsBlobs } from './fs-blobs.js';
 import { FsQuarantine, type FsContext } from './fs-context.js';
 import { FsDocs, LOCK_SUFFIX } from './fs-docs.js';
@@ -22,7 +22,6 @@ import {
 } from './fs-files.js';
 import { FsLeases } from './fs-leases.js';
 import { FsStreams, META_STREAM } from './fs-streams.js';
-import { KeyedMutex } from './keyed-mutex.js';
 import type { StateMetrics } from './metrics.js';
 import { RecordIdSource, newProcessId } from './record-format.js';
 import { DEFAULT_MAX_RECORD_BYTES } from './store-checks.js';
@@ -91,7 +90,6 @@ export class FsStateStore implements StateStore {
   readonly #deps: FsStateStoreDeps;
   readonly #layout: FsLayout;
   readonly #ids: RecordIdSource;
-  readonly #mutex = new KeyedMutex();
   #parts: OpenParts | undefined;
   #topology: StateTopology = 'single-node';
   #stamped: string[] = [];
@@ -209,7 +207,7 @@ export class FsStateStore implements StateStore {
     work: () => Promise<T>,
     timeoutMs?: number,
   ): Promise<T> {
-    return this.#mutex.run(lockPath, async () => {
+    return processLockQueue.run(lockPath, async () => {
       const held = await locker.acquire(
         lockPath,
         timeoutMs ?? this.#options.lockTimeoutMs ?? 10_000,

@@ -1,7 +1,9 @@
+import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { FakeClock } from '../common/fake-clock.js';
+import { test } from 'node:test';
+import { FakeClock } from '../common/fake-clock.js';
 import { silentLogger } from '../common/logger.js';
 import { FsStateStore } from './fs-store.js';
 import { storeContract, type MakeStore } from './store.contract.js';
@@ -21,3 +23,41 @@ storeContract(
   'FsStateStore (topology shared: flock via the helper thread)',
   fsStoreMaker('shared'),
 );
+
+void test('two store objects of one process on one directory exclude each other (state + leadership)', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'yacron2-state-two-objects-'));
+  try {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const stores = ['single-node', 'shared'].map(
+      (topology) =>
+        new FsStateStore(
+          { path: dir, topology: topology as StateTopology },
+          { clock, logger: silentLogger() },
+        ),
+    );
+    for (const store of stores) await store.open();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        stores[n % 2]!.acquireLease('election', `node-${n}`, 30_000),
+      ),
+    );
+    assert.equal(results.filter((result) => result.acquired).length, 1);
+    await stores[0]!.putDoc('counter', 0);
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, n) => {
+        const store = stores[n % 2]!;
+        for (;;) {
+          const doc = (await store.getDoc('counter'))!;
+          const put = await store.putDoc('counter', (doc.value as number) + 1, {
+            expectedVersion: doc.version,
+          });
+          if (put.ok) return;
+        }
+      }),
+    );
+    assert.equal((await stores[1]!.getDoc('counter'))?.value, 20);
+    for (const store of stores) await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

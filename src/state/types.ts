@@ -23,6 +23,7 @@ export type StateTopologySetting = 'auto' | StateTopology;
  * hosts, and sorting by write time); `writtenAtMs` is the writer's wall clock when it was
  * written. `data` is whatever the writer appended, round-tripped through JSON (so `undefined`
  * fields are gone and Dates are strings), and is NOT validated: readers check the shape.
+ * Records read back may be shared with the store's cache and deeply frozen: never mutate them.
  */
 export interface StateRecord {
   readonly stream: string;
