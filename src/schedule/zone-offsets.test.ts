@@ -71,6 +71,42 @@ void describe('zoneRulesFor().offsetAt()', () => {
   });
 });
 
+void describe('zone names without a formatter', () => {
+  // zoneRulesFor() trusts these facts to validate names without building an Intl formatter.
+  void it('every zone Intl lists resolves to itself', () => {
+    const moved = Intl.supportedValuesOf('timeZone').filter(
+      (zone) =>
+        new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone !== zone,
+    );
+    assert.deepEqual(moved, []);
+  });
+
+  void it('every UTC alias resolves to UTC, in any letter case', () => {
+    for (const alias of ['Etc/UTC', 'GMT', 'Etc/GMT', 'Zulu', 'UCT', 'Etc/Greenwich', 'GMT+0']) {
+      for (const name of [alias, alias.toLowerCase(), alias.toUpperCase()]) {
+        assert.equal(
+          new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone,
+          'UTC',
+          name,
+        );
+        const rules = zoneRulesFor(name);
+        assert.equal(rules, zoneRulesFor('UTC'), name);
+        assert.equal(rules.isUtc, true);
+      }
+    }
+  });
+
+  void it('resolves listed names, their case variants and aliases to the same rules', () => {
+    assert.equal(zoneRulesFor('ASIA/TOKYO'), zoneRulesFor('Asia/Tokyo'));
+    assert.equal(zoneRulesFor('Asia/Tokyo').name, 'Asia/Tokyo');
+    assert.equal(zoneRulesFor('Japan').name, 'Asia/Tokyo');
+    assert.equal(
+      zoneRulesFor('Etc/GMT+5').offsetAt(Date.parse('2026-07-01T00:00:00Z')),
+      -5 * HOUR_MS,
+    );
+  });
+});
+
 void describe('assertTimezone()', () => {
   void it('accepts IANA names and UTC', () => {
     assertTimezone('UTC');

@@ -4,6 +4,12 @@
 // The cache is the one piece of module-level state in schedule/: a memo of a pure function
 // (zone name -> offsets), shared so 100k jobs in one zone cost one set of Intl calls. It has no
 // observable behaviour besides speed.
+//
+// Start-up cost: the first `new Intl.DateTimeFormat` with a time zone loads ICU's zone data
+// (~20 ms), which `yacron2 -v` never needs. Names are checked against
+// Intl.supportedValuesOf('timeZone') (~3 ms, canonical names), the UTC aliases are known without
+// Intl, and a zone's formatter is created when its offsets are first needed. Only a name outside
+// the list (an alias such as 'US/Eastern', or 'Etc/GMT+5') asks a formatter at once.
 
 import { YacronError } from '../common/errors.js';
 import { DAY_MS, SECOND_MS, wallMsOf } from './civil-time.js';
@@ -27,20 +33,42 @@ const SAMPLE_MS = DAY_MS;
 const SAMPLES_PER_CHUNK = 128;
 const CHUNK_MS = SAMPLES_PER_CHUNK * SAMPLE_MS;
 
-const FIXED_UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT', 'Etc/Universal', 'Etc/Zulu']);
+/** Names Intl resolves to 'UTC' (lower case; Intl matches zone names case-insensitively). */
+const UTC_ALIASES = new Set(
+  [
+    'UTC',
+    'Etc/UTC',
+    'Etc/GMT',
+    'GMT',
+    'Etc/Universal',
+    'Etc/Zulu',
+    'UCT',
+    'Etc/UCT',
+    'Universal',
+    'Zulu',
+    'Etc/GMT0',
+    'GMT0',
+    'Etc/Greenwich',
+    'Greenwich',
+    'GMT+0',
+    'GMT-0',
+    'Etc/GMT+0',
+    'Etc/GMT-0',
+  ].map((name) => name.toLowerCase()),
+);
 
 export class ZoneRules {
   /** Canonical IANA name as Intl resolves it (e.g. 'UTC', 'America/New_York'). */
   readonly name: string;
   /** True when the zone is UTC itself: offsets are always 0 and no Intl call is made. */
   readonly isUtc: boolean;
-  /** null for UTC, which never needs Intl (building a formatter costs ~15 ms at start-up). */
-  readonly #formatter: Intl.DateTimeFormat | null;
+  /** Created on the first offset look-up (never for UTC): it costs ~20 ms the first time. */
+  #formatter: Intl.DateTimeFormat | null;
   readonly #chunks = new Map<number, OffsetChunk>();
 
-  constructor(name: string, formatter: Intl.DateTimeFormat | null) {
+  constructor(name: string, formatter: Intl.DateTimeFormat | null = null) {
     this.name = name;
-    this.isUtc = formatter === null || FIXED_UTC_NAMES.has(name);
+    this.isUtc = UTC_ALIASES.has(name.toLowerCase());
     this.#formatter = formatter;
   }
 
@@ -142,7 +170,8 @@ export class ZoneRules {
     let hour = 0;
     let minute = 0;
     let second = 0;
-    for (const part of this.#formatter!.formatToParts(instant)) {
+    this.#formatter ??= createFormatter(this.name);
+    for (const part of this.#formatter.formatToParts(instant)) {
       const value = Number(part.value);
       switch (part.type) {
         case 'year':
@@ -187,27 +216,49 @@ function createFormatter(name: string): Intl.DateTimeFormat {
   });
 }
 
+let canonicalByLowerName: Map<string, string> | null = null;
+
+/**
+ * Intl's canonical zone names by lower-cased name. A listed name resolves to itself (a test checks
+ * it against resolvedOptions() for the whole list), so these need no formatter to validate.
+ */
+function listedZones(): Map<string, string> {
+  if (canonicalByLowerName === null) {
+    canonicalByLowerName = new Map();
+    for (const zone of Intl.supportedValuesOf('timeZone')) {
+      canonicalByLowerName.set(zone.toLowerCase(), zone);
+    }
+  }
+  return canonicalByLowerName;
+}
+
+/** Intl's canonical name for a zone name and, when finding it took one, the formatter. */
+function canonicalZone(name: string): { name: string; formatter: Intl.DateTimeFormat | null } {
+  const lower = name.toLowerCase();
+  if (UTC_ALIASES.has(lower)) return { name: 'UTC', formatter: null };
+  const listed = listedZones().get(lower);
+  if (listed !== undefined) return { name: listed, formatter: null };
+  // An alias or a name ICU knows outside the list: ask Intl (throws RangeError when unknown).
+  if (name.trim() === '') throw new RangeError('empty time zone name');
+  const formatter = createFormatter(name);
+  return { name: formatter.resolvedOptions().timeZone, formatter };
+}
+
 /** Cached offset rules for a zone name; throws YC_ERR_TIMEZONE_UNKNOWN for unknown names. */
 export function zoneRulesFor(name: string): ZoneRules {
   const cached = zoneRulesByName.get(name);
   if (cached !== undefined) return cached;
-  if (name === 'UTC') {
-    const utc = new ZoneRules('UTC', null);
-    zoneRulesByName.set(name, utc);
-    return utc;
-  }
-  let formatter: Intl.DateTimeFormat;
+  let canonical: { name: string; formatter: Intl.DateTimeFormat | null };
   try {
-    if (name.trim() === '') throw new RangeError('empty time zone name');
-    formatter = createFormatter(name);
+    canonical = canonicalZone(name);
   } catch (error) {
     throw new YacronError('YC_ERR_TIMEZONE_UNKNOWN', `unknown timezone: ${name}`, {
       cause: error,
     });
   }
-  const canonical = formatter.resolvedOptions().timeZone;
-  const rules = zoneRulesByName.get(canonical) ?? new ZoneRules(canonical, formatter);
-  zoneRulesByName.set(canonical, rules);
+  const rules =
+    zoneRulesByName.get(canonical.name) ?? new ZoneRules(canonical.name, canonical.formatter);
+  zoneRulesByName.set(canonical.name, rules);
   zoneRulesByName.set(name, rules);
   return rules;
 }
