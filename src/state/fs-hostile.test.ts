@@ -230,8 +230,7 @@ void test('an unreadable record (wrong owner/mode) is skipped with a warning and
   if (asRoot) {
     await chmod(base, 0o711); // let `nobody` traverse the mkdtemp directory
     await chown(dir, 65534, 65534);
-  }
-  else await chmod(dir, 0o700);
+  } else await chmod(dir, 0o700);
   const fixture = path.resolve('test/fixtures/state-unreadable-record.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', fixture, dir], {
     stdio: ['ignore', 'pipe', 'inherit'],
