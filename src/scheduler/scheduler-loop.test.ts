@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { makeJob } from './make-job.js';
+import { makeConfig, makeJob } from './make-job.js';
 import { MAX_SLEEP_MS } from './scheduler.js';
 import { createHarness, T0 } from './test-harness.js';
 
@@ -306,6 +306,35 @@ void describe('scheduler loop', () => {
       h.of('run:started').map((e) => (e.scheduledAtMs! - T0) / MINUTE),
       [1, 2, 3, 4, 5, 6],
     );
+    await h.stop();
+  });
+
+  void it('arms wakeLeadMs early and yields, not sleeps, into the slot', async () => {
+    // Each yield takes 1 ms of fake time here (setImmediate takes microseconds in the daemon).
+    const yields: number[] = [];
+    const every10s = '*/10 * * * * * *';
+    const h = createHarness([makeJob({ name: 'm', schedule: every10s })], {
+      wakeLeadMs: 2,
+      yieldToLoop: (clock) => (yields.push(clock.now() - T0), clock.sleep(1)),
+    });
+    h.scheduler.start();
+    assert.equal(h.clock.nextTimerDelayMs(), 10_000 - 2);
+    await h.clock.advance(10_000);
+    assert.deepEqual(yields, [9_998, 9_999]);
+    assert.deepEqual(
+      h.of('run:started').map((e) => [e.scheduledAtMs! - T0, e.decisionLatenessMs]),
+      [[10_000, 0]],
+    );
+    assert.equal(h.of('loop:woke').length, 1, 'the early wakes are not wakes');
+    // A reload while it yields re-arms; the stale yield does not wake the loop a second time.
+    await h.clock.advance(10_000 - 2);
+    h.scheduler.applyConfig(makeConfig([makeJob({ name: 'm', schedule: every10s })]));
+    await h.clock.advance(2);
+    assert.deepEqual(
+      h.of('run:started').map((e) => e.startedAtMs - T0),
+      [10_000, 20_000],
+    );
+    assert.equal(h.of('loop:woke').length, 2);
     await h.stop();
   });
 

@@ -4,6 +4,7 @@
 // and nothing here awaits a subscriber.
 import {
   formatSeconds,
+  systemClock,
   TaskSet,
   TypedEmitter,
   YacronError,
@@ -35,6 +36,13 @@ import { buildJobView, buildStatusEntry, type JobSnapshot } from './views.js';
 export const MAX_SLEEP_MS = 30_000;
 /** A wall-clock step beyond monotonic progress larger than this is reported as a jump. */
 const CLOCK_JUMP_TOLERANCE_MS = 1_000;
+/**
+ * With the system clock the loop's timer is armed this much before the next slot and the rest is
+ * waited out by yielding to the event loop: setTimeout works in whole milliseconds from a
+ * truncated Date.now() and fires 1-2.5 ms after the slot, which is most of a burst's decision
+ * lateness. The yields cost at most this long per wake. (FakeClock timers are exact: no lead.)
+ */
+export const DEFAULT_WAKE_LEAD_MS = 2;
 
 /** A configured job, and its node in the next-fire heap (one object per job, nothing else). */
 class ConfiguredJob implements FireNode {
@@ -67,11 +75,20 @@ class CronScheduler implements Scheduler {
   #armedForMs: number | null = null;
   #armedWallMs = 0;
   #armedMonotonicMs = 0;
+  /** Bumped on every arming: a wake still yielding towards its slot is stale once it changed. */
+  #armGeneration = 0;
+  readonly #wakeLeadMs: number;
+  readonly #yieldToLoop: () => Promise<void>;
   #shutdown: Promise<void> | null = null;
 
   constructor(deps: SchedulerDeps, config: ResolvedConfig) {
     this.#clock = deps.clock;
     this.#logger = deps.logger;
+    this.#wakeLeadMs = Math.max(
+      0,
+      deps.wakeLeadMs ?? (deps.clock === systemClock ? DEFAULT_WAKE_LEAD_MS : 0),
+    );
+    this.#yieldToLoop = deps.yieldToLoop ?? yieldWithSetImmediate;
     this.events = new TypedEmitter<SchedulerEvents>((error, event) =>
       this.#logger.error({ err: error, event }, `Scheduler event listener for ${event} failed`),
     );
@@ -87,7 +104,7 @@ class CronScheduler implements Scheduler {
       tasks: this.#tasks,
       launchSliceSize: Math.max(1, deps.launchSliceSize ?? DEFAULT_LAUNCH_SLICE_SIZE),
       launchSliceBudgetMs: deps.launchSliceBudgetMs ?? DEFAULT_LAUNCH_SLICE_BUDGET_MS,
-      yieldToLoop: deps.yieldToLoop ?? yieldWithSetImmediate,
+      yieldToLoop: this.#yieldToLoop,
       isStopping: () => this.#stopping,
       currentJob: (name) => this.#jobs.get(name)?.job,
     });
@@ -240,10 +257,11 @@ class CronScheduler implements Scheduler {
   #armTimer(): void {
     this.#timer?.cancel();
     this.#timer = null;
+    this.#armGeneration += 1;
     if (this.#phase !== 'running') return;
     const nowMs = this.#clock.now();
     const next = this.#heap.peek();
-    const delayMs = next === undefined ? MAX_SLEEP_MS : next.atMs - nowMs;
+    const delayMs = next === undefined ? MAX_SLEEP_MS : next.atMs - nowMs - this.#wakeLeadMs;
     this.#armedForMs = next?.atMs ?? null;
     this.#armedWallMs = nowMs;
     this.#armedMonotonicMs = this.#clock.monotonic();
@@ -257,6 +275,11 @@ class CronScheduler implements Scheduler {
     this.#timer = null;
     if (this.#phase !== 'running') return;
     const nowMs = this.#clock.now();
+    const next = this.#heap.peek();
+    if (next !== undefined && next.atMs > nowMs && next.atMs - nowMs <= this.#wakeLeadMs) {
+      this.#waitOutLead();
+      return;
+    }
     this.#noticeClockJump(nowMs);
     // Due jobs are serviced in config order; each job's own slots oldest first.
     const due = sortByOrder(this.#heap.popDue(nowMs));
@@ -308,6 +331,15 @@ class CronScheduler implements Scheduler {
     });
     this.#runs.enqueue(plans);
     this.#armTimer();
+  }
+
+  /** Woken up to wakeLeadMs early on purpose: yield (no timer) until the slot's millisecond. */
+  #waitOutLead(): void {
+    const generation = this.#armGeneration;
+    this.#tasks.run(async () => {
+      await this.#yieldToLoop();
+      if (generation === this.#armGeneration && this.#timer === null) this.#onWake();
+    });
   }
 
   #reportLateWake(job: ResolvedJob, slotMs: number, fire: DueFirePlan): void {

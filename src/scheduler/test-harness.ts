@@ -21,6 +21,7 @@ export interface HarnessOptions {
   readonly cancelDelayMs?: number;
   /** Wait between launch slices (default: a zero timer on the fake clock). */
   readonly yieldToLoop?: (clock: FakeClock) => Promise<void>;
+  readonly wakeLeadMs?: number;
 }
 
 export interface Harness {
@@ -80,6 +81,7 @@ export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOpti
       ...(options.launchSliceSize ? { launchSliceSize: options.launchSliceSize } : {}),
       // Slices end on the fake clock's zero timers, so advance() runs a whole burst.
       yieldToLoop: () => (options.yieldToLoop ? options.yieldToLoop(clock) : clock.sleep(0)),
+      ...(options.wakeLeadMs === undefined ? {} : { wakeLeadMs: options.wakeLeadMs }),
     },
     makeConfig(jobs),
   );

@@ -47,6 +47,11 @@ export interface SchedulerDeps {
    * on the fake clock so bursts stay deterministic.
    */
   readonly yieldToLoop?: () => Promise<void>;
+  /**
+   * Arm the loop's timer this many ms before the next slot and yield (yieldToLoop) until it
+   * begins: timers fire whole milliseconds late. Default 2 with systemClock, 0 otherwise.
+   */
+  readonly wakeLeadMs?: number;
 }
 
 // ---- Run records and stats (http-api A.7) ---------------------------------------------------
