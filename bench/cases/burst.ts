@@ -1,8 +1,8 @@
 // Worker: one launch burst with the real scheduler, systemClock and the real runner, beside
 // Node's raw spawn ceiling measured in this same process just before.
 //  1. Raw ceiling: spawn N `true` children exactly as the runner does (same argv, env, stdio,
-//     detached) in one synchronous loop; then the same in slices of 16 with a zero timer between
-//     slices (the scheduler's launch pattern), for diagnosis.
+//     detached) in one synchronous loop; then the same in ~8 ms slices with a setImmediate yield
+//     between slices (the scheduler's launch pattern), for diagnosis.
 //  2. Burst: a config of N jobs that all fire in one upcoming second S, plus a lone job firing
 //     every second; run the scheduler until every burst run finished.
 //  3. The one-loop raw ceiling again, with the process at its post-burst size.
@@ -17,8 +17,8 @@ const workDir = stringArg(1, 'workDir');
 const repetition = intArg(2, 'repetition');
 /** The burst second is at least this far after the config is written (load + start fit). */
 const LEAD_MS = 2_500;
-/** The scheduler's default launch slice (scheduler/launch-queue.ts). */
-const SLICE = 16;
+/** The scheduler's default launch slice budget, ms (scheduler/launch-queue.ts). */
+const SLICE_BUDGET_MS = 8;
 
 const {
   common,
@@ -39,8 +39,11 @@ interface RawResult {
   readonly failures: number;
 }
 
-/** Spawn `total` children; `slice` = spawns between zero-timer yields (Infinity: one loop). */
-async function rawSpawnBurst(total: number, slice: number): Promise<RawResult> {
+/**
+ * Spawn `total` children; `sliceBudgetMs` = ms of spawning between setImmediate yields
+ * (Infinity: one loop).
+ */
+async function rawSpawnBurst(total: number, sliceBudgetMs: number): Promise<RawResult> {
   const [file, ...args] = RAW_ARGV;
   let open = total;
   let failures = 0;
@@ -52,9 +55,11 @@ async function rawSpawnBurst(total: number, slice: number): Promise<RawResult> {
     if (open === 0) allClosed();
   };
   const started = performance.now();
+  let sliceStarted = started;
   for (let spawned = 0; spawned < total; spawned++) {
-    if (spawned > 0 && spawned % slice === 0) {
-      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    if (spawned > 0 && performance.now() - sliceStarted >= sliceBudgetMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
     }
     const child = spawn(file!, args, {
       env: process.env,
@@ -73,7 +78,7 @@ async function rawSpawnBurst(total: number, slice: number): Promise<RawResult> {
 const rssMB = (): number => Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10;
 const rssBeforeRawMB = rssMB();
 const rawOneLoop = await rawSpawnBurst(count, Number.POSITIVE_INFINITY);
-const rawSliced = await rawSpawnBurst(count, SLICE);
+const rawSliced = await rawSpawnBurst(count, SLICE_BUDGET_MS);
 
 // ---- the scheduler burst ------------------------------------------------------------------------
 
@@ -102,8 +107,8 @@ const runner = runnerModule.createRunner({
   baseEnv: process.env,
 });
 // The cluster gate seam is consulted synchronously inside each scheduled launch decision, so a
-// pass-through gate timestamps every decision itself (the run:started payload carries the wake's
-// single clock read, shared by all decisions of the pass).
+// pass-through gate timestamps every decision itself, sub-ms (the run:started payload carries the
+// decision's own clock read, whole ms).
 const gateObservedAtMs = new Map<string, number>();
 const scheduler = schedulerModule.createScheduler(
   {
@@ -187,7 +192,7 @@ reportSample({
   sameArgv,
   marginMs,
   burstAtMs,
-  raw: { oneLoop: rawOneLoop, sliced: rawSliced, after: rawAfter, slice: SLICE },
+  raw: { oneLoop: rawOneLoop, sliced: rawSliced, after: rawAfter, sliceBudgetMs: SLICE_BUDGET_MS },
   rssMB: { beforeRaw: rssBeforeRawMB, atBurst: rssAtBurstMB, after: rssAfterMB },
   burstWake: burstWake ?? null,
   gateDecisionLatenessMs: [...gateObservedAtMs.entries()]

@@ -167,7 +167,7 @@ function emitMetrics(context: BenchContext, reps: Repetition[], problems: string
       p50: percentile(decisions, 50),
       max: max(decisions),
       perProcessP99: reps.map((rep) => percentile(rep.decisionLatenessMs, 99)),
-      note: "every decision of one wake carries that wake's single clock read; see .per-decision",
+      note: 'each decision carries its own clock read (whole ms); .per-decision has sub-ms instants',
       launchDelayMs: {
         p50: percentile(launchDelays, 50),
         p99: percentile(launchDelays, 99),
@@ -235,7 +235,7 @@ function emitMetrics(context: BenchContext, reps: Repetition[], problems: string
         0,
       ),
       slicedRule:
-        'before the burst, the same spawns in slices of 16 with a zero timer between slices',
+        'before the burst, the same spawns in ~8 ms slices with a setImmediate yield between slices',
     }),
   );
 
