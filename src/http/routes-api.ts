@@ -28,7 +28,7 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
   const { view, control, settings } = context;
   const headers = settings.headers;
 
-  const sendJson = (reply: FastifyReply, body: string, status = 200): FastifyReply =>
+  const sendJson = (reply: FastifyReply, body: string | Buffer, status = 200): FastifyReply =>
     reply.code(status).headers(headers).type(JSON_TYPE).send(body);
   const sendText = (reply: FastifyReply, body: string, status = 200): FastifyReply =>
     reply.code(status).headers(headers).type(TEXT_TYPE).send(body);
