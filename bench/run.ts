@@ -9,6 +9,7 @@ import { memoryGroup } from './groups/memory.js';
 import { nextFireGroup } from './groups/next-fire.js';
 import { stateGroup } from './groups/state.js';
 import type { BenchContext, BenchGroup } from './groups/group.js';
+import { httpGroup } from './groups/http.js';
 import { validateCliGroup } from './groups/validate-cli.js';
 import { transpileWorkers } from './lib/workers.js';
 
@@ -17,6 +18,7 @@ const GROUPS: readonly BenchGroup[] = [
   validateCliGroup,
   memoryGroup,
   burstGroup,
+  httpGroup,
   stateGroup,
 ];
 
