@@ -28,7 +28,7 @@ export interface OutputLimits {
 
 export const DEFAULT_OUTPUT_LIMITS: OutputLimits = {
   maxLines: 1000,
-  maxChars: 4 * 1024 * 1024,
+  maxChars: 1024 * 1024,
   maxLineChars: 64 * 1024,
 };
 
