@@ -90,15 +90,19 @@ export class FireHeap<N extends FireNode> {
     const due: N[] = [];
     if (items.length === 0 || (items[0] as N).atMs > nowMs) return due;
     // The due nodes form a subtree at the root: a node that is not due has no due descendant.
+    // (Children are checked against the length before they are read: out-of-bounds reads are
+    // slow in V8.)
+    const n = items.length;
     const stack: number[] = [0];
     while (stack.length > 0) {
       const at = stack.pop() as number;
-      const entry = items[at];
-      if (entry === undefined || entry.atMs > nowMs) continue;
+      const entry = items[at] as N;
+      if (entry.atMs > nowMs) continue;
       due.push(entry);
-      stack.push(2 * at + 1, 2 * at + 2);
+      const left = 2 * at + 1;
+      if (left < n) stack.push(left);
+      if (left + 1 < n) stack.push(left + 1);
     }
-    const n = items.length;
     if (due.length * (32 - Math.clz32(n)) < n) {
       for (const entry of due) this.#remove(entry);
       return due;

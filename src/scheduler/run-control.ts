@@ -131,8 +131,9 @@ export class RunControl {
     const scheduled = trigger === 'schedule' || trigger === 'reboot';
 
     const enabled = checkEnabled(job);
-    if (enabled.kind === 'skip')
+    if (enabled.kind === 'skip') {
       return this.#skip(job, enabled.reason, trigger, scheduledAtMs, nowMs);
+    }
 
     const { gate } = context;
     if (gate !== null && trigger !== 'manual') {

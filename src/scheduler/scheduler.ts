@@ -472,8 +472,8 @@ class CronScheduler implements Scheduler {
  */
 function sortByOrder(entries: ConfiguredJob[]): ConfiguredJob[] {
   if (entries.length < 64) return entries.sort((a, b) => a.order - b.order);
-  // order * scale + index stays an exact double while order < 2^53 / scale (>= 2^26 for up to
-  // ~130M entries): far beyond any config.
+  // order * scale + index is an exact double while order * scale < 2^53, e.g. orders below 2^33
+  // with a million due entries: far beyond any config.
   const scale = 2 ** (32 - Math.clz32(entries.length));
   const keys = new Float64Array(entries.length);
   for (let index = 0; index < entries.length; index++) {
