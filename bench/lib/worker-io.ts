@@ -81,7 +81,11 @@ export async function collectGarbage(): Promise<void> {
   }
 }
 
+// Read once: the performance.timeOrigin getter recomputes it on every call (~1 µs cold), which
+// added up inside the 1,000 timed decisions of a burst.
+const TIME_ORIGIN_MS = performance.timeOrigin;
+
 /** High-resolution wall clock in epoch ms (sub-millisecond; Date.now is whole ms). */
 export function wallNowMs(): number {
-  return performance.timeOrigin + performance.now();
+  return TIME_ORIGIN_MS + performance.now();
 }
