@@ -93,6 +93,22 @@ test('-v on a missing config file exits 1 with "Configuration error:" naming the
   assert.doesNotMatch(result.stderr, / {4}at /);
 });
 
+test('-v reports a web authToken that resolves empty, although the daemon would still run its jobs', async (t) => {
+  const dir = await useTempDir(t);
+  const path = await writeConfig(
+    dir,
+    'web:\n  listen:\n    - http://127.0.0.1:1\n  authToken:\n    fromEnvVar: YACRON2_TEST_UNSET_TOKEN\n',
+  );
+  const env = { ...process.env };
+  delete env.YACRON2_TEST_UNSET_TOKEN;
+  const result = await runCli(['-v', '-c', path], { env });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    /Configuration error: web\.authToken is configured but resolved to an empty token/,
+  );
+});
+
 test('the daemon refuses a malformed config with exit 1 before running anything', async (t) => {
   const dir = await useTempDir(t);
   const config = await writeConfig(dir, `jobs:\n${job('a').replace('*/5 * * * *', '61 * * * *')}`);

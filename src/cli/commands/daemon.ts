@@ -34,6 +34,12 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
     return EXIT_OK;
   }
   if (options.validateOnly) {
+    // A web error (empty token, unreadable token file) does not stop the daemon (the rest of the
+    // config still runs, the API stays down), but validation must say so.
+    if (config.web?.error) {
+      logger.error(`Configuration error: ${config.web.error}`);
+      return EXIT_FAILURE;
+    }
     logger.info('Configuration is valid.');
     return EXIT_OK;
   }
