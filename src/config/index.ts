@@ -9,3 +9,4 @@ export {
   canonicalJobObject,
   type JobIdentityInput,
 } from './fingerprint.js';
+export { makeJob, makeConfig, makeSchedule, type MakeJobOverrides } from './make-job.js';

@@ -5,7 +5,11 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import type { ReportBlock, ResolvedJob } from '../config/index.js';
+import {
+  makeJob as makeDefaultJob,
+  type MakeJobOverrides,
+  type ResolvedJob,
+} from '../config/index.js';
 import type { Logger } from '../common/index.js';
 
 export const FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
@@ -15,57 +19,15 @@ export function fixture(name: string): string {
   return FIXTURES + name;
 }
 
-const NO_REPORTS: ReportBlock = { sentry: null, mail: null, shell: null, webhook: null };
-
-export function makeJob(overrides: Partial<ResolvedJob> = {}): ResolvedJob {
-  return {
+/** A fully defaulted job running the exit-with fixture once (@reboot, local zone). */
+export function makeJob(overrides: MakeJobOverrides = {}): ResolvedJob {
+  return makeDefaultJob({
     name: 'test-job',
     command: { kind: 'argv', argv: [NODE, fixture('exit-with.js'), '0'] },
-    shell: '/bin/sh',
-    schedule: { kind: 'reboot' },
+    schedule: '@reboot',
     timezone: null,
-    enabled: true,
-    environment: [],
-    hasEnvironment: false,
-    user: null,
-    group: null,
-    uid: null,
-    gid: null,
-    userName: null,
-    captureStdout: false,
-    captureStderr: true,
-    saveLimit: 4096,
-    maxLineLength: 16777216,
-    streamPrefix: '[{job_name} {stream_name}] ',
-    concurrencyPolicy: 'Allow',
-    concurrencyScope: 'node',
-    clusterPolicy: 'Leader',
-    executionTimeoutMs: null,
-    killTimeoutMs: 30_000,
-    failsWhen: { producesStdout: false, producesStderr: true, nonzeroReturn: true, always: false },
-    retry: {
-      maximumRetries: 0,
-      initialDelayMs: 1000,
-      maximumDelayMs: 300_000,
-      backoffMultiplier: 2,
-    },
-    onFailureReport: NO_REPORTS,
-    onPermanentFailureReport: NO_REPORTS,
-    onSuccessReport: NO_REPORTS,
-    statsd: null,
-    monitorResources: { enabled: false, intervalMs: 5000, history: 0 },
-    onMissed: 'skip',
-    startingDeadlineMs: null,
-    catchupJitterMs: 0,
-    onlyIfLastSucceeded: false,
-    archiveOutput: false,
-    redactArchivedSecrets: false,
-    secrets: [],
-    stateAllowedScopes: [],
-    digest: '0'.repeat(64),
-    source: { file: 'test.yaml', line: 1 },
     ...overrides,
-  };
+  });
 }
 
 export interface LogRecord {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { checkEnabled, checkOnlyIfLastSucceeded, decideConcurrency } from './gates.js';
-import { makeJob } from './make-job.js';
+import { makeJob } from '../config/index.js';
 
 void describe('gates', () => {
   void it('checkEnabled() skips a disabled job', () => {

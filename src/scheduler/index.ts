@@ -44,4 +44,5 @@ export {
 export { checkEnabled, checkOnlyIfLastSucceeded, decideConcurrency } from './gates.js';
 export { LATE_WAKE_THRESHOLD_MS } from './fire-plan.js';
 export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';
-export { makeJob, makeConfig, makeSchedule, type MakeJobOverrides } from './make-job.js';
+// Test seams re-exported for other layers' tests (they live in config/, below the runner).
+export { makeJob, makeConfig, makeSchedule, type MakeJobOverrides } from '../config/index.js';

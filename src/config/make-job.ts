@@ -8,7 +8,7 @@ import type {
   ResolvedConfig,
   ResolvedJob,
   RetryPolicy,
-} from '../config/index.js';
+} from './types.js';
 import { localTimezone, parseSchedule } from '../schedule/index.js';
 
 export type MakeJobOverrides = Partial<Omit<ResolvedJob, 'schedule' | 'retry' | 'failsWhen'>> & {
