@@ -1,0 +1,14 @@
+// The library surface of the yacron2 package: the cron engine and the configuration loader.
+// Everything else is internal to the daemon.
+export {
+  parseSchedule,
+  nextFireTime,
+  matchesAt,
+  schedulesEqual,
+  renderScheduleObject,
+  type Schedule,
+  type ScheduleObject,
+} from './schedule/index.js';
+export { loadConfig, computeJobSetId, computeJobDigest } from './config/index.js';
+export type { ResolvedConfig, ResolvedJob } from './config/index.js';
+export { YacronError, type ErrorCode } from './common/index.js';
