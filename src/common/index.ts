@@ -10,6 +10,7 @@ export {
 } from './errors.js';
 export {
   createLogger,
+  createLineLogger,
   silentLogger,
   isLogLevelName,
   LOG_LEVELS,

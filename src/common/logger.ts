@@ -2,6 +2,7 @@
 // (JSON lines when stderr is not a terminal, a short readable line when it is), loaded lazily
 // so commands that never log much (`-v`, `next`, the job-facing commands) do not pay for it.
 import type { DestinationStream } from 'pino';
+import { systemClock } from './clock.js';
 
 export interface LogMethod {
   (message: string): void;
@@ -49,6 +50,34 @@ export async function createLogger(options: LoggerOptions = {}): Promise<Logger>
   const stream = pretty ? prettyStream(destination) : (destination as DestinationStream);
   const logger: Logger = pino(base, stream);
   return logger;
+}
+
+const PINO_LEVEL_NUMBERS = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const;
+
+/**
+ * The same lines as createLogger, without loading pino: for one-shot commands (`-v`,
+ * `--job-set-id`) that print a line or two, where pino's ~20 ms import is most of the cost.
+ */
+export function createLineLogger(options: LoggerOptions = {}): Logger {
+  const destination = options.destination ?? process.stderr;
+  const pretty = options.pretty ?? (destination as { isTTY?: boolean }).isTTY === true;
+  const stream = pretty ? prettyStream(destination) : (destination as DestinationStream);
+  const threshold =
+    options.level === 'silent' ? Infinity : PINO_LEVEL_NUMBERS[LOG_LEVELS[options.level ?? 'INFO']];
+  const method = (level: number): LogMethod =>
+    ((first: string | object, second?: string) => {
+      if (level < threshold) return;
+      const fields = typeof first === 'string' ? {} : first;
+      const msg = typeof first === 'string' ? first : second;
+      stream.write(`${JSON.stringify({ level, time: systemClock.now(), ...fields, msg })}\n`);
+    });
+  return {
+    debug: method(PINO_LEVEL_NUMBERS.debug),
+    info: method(PINO_LEVEL_NUMBERS.info),
+    warn: method(PINO_LEVEL_NUMBERS.warn),
+    error: method(PINO_LEVEL_NUMBERS.error),
+    fatal: method(PINO_LEVEL_NUMBERS.fatal),
+  };
 }
 
 const discard: LogMethod = () => undefined;

@@ -1,6 +1,7 @@
 // `yacron2 [-c PATH] [-v] [--job-set-id]`: load the configuration, then validate, print the
 // job-set id, or run the daemon until SIGTERM/SIGINT.
 import {
+  createLineLogger,
   createLogger,
   describeError,
   isYacronError,
@@ -20,13 +21,14 @@ export interface DaemonCliOptions {
 }
 
 export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Promise<number> {
-  const logger = await createLogger({ level: options.logLevel });
+  // Loading and the one-shot answers print a line or two: pino loads only for the daemon.
+  const startupLogger = createLineLogger({ level: options.logLevel });
   let config;
   try {
     config = await loadConfig(options.configPath);
   } catch (error) {
     if (!isYacronError(error)) throw error;
-    logger.error(`Configuration error: ${describeError(error)}`);
+    startupLogger.error(`Configuration error: ${describeError(error)}`);
     return EXIT_FAILURE;
   }
   if (options.printJobSetId) {
@@ -37,16 +39,16 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
     // A web error (empty token, unreadable token file) does not stop the daemon (the rest of the
     // config still runs, the API stays down), but validation must say so.
     if (config.web?.error) {
-      logger.error(`Configuration error: ${config.web.error}`);
+      startupLogger.error(`Configuration error: ${config.web.error}`);
       return EXIT_FAILURE;
     }
-    logger.info('Configuration is valid.');
+    startupLogger.info('Configuration is valid.');
     return EXIT_OK;
   }
   const { runDaemonUntilSignalled } = await import('../../daemon.js');
   await runDaemonUntilSignalled({
     config,
-    logger,
+    logger: await createLogger({ level: options.logLevel }),
     shutdownGraceMs: options.shutdownGraceMs,
     reloadIntervalMs: options.reloadIntervalMs,
   });
