@@ -4,11 +4,17 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock, readPackageVersion, TaskSet } from '../common/index.js';
-import type { MailReport, ReportBlock, SentryReport, WebhookReport } from '../config/index.js';
+import type { ReportBlock, SentryReport, WebhookReport } from '../config/index.js';
 import { fixture, LEVEL, makeJob, NODE, recordingLogger } from '../runner/job-fixture.test.js';
 import { dispatchReport, type ReporterDeps } from './dispatch.js';
 import type { ReporterName } from './report-error.js';
-import { makeOutcome, startHttpSink, startSmtpSink, SUCCESS } from './report-fixture.test.js';
+import {
+  makeMailReport,
+  makeOutcome,
+  startHttpSink,
+  startSmtpSink,
+  SUCCESS,
+} from './report-fixture.test.js';
 import { createTemplateRenderer } from './templates.js';
 
 const templates = createTemplateRenderer();
@@ -26,23 +32,6 @@ function sentry(dsn: string): SentryReport {
     body: null,
     environment: null,
     maxStringLength: 8192,
-  };
-}
-
-function mail(port: number): MailReport {
-  return {
-    from: 'cron@example.com',
-    to: 'ops@example.com',
-    smtpHost: '127.0.0.1',
-    smtpPort: port,
-    tls: false,
-    starttls: false,
-    validateCerts: true,
-    username: null,
-    password: null,
-    subject: null,
-    body: null,
-    html: false,
   };
 }
 
@@ -95,7 +84,7 @@ void test('all four reporters of the hook run for one report', async () => {
     const file = join(dir, 'env.json');
     const block: ReportBlock = {
       sentry: sentry(`${http.origin.replace('//', '//key@')}/1`),
-      mail: mail(smtp.port),
+      mail: makeMailReport(smtp.port),
       shell: {
         command: { kind: 'argv', argv: [NODE, fixture('print-env.js'), '--to', file] },
         shell: '/bin/sh',
@@ -154,7 +143,7 @@ void test('each hook uses its own block; unconfigured reporters start nothing', 
   const disabled = makeJob({
     onFailureReport: {
       sentry: { ...sentry('x'), dsn: null },
-      mail: { ...mail(25), from: null },
+      mail: makeMailReport(25, { from: null }),
       shell: { command: null, shell: '/bin/sh' },
       webhook: { ...webhook('x'), url: null },
     },
@@ -176,7 +165,7 @@ void test('a failing reporter is logged and counted and does not stop the others
         ...sentry('unused'),
         dsn: { value: null, fromFile: null, fromEnvVar: 'UNSET_SENTRY_DSN' },
       },
-      mail: mail(1),
+      mail: makeMailReport(1),
       shell: { command: { kind: 'argv', argv: ['/nonexistent/reporter'] }, shell: '/bin/sh' },
       webhook: webhook(`${http.origin}/broken`),
     },

@@ -9,6 +9,7 @@ import { makeJob } from '../runner/job-fixture.test.js';
 import { sendMailReport, type MailReportDeps } from './mail.js';
 import { ReportError } from './report-error.js';
 import {
+  makeMailReport,
   decodeHeader,
   makeOutcome,
   makeSelfSignedCert,
@@ -33,21 +34,12 @@ function deps(overrides: Partial<MailReportDeps> = {}): MailReportDeps {
 }
 
 function mailReport(port: number, overrides: Partial<MailReport> = {}): MailReport {
-  return {
+  // Display-name sender and a padded recipient list: the header rules under test.
+  return makeMailReport(port, {
     from: 'Cron <cron@example.com>',
     to: '  ops@example.com, dev@example.com ',
-    smtpHost: '127.0.0.1',
-    smtpPort: port,
-    tls: false,
-    starttls: false,
-    validateCerts: true,
-    username: null,
-    password: null,
-    subject: null,
-    body: null,
-    html: false,
     ...overrides,
-  };
+  });
 }
 
 const job = makeJob({ name: 'backup' });

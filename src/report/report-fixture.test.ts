@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { MailReport } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
 
 const run = promisify(execFile);
@@ -235,5 +236,24 @@ export async function startHttpSink(
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A mail block for an SMTP sink on 127.0.0.1:port (plain SMTP, no login, default texts). */
+export function makeMailReport(port: number, overrides: Partial<MailReport> = {}): MailReport {
+  return {
+    from: 'cron@example.com',
+    to: 'ops@example.com',
+    smtpHost: '127.0.0.1',
+    smtpPort: port,
+    tls: false,
+    starttls: false,
+    validateCerts: true,
+    username: null,
+    password: null,
+    subject: null,
+    body: null,
+    html: false,
+    ...overrides,
   };
 }
