@@ -35,29 +35,34 @@ test(
     const first = started.exec((await daemon.waitForLog(started)).msg)![1]!;
     assert.equal(await getStatus(first, '/version'), 200);
 
-    // A changed block (a header added) restarts the server.
+    // A changed block (a header added) restarts the server. Waiters are registered before the
+    // write: "stopped" and "started" are logged milliseconds apart.
+    const stopped = daemon.waitForNewLog(/^web: stopped listening on /);
+    const restarted = daemon.waitForNewLog(started);
     await writeConfig(dir, `jobs:\n${job('a')}${web('  headers:\n    X-A: "1"\n')}`);
-    await daemon.waitForNewLog(/^web: stopped listening on /);
-    const second = started.exec((await daemon.waitForNewLog(started)).msg)![1]!;
+    await stopped;
+    const second = started.exec((await restarted).msg)![1]!;
     assert.equal(await getStatus(second, '/version'), 200);
 
     // An empty token: logged, web stays down, the new job set is applied anyway.
+    const webError = daemon.waitForNewLog(
+      /^Error in the web configuration, so not starting the web API: web\.authToken is configured but resolved to an empty token; /,
+    );
     await writeConfig(
       dir,
       `jobs:\n${job('a')}${job('b')}${web('  authToken:\n    fromEnvVar: YACRON2_E2E_UNSET_TOKEN\n')}`,
     );
-    await daemon.waitForNewLog(
-      /^Error in the web configuration, so not starting the web API: web\.authToken is configured but resolved to an empty token; /,
-    );
+    await webError;
     await daemon.waitForLog(/^Job set id: v1:[0-9a-f]{64} \(2 jobs\)$/);
     await assert.rejects(getStatus(second, '/version'));
 
     // Fixed: the API comes back, with auth on.
+    const back = daemon.waitForNewLog(started);
     await writeConfig(
       dir,
       `jobs:\n${job('a')}${job('b')}${web('  authToken:\n    value: fixed\n')}`,
     );
-    const third = started.exec((await daemon.waitForNewLog(started)).msg)![1]!;
+    const third = started.exec((await back).msg)![1]!;
     assert.equal(await getStatus(third, '/version'), 401);
     assert.equal(await daemon.stop(), 0);
   },
