@@ -54,6 +54,13 @@ export class RunHistory {
     if (this.#runs.length > this.#limit) this.#runs.splice(0, this.#runs.length - this.#limit);
   }
 
+  /** Older runs (oldest first) in front of the ones recorded here, keeping the newest. */
+  prepend(older: readonly RunRecord[]): void {
+    const room = this.#limit - this.#runs.length;
+    if (room <= 0 || older.length === 0) return;
+    this.#runs = [...older.slice(Math.max(0, older.length - room)), ...this.#runs];
+  }
+
   list(): readonly RunRecord[] {
     return [...this.#runs];
   }

@@ -2,6 +2,7 @@
 // retry timer. Its policy is copied at creation, so a reload never changes a live ladder.
 import type { Clock, TimerHandle } from '../common/index.js';
 import type { RetryPolicy } from '../config/index.js';
+import type { RetrySettleReason } from './types.js';
 
 export type LadderStep =
   | { readonly kind: 'retry'; readonly delayMs: number; readonly attempt: number }
@@ -20,6 +21,12 @@ export class RetryLadder {
   nextRetryAtMs: number | null = null;
   #cancelled = false;
   #timer: TimerHandle | null = null;
+  /**
+   * Set while the durable store holds a pending record for the armed retry: ending the ladder
+   * any way but a launch (or a shutdown, which deliberately leaves the record for the next boot)
+   * settles it through this callback.
+   */
+  #durableSettle: ((attempt: number, reason: RetrySettleReason) => void) | null = null;
 
   constructor(jobName: string, policy: RetryPolicy) {
     this.jobName = jobName;
@@ -66,9 +73,29 @@ export class RetryLadder {
     this.nextRetryAtMs = null;
   }
 
-  /** Abort the pending retry and mark the ladder dead; a failing holder then fails permanently. */
-  cancel(): void {
+  /** The armed retry has a pending record in the durable store; `settle` ends it. */
+  markDurable(settle: (attempt: number, reason: RetrySettleReason) => void): void {
+    this.#durableSettle = settle;
+  }
+
+  get durablePending(): boolean {
+    return this.#durableSettle !== null;
+  }
+
+  /** The pending record was settled (launched, or by the caller): forget it. */
+  clearDurable(): void {
+    this.#durableSettle = null;
+  }
+
+  /**
+   * Abort the pending retry and mark the ladder dead; a failing holder then fails permanently.
+   * `reason` settles the durable pending record, if there is one.
+   */
+  cancel(reason: RetrySettleReason): void {
     this.#cancelled = true;
     this.abortTimer();
+    const settle = this.#durableSettle;
+    this.#durableSettle = null;
+    settle?.(this.count, reason);
   }
 }

@@ -24,9 +24,11 @@ import {
   type RunningInstance,
 } from './run-state.js';
 import type {
+  DurableCollaborator,
   GateRequest,
   GateResult,
   ManualStartResult,
+  RunEnvironmentHook,
   RunTrigger,
   SchedulerEvents,
   SkipReason,
@@ -47,7 +49,14 @@ export interface RunControlContext {
   readonly isStopping: () => boolean;
   /** A job's CURRENT config by name (retries look it up there), undefined when not configured. */
   readonly currentJob: (name: string) => ResolvedJob | undefined;
+  /** The durable collaborator, null when stateless (read at each use: attached after start). */
+  readonly durable: () => DurableCollaborator | null;
+  /** The per-run environment hook (the job API), null when none. */
+  readonly runEnvironment: () => RunEnvironmentHook | null;
 }
+
+/** A retry deferred by the durable store (fail-closed) re-checks after at least this long. */
+const DEFERRED_RETRY_MIN_MS = 1000;
 
 export class RunControl {
   readonly #context: RunControlContext;
@@ -150,7 +159,7 @@ export class RunControl {
     if (scheduled && job.onlyIfLastSucceeded) {
       const verdict = checkOnlyIfLastSucceeded(job, {
         activeInstances: active,
-        lastRealOutcome: runtime.lastRealOutcome,
+        lastRealOutcome: this.#lastRealOutcome(job.name, runtime),
       });
       if (verdict.kind === 'skip') {
         // Gate 3 leaves the retry ladder untouched.
@@ -164,11 +173,14 @@ export class RunControl {
     let ladder: RetryLadder | null;
     if (scheduled) {
       // Gate 4: always reached here, even when the concurrency policy then skips (§7.4 quirk).
-      runtime.ladder?.cancel();
+      runtime.ladder?.cancel('superseded');
       runtime.ladder = job.retry.maximumRetries !== 0 ? new RetryLadder(job.name, job.retry) : null;
       ladder = runtime.ladder;
     } else if (trigger === 'retry') {
       ladder = retryLadder;
+    } else if (trigger === 'catchup') {
+      // Backfills launch without the ladder: a failing one must not burn the retry budget.
+      ladder = null;
     } else {
       ladder = runtime.ladder;
     }
@@ -196,6 +208,28 @@ export class RunControl {
       decidedAtMs: nowMs,
       result: null,
     };
+  }
+
+  /**
+   * The depends-on-past verdict's input: the newest real outcome across memory and the durable
+   * ledger. A store that cannot answer reads as the in-memory view under `degrade` and as a
+   * failure (block) under `fail-closed`.
+   */
+  #lastRealOutcome(name: string, runtime: JobRuntime): 'success' | 'failure' | null {
+    const durable = this.#context.durable();
+    if (durable === null) return runtime.lastRealOutcome;
+    const stored = durable.lastDurableOutcome(name);
+    if (stored === 'unavailable') {
+      if (durable.onStoreUnavailable === 'degrade') return runtime.lastRealOutcome;
+      this.#context.logger.warn(
+        `Job ${name}: the state store cannot answer and onStoreUnavailable is fail-closed; blocking the onlyIfLastSucceeded gate`,
+      );
+      return 'failure';
+    }
+    if (stored === null) return runtime.lastRealOutcome;
+    if (runtime.lastRealOutcome === null) return stored.outcome;
+    // Newest wins; on a tie the in-memory view (updated synchronously) is the fresher one.
+    return stored.finishedAtMs > runtime.lastRealAtMs ? stored.outcome : runtime.lastRealOutcome;
   }
 
   /** A skipped launch: emit it and return the reason. */
@@ -344,8 +378,10 @@ export class RunControl {
     };
     let handle: RunHandle;
     try {
+      const extraEnv = this.#runEnvironment(plan, runId);
       handle = this.#context.runner.start({
         job,
+        ...(extraEnv === undefined ? {} : { extraEnv }),
         onOutput: (line) =>
           events.emit('run:output', {
             jobName: job.name,
@@ -403,6 +439,27 @@ export class RunControl {
     });
   }
 
+  /** The run's extra variables from the hook; a failing hook never stops the launch. */
+  #runEnvironment(plan: LaunchPlan, runId: string): Readonly<Record<string, string>> | undefined {
+    const hook = this.#context.runEnvironment();
+    if (hook === null) return undefined;
+    try {
+      return hook({
+        job: plan.job,
+        runId,
+        trigger: plan.trigger,
+        attempt: plan.attempt,
+        scheduledAtMs: plan.scheduledAtMs,
+      });
+    } catch (error) {
+      this.#context.logger.error(
+        { err: error },
+        `Job ${plan.job.name}: cannot prepare the run's job API environment`,
+      );
+      return undefined;
+    }
+  }
+
   // ---- reaping and retries --------------------------------------------------------------------
 
   #reap(instance: RunningInstance, outcome: RunOutcome): void {
@@ -417,7 +474,9 @@ export class RunControl {
           stopping: this.#context.isStopping(),
           armRetry: (ladder, delayMs) => {
             ladder.arm(this.#context.clock, delayMs, () => this.#onRetryDue(ladder));
-            return ladder.nextRetryAtMs ?? this.#context.clock.now() + delayMs;
+            const retryAtMs = ladder.nextRetryAtMs ?? this.#context.clock.now() + delayMs;
+            this.#persistArmedRetry(ladder, instance.job, retryAtMs);
+            return retryAtMs;
           },
         },
         instance,
@@ -434,6 +493,43 @@ export class RunControl {
     }
   }
 
+  /** With a store, an armed retry is a pending record the next boot can re-arm. */
+  #persistArmedRetry(ladder: RetryLadder, launchedAs: ResolvedJob, retryAtMs: number): void {
+    const durable = this.#context.durable();
+    if (durable === null) return;
+    // The retry runs the CURRENT definition; its digest is what a later boot compares.
+    const job = this.#context.currentJob(ladder.jobName) ?? launchedAs;
+    ladder.markDurable((attempt, reason) => durable.retrySettled(job, attempt, reason));
+    durable.retryArmed(job, ladder.count, retryAtMs);
+  }
+
+  /**
+   * Re-arm a durable retry at its persisted position (the boot-time resume): the ladder replays
+   * its steps up to `attempt`, then sleeps only what is left until notBeforeMs.
+   */
+  resumeRetry(job: ResolvedJob, attempt: number, notBeforeMs: number): boolean {
+    const durable = this.#context.durable();
+    if (!job.enabled || job.retry.maximumRetries === 0 || attempt < 1) return false;
+    const runtime = this.runtime(job.name);
+    // A ladder armed since this process started is newer than the stored one.
+    if (runtime.ladder !== null && !runtime.ladder.cancelled) return false;
+    const ladder = new RetryLadder(job.name, job.retry);
+    while (ladder.count < attempt) {
+      if (ladder.step().kind === 'exhausted') return false;
+    }
+    const clock = this.#context.clock;
+    const delayMs = Math.max(0, notBeforeMs - clock.now());
+    ladder.arm(clock, delayMs, () => this.#onRetryDue(ladder));
+    if (durable !== null) {
+      ladder.markDurable((count, reason) => durable.retrySettled(job, count, reason));
+    }
+    runtime.ladder = ladder;
+    this.#context.logger.info(
+      `Cron job ${job.name}: resuming retry #${attempt} from the state store in ${(delayMs / 1000).toFixed(3)} seconds`,
+    );
+    return true;
+  }
+
   /** jobs.md §7.3: look the job up by name in the CURRENT config and go through the gates. */
   #onRetryDue(ladder: RetryLadder): void {
     const { logger, events } = this.#context;
@@ -443,7 +539,7 @@ export class RunControl {
       logger.warn(
         `Cron job ${ladder.jobName} ${job ? 'is disabled' : 'is no longer configured'}; discarding its retry`,
       );
-      ladder.cancel();
+      ladder.cancel(job ? 'job-disabled' : 'job-removed');
       const runtime = this.#runtimes.get(ladder.jobName);
       if (runtime?.ladder === ladder) runtime.ladder = null;
       this.prune(ladder.jobName);
@@ -453,6 +549,30 @@ export class RunControl {
       });
       return;
     }
+    const durable = this.#context.durable();
+    if (durable === null || !ladder.durablePending) {
+      this.#launchRetry(job, ladder);
+      return;
+    }
+    // Record-before-run: the pending record is settled `launched` before the retry starts, so a
+    // crash right after the launch does not replay it on the next boot.
+    this.#context.tasks.run(async () => {
+      const verdict = await durable.retryDue(job, ladder.count);
+      if (this.#context.isStopping() || ladder.cancelled) return;
+      if (verdict === 'defer') {
+        const delayMs = Math.max(DEFERRED_RETRY_MIN_MS, ladder.lastDelayMs);
+        logger.warn(
+          `Cron job ${job.name}: the state store cannot settle retry #${ladder.count} and onStoreUnavailable is fail-closed; re-checking in ${(delayMs / 1000).toFixed(3)} seconds`,
+        );
+        ladder.arm(this.#context.clock, delayMs, () => this.#onRetryDue(ladder));
+        return;
+      }
+      ladder.clearDurable();
+      this.#launchRetry(this.#context.currentJob(job.name) ?? job, ladder);
+    });
+  }
+
+  #launchRetry(job: ResolvedJob, ladder: RetryLadder): void {
     const plan = this.decide(job, 'retry', null, ladder);
     if (typeof plan !== 'string') this.enqueue([plan]);
   }
@@ -484,7 +604,7 @@ export class RunControl {
     const instances = runtime ? [...runtime.running] : [];
     if (!runtime || instances.length === 0) return false;
     for (const instance of instances) instance.cancelled = true;
-    runtime.ladder?.cancel();
+    runtime.ladder?.cancel('cancelled');
     runtime.ladder = null;
     await this.#cancelAndReap(instances, 'cancelled');
     return true;

@@ -63,18 +63,19 @@ export function settleFinishedRun(
   runtime.history.push(record);
   if (record.outcome === 'success' || record.outcome === 'failure') {
     runtime.lastRealOutcome = record.outcome;
+    runtime.lastRealAtMs = outcome.finishedAtMs;
   }
   emitFinished(true);
   const report: ReportEvent = { job, runId: instance.runId, outcome, record };
   switch (disposition) {
     case 'cancelled':
-      instance.ladder?.cancel();
+      instance.ladder?.cancel('cancelled');
       return;
     case 'shutdown-failure':
       return;
     case 'success':
       // Any success removes the job's ladder, even one another instance still holds.
-      runtime.ladder?.cancel();
+      runtime.ladder?.cancel('succeeded');
       runtime.ladder = null;
       events.emit('report:succeeded', report);
       return;
@@ -104,7 +105,7 @@ function stepLadder(
   ladder.abortTimer();
   const step = ladder.step();
   if (step.kind === 'exhausted') {
-    ladder.cancel();
+    ladder.cancel('exhausted');
     if (runtime.ladder === ladder) runtime.ladder = null;
     events.emit('report:permanently-failed', report);
     return;

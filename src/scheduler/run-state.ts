@@ -32,6 +32,8 @@ export interface JobRuntime {
   readonly history: RunHistory;
   /** Newest finished success/failure (cancelled runs ignored), for onlyIfLastSucceeded. */
   lastRealOutcome: 'success' | 'failure' | null;
+  /** When that run finished (epoch ms; NaN without one), to compare with the durable ledger. */
+  lastRealAtMs: number;
   ladder: RetryLadder | null;
   /** Launches decided but not started yet (queued in a burst or waiting on a Replace). */
   planned: number;
@@ -50,6 +52,7 @@ export function createJobRuntime(): JobRuntime {
     running: new Set(),
     history: new RunHistory(),
     lastRealOutcome: null,
+    lastRealAtMs: Number.NaN,
     ladder: null,
     planned: 0,
     queued: null,

@@ -21,9 +21,11 @@ import { DEFAULT_LAUNCH_SLICE_BUDGET_MS, DEFAULT_LAUNCH_SLICE_SIZE } from './lau
 import { RunControl } from './run-control.js';
 import type { LaunchPlan } from './run-state.js';
 import type {
+  DurableCollaborator,
   JobRuns,
   JobView,
   ManualStartResult,
+  RunEnvironmentHook,
   RunRecord,
   Scheduler,
   SchedulerDeps,
@@ -80,6 +82,8 @@ class CronScheduler implements Scheduler {
   readonly #wakeLeadMs: number;
   readonly #yieldToLoop: () => Promise<void>;
   #shutdown: Promise<void> | null = null;
+  #durable: DurableCollaborator | null = null;
+  #runEnvironment: RunEnvironmentHook | null = null;
 
   constructor(deps: SchedulerDeps, config: ResolvedConfig) {
     this.#clock = deps.clock;
@@ -107,6 +111,8 @@ class CronScheduler implements Scheduler {
       yieldToLoop: this.#yieldToLoop,
       isStopping: () => this.#stopping,
       currentJob: (name) => this.#jobs.get(name)?.job,
+      durable: () => this.#durable,
+      runEnvironment: () => this.#runEnvironment,
     });
     this.#setJobs(config);
   }
@@ -140,15 +146,41 @@ class CronScheduler implements Scheduler {
       seeded.push(entry);
     }
     this.#heap = FireHeap.from(seeded);
-    // ... and launch every enabled @reboot job once, in config order.
+    // ... and launch every enabled @reboot job once, in config order. With a store the boot
+    // marker decides first (once per OS boot); that read never holds up the other jobs.
     const plans: LaunchPlan[] = [];
+    const durable = this.#durable;
     for (const { job } of this.#jobs.values()) {
       if (job.schedule.kind !== 'reboot') continue;
+      if (durable !== null && job.enabled) {
+        this.#tasks.run(() => this.#launchRebootAfterMarker(durable, job));
+        continue;
+      }
       const plan = this.#runs.decide(job, 'reboot', null);
       if (typeof plan !== 'string') plans.push(plan);
     }
     this.#runs.enqueue(plans);
     this.#armTimer();
+  }
+
+  async #launchRebootAfterMarker(durable: DurableCollaborator, job: ResolvedJob): Promise<void> {
+    const verdict = await durable.checkRebootRun(job);
+    if (this.#stopping) return;
+    // A reload meanwhile may have changed or removed it: the boot run is the current definition.
+    const current = this.#jobs.get(job.name)?.job;
+    if (current === undefined || current.schedule.kind !== 'reboot') return;
+    if (verdict === 'skip') {
+      this.events.emit('fire:skipped', {
+        jobName: job.name,
+        reason: 'ran-this-boot',
+        trigger: 'reboot',
+        scheduledAtMs: null,
+        decisionLatenessMs: null,
+      });
+      return;
+    }
+    const plan = this.#runs.decide(current, 'reboot', null);
+    if (typeof plan !== 'string') this.#runs.enqueue([plan]);
   }
 
   shutdown(graceMs: number): Promise<void> {
@@ -412,6 +444,98 @@ class CronScheduler implements Scheduler {
         'YC_ERR_JOB_NOT_RUNNING',
         `Cannot cancel job '${name}': it is not running`,
       );
+    }
+  }
+
+  // ---- durable state and the job API ----------------------------------------------------------
+
+  attachDurable(durable: DurableCollaborator | null): void {
+    this.#durable = durable;
+  }
+
+  setRunEnvironment(hook: RunEnvironmentHook | null): void {
+    this.#runEnvironment = hook;
+  }
+
+  activeInstances(name: string): number {
+    const runtime = this.#runs.find(name);
+    return runtime === undefined ? 0 : runtime.running.size + runtime.planned;
+  }
+
+  rehydrateHistory(name: string, runs: readonly RunRecord[]): boolean {
+    if (!this.#jobs.has(name)) return false;
+    const runtime = this.#runs.runtime(name);
+    runtime.history.prepend(runs);
+    if (runtime.lastRealOutcome === null) {
+      for (let index = runs.length - 1; index >= 0; index--) {
+        const run = runs[index] as RunRecord;
+        if (run.outcome !== 'success' && run.outcome !== 'failure') continue;
+        runtime.lastRealOutcome = run.outcome;
+        runtime.lastRealAtMs = Date.parse(run.finished_at);
+        break;
+      }
+    }
+    return true;
+  }
+
+  resumeRetry(name: string, attempt: number, notBeforeMs: number): boolean {
+    const job = this.#jobs.get(name)?.job;
+    if (job === undefined || this.#stopping) return false;
+    return this.#runs.resumeRetry(job, attempt, notBeforeMs);
+  }
+
+  async runBackfill(
+    name: string,
+    scheduledAtMs: number,
+    signal?: AbortSignal,
+  ): Promise<RunRecord | null> {
+    for (;;) {
+      if (this.#phase !== 'running' || signal?.aborted) return null;
+      const job = this.#jobs.get(name)?.job;
+      if (job === undefined || !job.enabled) return null;
+      if (this.activeInstances(name) > 0) {
+        // Serialised: wait for this job's instances to finish (or the daemon to stop).
+        await this.#waitForJobEvent(name, signal);
+        continue;
+      }
+      const finished = new Map<string, RunRecord>();
+      const waiters = new Map<string, (record: RunRecord | null) => void>();
+      const off = this.events.on('run:finished', (event) => {
+        if (event.job.name !== name) return;
+        const waiter = waiters.get(event.runId);
+        if (waiter) waiter(event.record);
+        else finished.set(event.runId, event.record);
+      });
+      try {
+        const plan = this.#runs.decide(job, 'catchup', scheduledAtMs);
+        if (typeof plan === 'string') return null;
+        const started = await this.#runs.enqueueManual(plan);
+        if (started.kind !== 'started') return null;
+        const early = finished.get(started.runId);
+        if (early !== undefined) return early;
+        return await new Promise<RunRecord | null>((resolve) => {
+          waiters.set(started.runId, resolve);
+        });
+      } finally {
+        off();
+      }
+    }
+  }
+
+  /** Resolves on this job's next run:finished or fire:skipped, shutdown, or abort. */
+  async #waitForJobEvent(name: string, signal?: AbortSignal): Promise<void> {
+    const offs: (() => void)[] = [];
+    try {
+      await new Promise<void>((resolve) => {
+        offs.push(
+          this.events.on('run:finished', (event) => event.job.name === name && resolve()),
+          this.events.on('fire:skipped', (event) => event.jobName === name && resolve()),
+          this.events.on('shutdown:started', () => resolve()),
+        );
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+    } finally {
+      for (const off of offs) off();
     }
   }
 

@@ -4,12 +4,18 @@ import type { Clock, Logger, TypedEmitter } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import type { OutputStream, RunOutcome, Runner } from '../runner/index.js';
 
-/** What asked for a run. */
-export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual';
+/** What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed). */
+export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual' | 'catchup';
 
 /** Why a requested launch did not start. */
 export type SkipReason =
-  'disabled' | 'cluster' | 'only-if-last-succeeded' | 'forbid' | 'shutting-down';
+  | 'disabled'
+  | 'cluster'
+  | 'only-if-last-succeeded'
+  | 'forbid'
+  | 'shutting-down'
+  /** @reboot with a store: the boot marker says this OS boot already ran it. */
+  | 'ran-this-boot';
 
 /** A gate's verdict (DESIGN §4): a value, logged and emitted, never an exception. */
 export type GateResult =
@@ -52,6 +58,67 @@ export interface SchedulerDeps {
    * begins: timers fire whole milliseconds late. Default 2 with systemClock, 0 otherwise.
    */
   readonly wakeLeadMs?: number;
+}
+
+// ---- Collaborators attached after construction ------------------------------------------------
+
+/** The run about to spawn, as handed to the run-environment hook (the job API's variables). */
+export interface RunContext {
+  readonly job: ResolvedJob;
+  /** 32 lower-case hex characters, unique per run. */
+  readonly runId: string;
+  readonly trigger: RunTrigger;
+  /** Retry count at launch; 0 for a first run. */
+  readonly attempt: number;
+  /** The cron slot this run serves; null for @reboot, retry and manual runs. */
+  readonly scheduledAtMs: number | null;
+}
+
+/** Extra environment for one run (wins over the job's own); called just before the spawn. */
+export type RunEnvironmentHook = (run: RunContext) => Readonly<Record<string, string>> | undefined;
+
+/** Why a durable pending-retry record is settled (spec "Restart-surviving retries"). */
+export type RetrySettleReason =
+  | 'launched'
+  | 'succeeded'
+  | 'superseded'
+  | 'cancelled'
+  | 'exhausted'
+  | 'job-removed'
+  | 'job-disabled'
+  | 'digest-changed'
+  | 'stale'
+  | 'rebooted';
+
+/** The newest success/failure a durable ledger knows of, for the depends-on-past gate. */
+export interface DurableOutcome {
+  readonly outcome: 'success' | 'failure';
+  /** When the run finished (epoch ms). */
+  readonly finishedAtMs: number;
+}
+
+/**
+ * The durable-state collaborator (src/durable): present only when a `state` section is
+ * configured. The scheduler calls it at the few decision points the store takes part in; it
+ * observes everything else (ledger, in-flight records, archival) through the typed events.
+ * Every method is cheap and never throws; the async ones are bounded by the store timeout.
+ */
+export interface DurableCollaborator {
+  /**
+   * onlyIfLastSucceeded: the newest real outcome in the durable ledger (cached, synchronous),
+   * null when the ledger has none, 'unavailable' when the store cannot answer.
+   */
+  lastDurableOutcome(jobName: string): DurableOutcome | null | 'unavailable';
+  /** How the durable-truth gates err when the store cannot answer. */
+  readonly onStoreUnavailable: 'degrade' | 'fail-closed';
+  /** An @reboot job's boot run: 'run' once the boot marker is recorded (or per policy), else 'skip'. */
+  checkRebootRun(job: ResolvedJob): Promise<'run' | 'skip'>;
+  /** A retry was armed: persist the pending record (fire-and-forget). */
+  retryArmed(job: ResolvedJob, attempt: number, notBeforeMs: number): void;
+  /** A due retry is about to launch: settle it `launched` first; 'defer' = re-check later. */
+  retryDue(job: ResolvedJob, attempt: number): Promise<'proceed' | 'defer'>;
+  /** A ladder whose pending record is in the store ended without launching (fire-and-forget). */
+  retrySettled(job: ResolvedJob, attempt: number, reason: RetrySettleReason): void;
 }
 
 // ---- Run records and stats (http-api A.7) ---------------------------------------------------
@@ -307,4 +374,31 @@ export interface Scheduler extends AsyncDisposable {
   getJobConfig(name: string): ResolvedJob | undefined;
   /** Epoch ms of the job's next cron fire, or null. */
   getNextFireAtMs(name: string): number | null;
+
+  // ---- durable state and the job API (attached by the daemon; absent when stateless) -----------
+  /** Attach (or detach with null) the durable collaborator. */
+  attachDurable(durable: DurableCollaborator | null): void;
+  /** Attach (or detach with null) the per-run environment hook. */
+  setRunEnvironment(hook: RunEnvironmentHook | null): void;
+  /** Live plus decided-but-not-started instances of a job on this node. */
+  activeInstances(name: string): number;
+  /**
+   * Put runs from the durable ledger (oldest first) in front of the in-memory history of a
+   * configured job; the newest real outcome among them seeds the depends-on-past gate when memory
+   * has none. Returns false for an unknown job.
+   */
+  rehydrateHistory(name: string, runs: readonly RunRecord[]): boolean;
+  /**
+   * Re-arm a durable retry at its persisted position: retry `attempt` is due at notBeforeMs
+   * (fires at once when that has passed). False when the job is unknown, disabled or has no
+   * retry policy; the caller settles the record then.
+   */
+  resumeRetry(name: string, attempt: number, notBeforeMs: number): boolean;
+  /**
+   * One missed-run backfill for `scheduledAtMs`: waits until the job is idle on this node
+   * (serialised, whatever the concurrency policy), launches without the retry ladder and
+   * without the depends-on-past gate, and resolves with the finished run's record, or null when
+   * it did not run (job gone or disabled, a closed cluster gate, shutdown).
+   */
+  runBackfill(name: string, scheduledAtMs: number, signal?: AbortSignal): Promise<RunRecord | null>;
 }

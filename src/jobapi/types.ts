@@ -1,0 +1,36 @@
+// The job API's contract with the daemon (spec/http-api.md §B, seed "Job-facing state"): the
+// daemon starts it beside the state store, asks it for each run's YACRON2_* variables just
+// before the spawn, and tells it when the run ended. Types only.
+import type { AsyncDisposableLike } from './disposable.js';
+import type { Clock, Logger } from '../common/index.js';
+import type { ResolvedJobApi } from '../config/index.js';
+import type { RunContext } from '../scheduler/index.js';
+import type { StateStore } from '../state/types.js';
+
+export interface JobApiDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** YACRON2_HOST: the node's host identity. */
+  readonly host: string;
+  /** The state service's (metered, rate-limited) store; it may still be opening. */
+  readonly store: StateStore;
+  /** Resolves true once the store is open, false when it was closed first. Never rejects. */
+  readonly storeOpened: Promise<boolean>;
+  /** The daemon's environment: `fromEnvVar` secrets resolve against it at each launch. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export interface JobApi extends AsyncDisposableLike {
+  /** `http://<bound host>:<bound port>` (YACRON2_STATE_URL). */
+  readonly url: string;
+  /**
+   * The run is about to spawn: mint its token, stage its secrets, and return the variables of
+   * http-api B.2 (YACRON2_STATE_URL, _STATE_TOKEN, _RUN_ID, _JOB_NAME, _ATTEMPT, _SCHEDULED_AT,
+   * _HOST). Synchronous: it runs on the launch path.
+   */
+  runEnvironment(run: RunContext): Record<string, string>;
+  /** The run ended (or never spawned): revoke its token, drop its secrets, release its locks. */
+  runEnded(runId: string): void;
+  /** Stop serving: every token is revoked and every held lock released. Idempotent. */
+  close(): Promise<void>;
+}
