@@ -3,7 +3,6 @@
 // before the spawn, and tells it when the run ended. Types only.
 import type { AsyncDisposableLike } from './disposable.js';
 import type { Clock, Logger } from '../common/index.js';
-import type { ResolvedJobApi } from '../config/index.js';
 import type { RunContext } from '../scheduler/index.js';
 import type { StateStore } from '../state/types.js';
 
