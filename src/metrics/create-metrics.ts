@@ -16,6 +16,7 @@ import {
   createDaemonFamilies,
   type DaemonState,
 } from './daemon-families.js';
+import { seedJobTable, snapshotJobTable, type CounterSnapshot } from './counter-snapshot.js';
 import { contentTypeOf, labelPair, negotiateFormat } from './exposition.js';
 import { registerFamily } from './family.js';
 import { createJobFamilies } from './job-families.js';
@@ -69,6 +70,23 @@ export interface Metrics {
   onConfigReloaded(ok: boolean, config?: MetricsConfig): void;
   /** New histogram bounds; a change resets every job's histogram (counters are kept). */
   setDurationBuckets(boundsSeconds: readonly number[]): void;
+  /**
+   * The per-job cumulative accumulators of every job that has series (configured ones, and
+   * removed ones still running), as plain JSON for the durable counters stream.
+   * yacron2_start_time_seconds and the live gauges are not part of it.
+   */
+  snapshotCounters(): CounterSnapshot;
+  /**
+   * Add a snapshot read back from the store (untrusted: any value is accepted, malformed entries
+   * are skipped, it never throws) into the accumulators of the jobs in `configuredJobNames` that
+   * this Metrics also has configured. Counts are added, last success/failure timestamps take the
+   * later instant, peak RSS the larger value; the duration histogram is restored only when the
+   * snapshot's bucket bounds equal the current ones.
+   *
+   * Call it at most once per process, at boot, before the scheduler starts: seeding adds, so a
+   * second seed would double-count. Every call after the first is ignored (returns 0 jobs).
+   */
+  seedCounters(snapshot: unknown, configuredJobNames: ReadonlySet<string>): { seededJobs: number };
   readonly render: RenderMetrics;
 }
 
@@ -88,6 +106,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   };
   table.applyJobs(options.config.jobs);
   let source: MetricsEventSource | null = null;
+  let seeded = false;
 
   const families = [
     ...createDaemonFamilies(state, table),
@@ -133,6 +152,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     setDurationBuckets(boundsSeconds) {
       if (table.layout.sameBounds(boundsSeconds)) return;
       table.setLayout(new BucketLayout(boundsSeconds));
+    },
+    snapshotCounters() {
+      return snapshotJobTable(table);
+    },
+    seedCounters(snapshot, configuredJobNames) {
+      if (seeded) return { seededJobs: 0 };
+      seeded = true;
+      return { seededJobs: seedJobTable(table, snapshot, configuredJobNames) };
     },
     async render(accept) {
       const format = negotiateFormat(accept);

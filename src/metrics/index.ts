@@ -10,6 +10,11 @@ export {
   type RenderMetrics,
 } from './create-metrics.js';
 export {
+  COUNTER_SNAPSHOT_VERSION,
+  type CounterSnapshot,
+  type JobCounterSnapshot,
+} from './counter-snapshot.js';
+export {
   negotiateFormat,
   OPENMETRICS_CONTENT_TYPE,
   TEXT_CONTENT_TYPE,
