@@ -91,6 +91,7 @@ void describe('bearer authentication', () => {
         '/jobs',
         '/jobs/a',
         '/jobs/a/runs',
+        '/jobs/a/trends',
         '/jobs/a/logs',
         '/events',
         '/cluster',

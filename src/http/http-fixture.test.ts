@@ -8,7 +8,7 @@ import { createScheduler, FakeRunner, makeConfig, type Scheduler } from '../sche
 import { buildHttpApp } from './app.js';
 import { JobListCache } from './job-list-cache.js';
 import { OutputTracker } from './output-tracker.js';
-import type { RenderMetrics, StreamLimits } from './types.js';
+import type { DaemonView, RenderMetrics, StreamLimits } from './types.js';
 
 export const T0 = Date.UTC(2026, 0, 1); // a Thursday, midnight UTC
 
@@ -57,6 +57,23 @@ export interface ApiFixtureOptions {
   readonly startMs?: number;
   /** Do not call scheduler.start(). */
   readonly idle?: boolean;
+  /** The daemon's durable trends (DaemonView.getTrends); absent = the in-memory fallback. */
+  readonly getTrends?: DaemonView['getTrends'];
+}
+
+/** The scheduler as the DaemonView, plus getTrends when given. */
+function viewOf(scheduler: Scheduler, getTrends: DaemonView['getTrends']): DaemonView {
+  if (!getTrends) return scheduler;
+  return {
+    events: scheduler.events,
+    getStatus: () => scheduler.getStatus(),
+    getJobs: () => scheduler.getJobs(),
+    getJob: (name) => scheduler.getJob(name),
+    getRuns: (name) => scheduler.getRuns(name),
+    getJobConfig: (name) => scheduler.getJobConfig(name),
+    getNextFireAtMs: (name) => scheduler.getNextFireAtMs(name),
+    getTrends,
+  };
 }
 
 export async function createApiFixture(
@@ -71,7 +88,7 @@ export async function createApiFixture(
   const jobList = new JobListCache(scheduler, clock);
   const app = await buildHttpApp(
     {
-      view: scheduler,
+      view: viewOf(scheduler, options.getTrends),
       control: scheduler,
       clock,
       logger: silentLogger(),

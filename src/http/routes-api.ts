@@ -1,8 +1,9 @@
-// The JSON and text routes of the control API (http-api A.4-A.7, A.11, A.12, A.13, /metrics and
+// The JSON and text routes of the control API (http-api A.4-A.8, A.11, A.12, A.13, /metrics and
 // the `GET /` page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are bare.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { describeError, isYacronError } from '../common/index.js';
 import type { RouteContext } from './app.js';
+import { readJobTrends } from './job-trends.js';
 import { PLACEHOLDER_PAGE } from './placeholder-page.js';
 import { pythonRepr } from './python-repr.js';
 import {
@@ -67,6 +68,12 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
     const { name } = request.params;
     if (view.getJobConfig(name) === undefined) return sendError(reply, 404);
     return sendJson(reply, JSON.stringify(view.getRuns(name)));
+  });
+
+  app.get<{ Params: NameParams }>('/jobs/:name/trends', async (request, reply) => {
+    const trends = await readJobTrends(context, request.params.name);
+    if (trends === null) return sendError(reply, 404);
+    return sendJson(reply, JSON.stringify(trends));
   });
 
   app.post<{ Params: NameParams }>('/jobs/:name/start', async (request, reply) => {

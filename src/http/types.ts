@@ -3,6 +3,7 @@
 // one server. Types only.
 import type { ResolvedJob } from '../config/index.js';
 import type { ResolvedWeb } from '../config/index.js';
+import type { TrendsView } from '../durable/trends.js';
 import type {
   JobRuns,
   JobView,
@@ -19,7 +20,7 @@ export interface DaemonEvents {
   ): () => void;
 }
 
-/** Read-only daemon state (http-api A.5-A.7). Throwing getters throw YC_ERR_JOB_UNKNOWN. */
+/** Read-only daemon state (http-api A.5-A.8). Throwing getters throw YC_ERR_JOB_UNKNOWN. */
 export interface DaemonView {
   readonly events: DaemonEvents;
   getStatus(): readonly StatusEntry[];
@@ -28,6 +29,13 @@ export interface DaemonView {
   getRuns(name: string): JobRuns;
   getJobConfig(name: string): ResolvedJob | undefined;
   getNextFireAtMs(name: string): number | null;
+  /**
+   * GET /jobs/{name}/trends over the durable run ledger: offered only when a `state` section is
+   * configured (absent = the route computes the windows over getRuns(), source "memory"). It
+   * should itself answer "memory" when the store fails or times out; a rejection other than
+   * YC_ERR_JOB_UNKNOWN (-> 404) is logged and answered from memory too.
+   */
+  getTrends?(name: string): Promise<TrendsView>;
 }
 
 /** Manual control (A.11). Rejections carry YC_ERR_JOB_UNKNOWN / _DISABLED / _NOT_RUNNING / YC_ERR_SHUTTING_DOWN. */
