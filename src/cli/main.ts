@@ -12,6 +12,7 @@ import {
 } from '../common/index.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { processIo, type CommandIo } from './io.js';
+import { findJobCommand } from './job-client/route.js';
 import type { AdminRequest } from '../state/admin/index.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/yacron2.d';
@@ -29,9 +30,17 @@ interface DaemonFlags {
 }
 
 export async function main(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
-  // spec/cli.md §2 step 1: `--` is only legal before a `lock run` command.
-  const dashDash = argv.indexOf('--');
-  if (dashDash >= 0 && !isLockRun(argv.slice(0, dashDash))) {
+  // spec/cli.md §2 steps 5-6: job-facing commands (`state get`, `cursor`, `lock`, ...) go to the
+  // job client, which reads no configuration. bin/yacron2.js takes this branch itself before
+  // loading this module; it is here for callers of main().
+  const jobCommand = findJobCommand(argv);
+  if (jobCommand >= 0) {
+    const { runJobCli, processJobProcess } = await import('./job-client/main.js');
+    return runJobCli(argv.slice(jobCommand), { ...processJobProcess(), ...io });
+  }
+  // spec/cli.md §2 step 1: `--` is only legal before a `lock run` command, and every `lock`
+  // command line went to the job client above.
+  if (argv.includes('--')) {
     io.stderr('yacron2: error: `--` is only valid before a `lock run` command\n');
     return EXIT_USAGE;
   }
@@ -56,11 +65,6 @@ export async function main(argv: readonly string[], io: CommandIo = processIo): 
     return EXIT_FAILURE;
   }
   return exitCode;
-}
-
-function isLockRun(args: readonly string[]): boolean {
-  const lock = args.indexOf('lock');
-  return lock >= 0 && args[lock + 1] === 'run';
 }
 
 function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Command {
@@ -122,8 +126,8 @@ function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Comma
 
 /**
  * `yacron2 state ACTION`: routed by action name (spec/cli.md §1 step 5). The offline admin
- * actions are registered here; the job-facing `get|set|delete|keys` of a later issue become
- * sibling subcommands. `-c` is accepted before `state` or after the action, never in between.
+ * actions are registered here; the job-facing `get|set|delete|keys` never reach commander (see
+ * job-client/route.ts). `-c` is accepted before `state` or after the action, never in between.
  */
 function registerStateCommand(
   program: Command,
@@ -133,6 +137,10 @@ function registerStateCommand(
   const state = program
     .command('state')
     .description('administer the durable store of the state section (offline)')
+    .addHelpText(
+      'after',
+      '\nInside a job: yacron2 state {get,set,delete,keys} ... (see `yacron2 state get --help`)',
+    )
     .argument('[action]')
     .action((action: string | undefined) => {
       if (action === undefined) {

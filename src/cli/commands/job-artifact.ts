@@ -1,0 +1,129 @@
+// `yacron2 artifact put|get|list`: named, content-addressed blobs of the job API (spec/cli.md §7,
+// http-api.md §B.4 artifact/*). Bytes pass through untouched; a download whose sha256 does not
+// match the one the endpoint announced is refused rather than written.
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import {
+  EXIT_OK,
+  bytesBody,
+  fail,
+  jsonBody,
+  printLines,
+  scopeOf,
+  stringsOf,
+  type JobCommand,
+} from '../job-client/job-command.js';
+
+const NAME = { name: 'NAME', help: 'the artifact name' } as const;
+
+export const artifactCommand: JobCommand = {
+  name: 'artifact',
+  summary: 'named blobs that later runs (or other nodes) read back',
+  actions: [
+    {
+      name: 'put',
+      usageName: 'yacron2 artifact put',
+      summary: 'Publish FILE (or stdin) as the newest version of NAME and print its sha256.',
+      positionals: [
+        NAME,
+        { name: 'FILE', optional: true, help: 'the file to publish; - or none = stdin' },
+      ],
+      options: [],
+      scoped: true,
+      async run(context, args) {
+        const file = args.positionals[1];
+        let bytes: Buffer;
+        try {
+          bytes =
+            file === undefined || file === '-' ? await context.readStdin() : await readFile(file);
+        } catch (error) {
+          return fail(context, `cannot read ${file ?? 'stdin'}: ${(error as Error).message}`);
+        }
+        const body = jsonBody(
+          context,
+          await context.endpoint.send({
+            method: 'POST',
+            path: '/v1/artifact/put',
+            query: { name: args.positional(0), ...scopeOf(args) },
+            bytes,
+          }),
+        );
+        if (typeof body === 'number') return body;
+        context.stdout(`${String(body['sha256'])}\n`);
+        return EXIT_OK;
+      },
+    },
+    {
+      name: 'get',
+      usageName: 'yacron2 artifact get',
+      summary: 'Write the newest version of NAME to FILE or stdout (exit 4 when there is none).',
+      positionals: [NAME],
+      options: [
+        {
+          key: 'output',
+          long: '--output',
+          short: '-o',
+          kind: 'string',
+          metavar: 'FILE',
+          help: 'where to write the bytes (default, or -: stdout)',
+        },
+      ],
+      scoped: true,
+      async run(context, args) {
+        const name = args.positional(0);
+        const reply = bytesBody(
+          context,
+          await context.endpoint.send({
+            method: 'GET',
+            path: '/v1/artifact/get',
+            query: { name, ...scopeOf(args) },
+          }),
+          `artifact not found: ${name}`,
+        );
+        if (typeof reply === 'number') return reply;
+        const announced = reply.headers['x-yacron2-sha256'];
+        if (typeof announced === 'string' && announced !== '') {
+          const actual = createHash('sha256').update(reply.body).digest('hex');
+          if (actual !== announced.toLowerCase()) {
+            return fail(
+              context,
+              `artifact ${name} arrived damaged: sha256 ${actual}, expected ${announced}`,
+            );
+          }
+        }
+        const output = args.string('output');
+        if (output === undefined || output === '-') {
+          await context.stdoutBytes(reply.body);
+          return EXIT_OK;
+        }
+        try {
+          await writeFile(output, reply.body);
+        } catch (error) {
+          return fail(context, `cannot write ${output}: ${(error as Error).message}`);
+        }
+        return EXIT_OK;
+      },
+    },
+    {
+      name: 'list',
+      usageName: 'yacron2 artifact list',
+      summary: 'Print the artifact names of the scope, one per line.',
+      positionals: [],
+      options: [],
+      scoped: true,
+      async run(context, args) {
+        const body = jsonBody(
+          context,
+          await context.endpoint.send({
+            method: 'GET',
+            path: '/v1/artifact/list',
+            query: scopeOf(args),
+          }),
+        );
+        if (typeof body === 'number') return body;
+        printLines(context, stringsOf(body['artifacts'], 'name'));
+        return EXIT_OK;
+      },
+    },
+  ],
+};

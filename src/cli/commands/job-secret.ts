@@ -1,0 +1,53 @@
+// `yacron2 secret get|list`: the secrets staged for this run only (spec/cli.md §7, http-api.md
+// §B.4 secret/*). No scope flags: a secret belongs to the run, not to a scope.
+import {
+  EXIT_OK,
+  jsonBody,
+  printLines,
+  stringsOf,
+  type JobCommand,
+} from '../job-client/job-command.js';
+import { formatValue } from '../job-client/format-value.js';
+
+export const secretCommand: JobCommand = {
+  name: 'secret',
+  summary: "this run's staged secrets",
+  actions: [
+    {
+      name: 'get',
+      usageName: 'yacron2 secret get',
+      summary: 'Print secret NAME (exit 4 when it was not staged for this run).',
+      positionals: [{ name: 'NAME', help: 'the secret name' }],
+      options: [],
+      scoped: false,
+      async run(context, args) {
+        const name = args.positional(0);
+        const body = jsonBody(
+          context,
+          await context.endpoint.send({ method: 'GET', path: '/v1/secret/get', query: { name } }),
+          `secret not staged: ${name}`,
+        );
+        if (typeof body === 'number') return body;
+        context.stdout(`${formatValue(body['value'] ?? null)}\n`);
+        return EXIT_OK;
+      },
+    },
+    {
+      name: 'list',
+      usageName: 'yacron2 secret list',
+      summary: 'Print the names of the staged secrets (not their values), one per line.',
+      positionals: [],
+      options: [],
+      scoped: false,
+      async run(context) {
+        const body = jsonBody(
+          context,
+          await context.endpoint.send({ method: 'GET', path: '/v1/secret/list' }),
+        );
+        if (typeof body === 'number') return body;
+        printLines(context, stringsOf(body['names']));
+        return EXIT_OK;
+      },
+    },
+  ],
+};

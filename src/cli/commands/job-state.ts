@@ -1,0 +1,113 @@
+// `yacron2 state get|set|delete|keys`: the durable key/value map of the job API (spec/cli.md §7,
+// http-api.md §B.4 kv/*). Thin: one request each; the admin actions of `state` live elsewhere.
+import { formatValue } from '../job-client/format-value.js';
+import {
+  EXIT_NOT_FOUND,
+  EXIT_OK,
+  fail,
+  jsonBody,
+  printLines,
+  scopeOf,
+  stringsOf,
+  type JobCommand,
+} from '../job-client/job-command.js';
+
+const KEY = { name: 'KEY', help: 'the key' } as const;
+
+export const stateCommand: JobCommand = {
+  name: 'state',
+  summary: "the job's durable key/value map",
+  actions: [
+    {
+      name: 'get',
+      usageName: 'yacron2 state get',
+      summary: 'Print the value stored under KEY (exit 4 when there is none).',
+      positionals: [KEY],
+      options: [],
+      scoped: true,
+      async run(context, args) {
+        const key = args.positional(0);
+        const body = jsonBody(
+          context,
+          await context.endpoint.send({
+            method: 'GET',
+            path: '/v1/kv/get',
+            query: { key, ...scopeOf(args) },
+          }),
+          `key not found: ${key}`,
+        );
+        if (typeof body === 'number') return body;
+        context.stdout(`${formatValue(body['value'] ?? null)}\n`);
+        return EXIT_OK;
+      },
+    },
+    {
+      name: 'set',
+      usageName: 'yacron2 state set',
+      summary: 'Store VALUE under KEY, as a string or (with --json) as parsed JSON.',
+      positionals: [KEY, { name: 'VALUE', help: 'the value' }],
+      options: [{ key: 'json', long: '--json', kind: 'flag', help: 'parse VALUE as JSON' }],
+      scoped: true,
+      async run(context, args) {
+        const text = args.positional(1);
+        let value: unknown = text;
+        if (args.flag('json')) {
+          try {
+            value = JSON.parse(text);
+          } catch (error) {
+            return fail(context, `VALUE is not valid JSON: ${(error as Error).message}`);
+          }
+        }
+        const body = jsonBody(
+          context,
+          await context.endpoint.send({
+            method: 'POST',
+            path: '/v1/kv/set',
+            json: { ...scopeOf(args), key: args.positional(0), value },
+          }),
+        );
+        return typeof body === 'number' ? body : EXIT_OK;
+      },
+    },
+    {
+      name: 'delete',
+      usageName: 'yacron2 state delete',
+      summary: 'Delete KEY (exit 4 when it did not exist).',
+      positionals: [KEY],
+      options: [],
+      scoped: true,
+      async run(context, args) {
+        const key = args.positional(0);
+        const body = jsonBody(
+          context,
+          await context.endpoint.send({
+            method: 'POST',
+            path: '/v1/kv/delete',
+            json: { ...scopeOf(args), key },
+          }),
+        );
+        if (typeof body === 'number') return body;
+        return body['existed'] === true
+          ? EXIT_OK
+          : fail(context, `key not found: ${key}`, EXIT_NOT_FOUND);
+      },
+    },
+    {
+      name: 'keys',
+      usageName: 'yacron2 state keys',
+      summary: 'Print the keys of the scope, one per line, sorted.',
+      positionals: [],
+      options: [],
+      scoped: true,
+      async run(context, args) {
+        const body = jsonBody(
+          context,
+          await context.endpoint.send({ method: 'GET', path: '/v1/kv/list', query: scopeOf(args) }),
+        );
+        if (typeof body === 'number') return body;
+        printLines(context, stringsOf(body['keys'], 'key').sort());
+        return EXIT_OK;
+      },
+    },
+  ],
+};
