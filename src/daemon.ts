@@ -21,7 +21,10 @@ import { dispatchReport, type ReporterDeps } from './report/index.js';
 import { createRunner } from './runner/index.js';
 import { createScheduler, type Scheduler } from './scheduler/index.js';
 import type { DaemonStateDeps, DaemonStateHandle } from './state/service.js';
-import type { WebServer, WebServerDeps } from './http/index.js';
+import type { DaemonView, WebServer, WebServerDeps } from './http/index.js';
+import type { DurableProcessState, DurableState } from './durable/index.js';
+import { computeTrends, toTrendRuns } from './durable/trends.js';
+import type { JobApi } from './jobapi/index.js';
 
 /** How often the configuration files are checked for changes (spec: about once a minute). */
 export const RELOAD_INTERVAL_MS = 60_000;
@@ -97,12 +100,42 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   logJobSet(logger, config);
   let signature = await configSignature(config);
-  scheduler.start();
-  // The store opens in the background: a slow or dead store never delays scheduling.
-  const stateDeps = { clock, logger, host: env.HOSTNAME, registry: metrics.registry };
+  // The store opens in the background: a slow or dead store never delays scheduling. The
+  // durable collaborator is attached before the start-up pass (it decides @reboot boot markers).
+  const host = env.HOSTNAME;
+  const stateDeps = { clock, logger, host, registry: metrics.registry };
   let durableState = await applyStateSection(undefined, config, stateDeps);
+  const schedulerStartedAtMs = clock.now();
+  const durableDeps: DurableWiringDeps = {
+    clock,
+    logger,
+    host,
+    env,
+    scheduler,
+    counters: {
+      snapshot: () => metrics.snapshotCounters(),
+      seed: (snapshot, names) => void metrics.seedCounters(snapshot, names),
+    },
+    process: undefined,
+    schedulerStartedAtMs,
+  };
+  let durable = await applyDurable(undefined, undefined, durableState, config, durableDeps);
+  warnStatelessOptions(logger, config);
+  scheduler.start();
+  durable?.start();
+  let jobApi = await applyJobApi(undefined, undefined, durableState, config, {
+    clock,
+    logger,
+    host,
+    env,
+    scheduler,
+  });
+  unsubscribers.push(
+    scheduler.events.on('run:finished', (event) => jobApi?.api.runEnded(event.runId)),
+  );
+  const view = daemonView(scheduler, clock, () => durable);
   const webDeps: WebServerDeps = {
-    view: scheduler,
+    view,
     control: scheduler,
     clock,
     logger,
@@ -133,7 +166,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     config = next;
     signature = await configSignature(next);
     scheduler.applyConfig(next);
+    const previousState = durableState;
     durableState = await applyStateSection(durableState, next, stateDeps);
+    durable = await applyDurable(durable, previousState, durableState, next, durableDeps);
+    durable?.start();
+    jobApi = await applyJobApi(jobApi, previousState, durableState, next, {
+      clock,
+      logger,
+      host,
+      env,
+      scheduler,
+    });
+    warnStatelessOptions(logger, next);
     web = await applyWebSection(web, next, webDeps, metrics);
     metrics.onConfigReloaded(true, next);
     if (next.jobSetId !== previousJobSetId) logJobSet(logger, next);
@@ -160,6 +204,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await scheduler.shutdown(options.shutdownGraceMs);
       await reports.close();
       await statsd.close();
+      await jobApi?.api.close();
+      // The final counter snapshot and every accepted durable write land before the store closes.
+      await durable?.close();
       await durableState?.close();
       // The control API stops last, once the jobs have finished (http-api A.1).
       await web?.close();
@@ -198,6 +245,147 @@ export async function runDaemonUntilSignalled(options: DaemonOptions): Promise<v
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+  }
+}
+
+interface DurableWiringDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly host: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly scheduler: Scheduler;
+  readonly counters: {
+    snapshot(): unknown;
+    seed(snapshot: unknown, names: ReadonlySet<string>): void;
+  };
+  /** Created with the first durable object; survives state-section reloads. */
+  process: DurableProcessState | undefined;
+  readonly schedulerStartedAtMs: number;
+}
+
+/**
+ * The durable collaborator follows the state service: built (and attached to the scheduler) for
+ * a new backend, closed with the old one, just updated when the backend stayed. The caller
+ * start()s it; start() runs once per object.
+ */
+async function applyDurable(
+  current: DurableState | undefined,
+  previousHandle: DaemonStateHandle | undefined,
+  handle: DaemonStateHandle | undefined,
+  config: ResolvedConfig,
+  deps: DurableWiringDeps,
+): Promise<DurableState | undefined> {
+  if (current !== undefined && handle === previousHandle) {
+    current.updateConfig(config);
+    return current;
+  }
+  if (current !== undefined) {
+    deps.scheduler.attachDurable(null);
+    await current.close();
+  }
+  if (handle === undefined || config.state === null) return undefined;
+  const { attachDurableState, createDurableProcessState } = await import('./durable/index.js');
+  deps.process ??= createDurableProcessState();
+  return attachDurableState(
+    { ...deps, process: deps.process },
+    { store: handle.service.store, writes: handle.writes, opened: handle.service.opened },
+    config.state,
+    config,
+  );
+}
+
+interface JobApiHandle {
+  readonly api: JobApi;
+  readonly settingsKey: string;
+}
+
+/**
+ * The job-facing endpoint (http-api B): served whenever a store is configured and
+ * `state.jobApi.enabled`; restarted when the store or its settings change. A failed bind is
+ * logged and jobs run without the YACRON2_STATE_* variables.
+ */
+async function applyJobApi(
+  current: JobApiHandle | undefined,
+  previousHandle: DaemonStateHandle | undefined,
+  handle: DaemonStateHandle | undefined,
+  config: ResolvedConfig,
+  deps: {
+    clock: Clock;
+    logger: Logger;
+    host: string;
+    env: NodeJS.ProcessEnv;
+    scheduler: Scheduler;
+  },
+): Promise<JobApiHandle | undefined> {
+  const settings = config.state?.jobApi.enabled ? config.state.jobApi : null;
+  const settingsKey = JSON.stringify(settings);
+  if (current !== undefined && handle === previousHandle && current.settingsKey === settingsKey) {
+    return current;
+  }
+  if (current !== undefined) {
+    deps.scheduler.setRunEnvironment(null);
+    await current.api.close();
+  }
+  if (handle === undefined || settings === null) return undefined;
+  try {
+    const { startJobApi } = await import('./jobapi/index.js');
+    const api = await startJobApi(
+      {
+        clock: deps.clock,
+        logger: deps.logger,
+        host: deps.host,
+        store: handle.service.store,
+        storeOpened: handle.service.opened,
+        env: deps.env,
+      },
+      settings,
+    );
+    deps.scheduler.setRunEnvironment((run) => api.runEnvironment(run));
+    return { api, settingsKey };
+  } catch (error) {
+    deps.logger.error(
+      `Cannot start the job API: ${describeError(error)}; jobs run without YACRON2_STATE_URL`,
+    );
+    return undefined;
+  }
+}
+
+/** The HTTP view: the scheduler, plus durable trends while a store is configured. */
+function daemonView(
+  scheduler: Scheduler,
+  clock: Clock,
+  durable: () => DurableState | undefined,
+): DaemonView {
+  return {
+    events: scheduler.events,
+    getStatus: () => scheduler.getStatus(),
+    getJobs: () => scheduler.getJobs(),
+    getJob: (name) => scheduler.getJob(name),
+    getRuns: (name) => scheduler.getRuns(name),
+    getJobConfig: (name) => scheduler.getJobConfig(name),
+    getNextFireAtMs: (name) => scheduler.getNextFireAtMs(name),
+    getTrends: (name) => {
+      const current = durable();
+      if (current !== undefined) return current.getTrends(name);
+      const runs = toTrendRuns(scheduler.getRuns(name).runs);
+      return Promise.resolve(computeTrends(name, runs, clock.now(), 'memory'));
+    },
+  };
+}
+
+/** Per-job options that need the store and do nothing without a `state` section. */
+function warnStatelessOptions(logger: Logger, config: ResolvedConfig): void {
+  if (config.state !== null) return;
+  for (const job of config.jobs) {
+    const inert: string[] = [];
+    if (job.onMissed !== 'skip') inert.push(`onMissed ${job.onMissed}`);
+    if (job.startingDeadlineMs !== null) inert.push('startingDeadlineSeconds');
+    if (job.catchupJitterMs > 0) inert.push('catchupJitterSeconds');
+    if (job.archiveOutput) inert.push('archiveOutput');
+    if (inert.length === 0) continue;
+    logger.warn(
+      `Job ${job.name}: ${inert.join(', ')} ${inert.length === 1 ? 'has' : 'have'} no effect without a state section`,
+    );
   }
 }
 

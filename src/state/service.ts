@@ -1,7 +1,8 @@
-// The daemon's use of the `state` section until the durable scheduler features land: open the
-// store in the background (layout, writability probe, meta stamp), write this node's manifest at
-// start, on a job-set change and every 6 hours, and run a GC pass shortly after start and every
-// 24 hours. A slow or dead store never blocks the daemon: opening is retried in the background.
+// The store's own housekeeping under the `state` section: open the store in the background
+// (layout, writability probe, meta stamp), write this node's manifest at start, on a job-set
+// change and every 6 hours, and run a GC pass shortly after start and every 24 hours. A slow or
+// dead store never blocks the daemon: opening is retried in the background. The durable
+// scheduler features live in src/durable and write through the same store.
 // Must not: gate or delay any scheduled fire.
 import {
   describeError,
@@ -24,6 +25,7 @@ import type { Registry } from 'prom-client';
 import { createStateStore } from './create-store.js';
 import type { StateMetrics } from './metrics.js';
 import type { StateStore } from './types.js';
+import type { StateWriteQueue } from './write-queue.js';
 
 /** The slice of the resolved `state` section the service reads (config's ResolvedState fits). */
 export interface StateServiceSettings {
@@ -78,13 +80,6 @@ export const CLOSE_WAIT_MS = 5000;
 /** Retry delay while the store cannot be opened. */
 export const OPEN_RETRY_MS = 60_000;
 
-/** What is not wired yet: said once at start so nobody mistakes the store for the features. */
-export const INACTIVE_FEATURES =
-  'run ledger and history rehydration, missed-run catch-up (onMissed), in-flight reconciliation, ' +
-  'onlyIfLastSucceeded across restarts, output archival (archiveOutput), durable retries, ' +
-  '@reboot once per boot, durable counters, trends, concurrencyScope cluster slots, and the ' +
-  'job API (state/cursor/lock/artifact/idempotent/secret commands)';
-
 export function startStateService(
   deps: StateServiceDeps,
   settings: StateServiceSettings,
@@ -138,9 +133,6 @@ export function startStateService(
     if (closed) return;
     isOpen = true;
     resolveOpened(true);
-    logger.warn(
-      `State store: only manifests and garbage collection run in this build; not active yet: ${INACTIVE_FEATURES}`,
-    );
     warnInertOptions(logger, current.jobs);
     await manifestNow();
     scheduleManifests();
@@ -236,12 +228,11 @@ export function startStateService(
 /** Per job, the store-backed options it sets that have no effect in this build yet. */
 export function inertOptions(job: ServiceJob): string[] {
   const inert: string[] = [];
-  if (job.onMissed !== undefined && job.onMissed !== 'skip') inert.push(`onMissed ${job.onMissed}`);
-  if (job.archiveOutput === true) inert.push('archiveOutput');
+  // Everything else the store backs is active (src/durable, src/jobapi); cluster slots come with
+  // the cluster section.
   if (job.concurrencyScope === 'cluster') {
     inert.push('concurrencyScope cluster (enforced on this node only)');
   }
-  if ((job.secrets?.length ?? 0) > 0) inert.push('secrets (no job API serves them yet)');
   return inert;
 }
 
@@ -287,6 +278,8 @@ export interface DaemonStateDeps {
 
 export interface DaemonStateHandle {
   readonly service: StateService;
+  /** Fire-and-forget durable writes over the service's store. */
+  readonly writes: StateWriteQueue;
   /** The settings the service was started with, to tell a changed section on reload. */
   readonly settingsKey: string;
   close(): Promise<void>;
@@ -330,7 +323,17 @@ export async function applyDaemonStateSection(
     config.state,
     source,
   );
-  return { service, settingsKey, close: () => service.close() };
+  const close = async (): Promise<void> => {
+    // Accepted writes land first (bounded: a hung mount must not hang shutdown), then the store.
+    const giveUp = new AbortController();
+    await Promise.race([
+      bundle.writes.close(),
+      deps.clock.sleep(CLOSE_WAIT_MS, giveUp.signal).catch(() => undefined),
+    ]);
+    giveUp.abort();
+    await service.close();
+  };
+  return { service, writes: bundle.writes, settingsKey, close };
 }
 
 /** The metered, rate-limited filesystem store (yacron2_state_* on the daemon's registry). */

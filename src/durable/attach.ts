@@ -1,0 +1,77 @@
+// Builds the durable collaborator for the daemon: the real boot-identity source, the pid probe
+// and the redactor around DurableState. Loaded only when a config has a `state` section.
+import { randomBytes } from 'node:crypto';
+import type { Clock, Logger } from '../common/index.js';
+import type { ResolvedConfig, ResolvedState } from '../config/index.js';
+import type { Scheduler } from '../scheduler/index.js';
+import type { StateStore, StateWriteQueue } from '../state/index.js';
+import { readBootIdentity, sameBoot } from './boot-id.js';
+import { DurableState, type CounterSnapshots, type DurableProcessState } from './durable-state.js';
+import { redactSecrets } from './redact.js';
+
+export interface AttachDurableDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly host: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly scheduler: Scheduler;
+  readonly counters?: CounterSnapshots;
+  readonly process: DurableProcessState;
+  readonly schedulerStartedAtMs: number;
+}
+
+export interface DurableBackend {
+  readonly store: StateStore;
+  readonly writes: StateWriteQueue;
+  readonly opened: Promise<boolean>;
+}
+
+export function createDurableProcessState(): DurableProcessState {
+  return {
+    token: randomBytes(16).toString('hex'),
+    historyRehydrated: false,
+    countersSeeded: false,
+    catchupEvaluated: false,
+  };
+}
+
+/** A DurableState over the backend, attached to the scheduler (not started). */
+export function attachDurableState(
+  deps: AttachDurableDeps,
+  backend: DurableBackend,
+  settings: ResolvedState,
+  config: ResolvedConfig,
+): DurableState {
+  const durable = new DurableState(
+    {
+      clock: deps.clock,
+      logger: deps.logger,
+      host: deps.host,
+      store: backend.store,
+      writes: backend.writes,
+      storeOpened: backend.opened,
+      scheduler: deps.scheduler,
+      process: deps.process,
+      schedulerStartedAtMs: deps.schedulerStartedAtMs,
+      readBoot: () => readBootIdentity({ clock: deps.clock, env: deps.env }),
+      sameBoot,
+      pidAlive,
+      ...(deps.counters === undefined ? {} : { counters: deps.counters }),
+      redact: redactSecrets,
+    },
+    settings,
+    config,
+  );
+  deps.scheduler.attachDurable(durable);
+  return durable;
+}
+
+/** Does a process with this pid exist? (EPERM: it exists, owned by someone else.) */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

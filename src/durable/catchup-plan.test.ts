@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseSchedule } from '../schedule/index.js';
+import { catchupJitterOffsetMs, MAX_STEPS, planCatchup, RUN_ALL_CAP } from './catchup-plan.js';
+
+const hourly = parseSchedule('0 * * * *');
+const at = (iso: string): number => Date.parse(iso);
+
+void test('skip never plans a backfill, whatever was missed', () => {
+  const plan = planCatchup({
+    schedule: hourly,
+    onMissed: 'skip',
+    watermarkMs: at('2026-03-01T00:30:00Z'),
+    untilMs: at('2026-03-01T05:10:00Z'),
+    startingDeadlineMs: null,
+  });
+  assert.deepEqual(plan.slots, []);
+});
+
+void test('run-once coalesces five missed slots into one launch of the newest', () => {
+  const plan = planCatchup({
+    schedule: hourly,
+    onMissed: 'run-once',
+    watermarkMs: at('2026-03-01T00:30:00Z'),
+    untilMs: at('2026-03-01T05:10:00Z'),
+    startingDeadlineMs: null,
+  });
+  assert.deepEqual(plan.slots, [at('2026-03-01T05:00:00Z')]);
+  assert.equal(plan.missed, 5);
+  assert.equal(plan.droppedByCap, 0);
+});
+
+void test('run-all replays each missed slot oldest first', () => {
+  const plan = planCatchup({
+    schedule: hourly,
+    onMissed: 'run-all',
+    watermarkMs: at('2026-03-01T00:30:00Z'),
+    untilMs: at('2026-03-01T03:00:00Z'),
+    startingDeadlineMs: null,
+  });
+  assert.deepEqual(plan.slots, [
+    at('2026-03-01T01:00:00Z'),
+    at('2026-03-01T02:00:00Z'),
+    at('2026-03-01T03:00:00Z'),
+  ]);
+});
+
+void test('run-all keeps the newest 100 slots and reports the rest as dropped by the cap', () => {
+  const plan = planCatchup({
+    schedule: hourly,
+    onMissed: 'run-all',
+    watermarkMs: at('2026-03-01T00:30:00Z'),
+    untilMs: at('2026-03-08T00:30:00Z'),
+    startingDeadlineMs: null,
+  });
+  assert.equal(plan.missed, 168);
+  assert.equal(plan.slots.length, RUN_ALL_CAP);
+  assert.equal(plan.droppedByCap, 68);
+  assert.equal(plan.slots.at(-1), at('2026-03-08T00:00:00Z'));
+});
+
+void test('startingDeadlineSeconds drops slots older than the deadline', () => {
+  const plan = planCatchup({
+    schedule: hourly,
+    onMissed: 'run-all',
+    watermarkMs: at('2026-03-01T00:30:00Z'),
+    untilMs: at('2026-03-01T05:10:00Z'),
+    startingDeadlineMs: 2.5 * 3_600_000,
+  });
+  assert.deepEqual(plan.slots, [
+    at('2026-03-01T03:00:00Z'),
+    at('2026-03-01T04:00:00Z'),
+    at('2026-03-01T05:00:00Z'),
+  ]);
+  assert.equal(plan.droppedByDeadline, true);
+});
+
+void test('a watermark at or after the window owes nothing', () => {
+  for (const watermark of ['2026-03-01T05:10:00Z', '2026-03-01T06:00:00Z']) {
+    const plan = planCatchup({
+      schedule: hourly,
+      onMissed: 'run-all',
+      watermarkMs: at(watermark),
+      untilMs: at('2026-03-01T05:10:00Z'),
+      startingDeadlineMs: null,
+    });
+    assert.deepEqual(plan.slots, []);
+  }
+});
+
+void test('slots already backfilled by an interrupted checkpoint are not replayed', () => {
+  const plan = planCatchup({
+    schedule: hourly,
+    onMissed: 'run-all',
+    watermarkMs: at('2026-03-01T00:30:00Z'),
+    untilMs: at('2026-03-01T03:00:00Z'),
+    startingDeadlineMs: null,
+    alreadyRun: new Set([at('2026-03-01T01:00:00Z')]),
+  });
+  assert.deepEqual(plan.slots, [at('2026-03-01T02:00:00Z'), at('2026-03-01T03:00:00Z')]);
+});
+
+void test('stepping is DST-correct: New York spring-forward owes the slots the live loop would fire', () => {
+  // 02:30 does not exist on 2026-03-08 in New York; the live scheduler fires it at 03:30 EDT.
+  const daily = parseSchedule('30 2 * * *', { timezone: 'America/New_York' });
+  const plan = planCatchup({
+    schedule: daily,
+    onMissed: 'run-all',
+    watermarkMs: at('2026-03-06T12:00:00Z'),
+    untilMs: at('2026-03-09T12:00:00Z'),
+    startingDeadlineMs: null,
+  });
+  assert.deepEqual(plan.slots, [
+    at('2026-03-07T07:30:00Z'), // 02:30 EST
+    at('2026-03-08T07:30:00Z'), // the skipped 02:30, fired at 03:30 EDT
+    at('2026-03-09T06:30:00Z'), // 02:30 EDT
+  ]);
+});
+
+void test('stepping stops after MAX_STEPS and drops everything rather than stepping for minutes', () => {
+  const everySecond = parseSchedule('* * * * * * *');
+  const plan = planCatchup({
+    schedule: everySecond,
+    onMissed: 'run-once',
+    watermarkMs: 0,
+    untilMs: (MAX_STEPS + 10) * 1000,
+    startingDeadlineMs: null,
+  });
+  assert.deepEqual(plan.slots, []);
+  assert.ok(plan.droppedByCap > 0);
+});
+
+void test('the jitter offset is derived from the name: stable, in range, different per job', () => {
+  const a = catchupJitterOffsetMs('nightly-report', 300_000);
+  assert.equal(catchupJitterOffsetMs('nightly-report', 300_000), a);
+  assert.ok(a >= 0 && a < 300_000);
+  assert.notEqual(catchupJitterOffsetMs('other-job', 300_000), a);
+  assert.equal(catchupJitterOffsetMs('nightly-report', 0), 0);
+});

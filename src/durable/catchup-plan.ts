@@ -1,0 +1,95 @@
+// Missed-run catch-up as pure functions (seed "Missed-run catch-up"): which slots a downtime
+// owes a job, stepped occurrence by occurrence in the job's own zone (DST-correct because the
+// live scheduler's nextFireTime does the stepping), bounded by startingDeadlineSeconds and the
+// run-all cap, and the deterministic per-job jitter. No I/O, no clock.
+import { createHash } from 'node:crypto';
+import type { OnMissed } from '../config/index.js';
+import { nextFireTime, type Schedule } from '../schedule/index.js';
+
+/** run-all replays at most this many slots per cycle (the seed's hard cap). */
+export const RUN_ALL_CAP = 100;
+/**
+ * Stepping stops after this many occurrences: a years-long outage of a per-second job would
+ * otherwise spend minutes stepping. What lies before the last stepped slot is dropped (with the
+ * count in the plan, like the cap).
+ */
+export const MAX_STEPS = 2_000_000;
+
+export interface CatchupInput {
+  readonly schedule: Schedule;
+  readonly onMissed: OnMissed;
+  /** The durable watermark: slots after it are owed. */
+  readonly watermarkMs: number;
+  /** The live scheduler fires slots strictly after this instant (its start-up pass). */
+  readonly untilMs: number;
+  /** Slots older than untilMs minus this are dropped; null = no deadline. */
+  readonly startingDeadlineMs: number | null;
+  /** Slots already backfilled (a resumed checkpoint): never replayed twice. */
+  readonly alreadyRun?: ReadonlySet<number>;
+}
+
+export interface CatchupPlan {
+  /** Slots to launch, oldest first. */
+  readonly slots: readonly number[];
+  /** Missed slots in the window (after the deadline filter), before coalescing or capping. */
+  readonly missed: number;
+  /** Slots dropped by the run-all cap (or the stepping bound). */
+  readonly droppedByCap: number;
+  /** Whether slots older than startingDeadlineSeconds were dropped (they are not stepped). */
+  readonly droppedByDeadline: boolean;
+}
+
+export function planCatchup(input: CatchupInput): CatchupPlan {
+  const none: CatchupPlan = { slots: [], missed: 0, droppedByCap: 0, droppedByDeadline: false };
+  if (input.onMissed === 'skip' || !(input.watermarkMs < input.untilMs)) return none;
+  const oldestAllowedMs =
+    input.startingDeadlineMs === null ? -Infinity : input.untilMs - input.startingDeadlineMs;
+  // Keep only the newest RUN_ALL_CAP slots in a ring: memory stays bounded whatever the outage.
+  const keep = input.onMissed === 'run-once' ? 1 : RUN_ALL_CAP;
+  const ring: number[] = [];
+  let missed = 0;
+  let steps = 0;
+  let truncated = false;
+  // Start stepping at the deadline when it is later than the watermark: what lies before it is
+  // dropped without being stepped (that stepping is what a long outage would cost).
+  let cursor = input.watermarkMs;
+  let droppedByDeadline = false;
+  if (oldestAllowedMs > cursor) {
+    const first = nextFireTime(input.schedule, cursor);
+    droppedByDeadline = first !== null && first < oldestAllowedMs && first <= input.untilMs;
+    cursor = Math.ceil(oldestAllowedMs) - 1;
+  }
+  for (;;) {
+    const slot = nextFireTime(input.schedule, cursor);
+    if (slot === null || slot > input.untilMs) break;
+    cursor = slot;
+    if (++steps > MAX_STEPS) {
+      truncated = true;
+      break;
+    }
+    if (input.alreadyRun?.has(slot)) continue;
+    missed += 1;
+    ring.push(slot);
+    if (ring.length > keep) ring.shift();
+  }
+  const slots = truncated ? [] : ring;
+  const coalesced = input.onMissed === 'run-once' ? Math.max(0, missed - 1) : 0;
+  return {
+    slots,
+    missed,
+    droppedByCap: truncated ? missed : Math.max(0, missed - slots.length - coalesced),
+    droppedByDeadline,
+  };
+}
+
+/**
+ * The job's backfill offset in [0, jitterMs): derived from the name alone, so it is the same on
+ * every boot and every node (no RNG, no coordination).
+ */
+export function catchupJitterOffsetMs(jobName: string, jitterMs: number): number {
+  if (!(jitterMs > 0)) return 0;
+  const digest = createHash('sha256').update(jobName, 'utf8').digest();
+  // 48 bits are exact in a double; modulo bias is below 2^-30 for any sane jitter.
+  const value = digest.readUIntBE(0, 6);
+  return value % Math.floor(jitterMs);
+}

@@ -1,0 +1,21 @@
+// The durable door: the scheduler's collaborator for the `state` section and its pure parts.
+export { attachDurableState, createDurableProcessState, pidAlive } from './attach.js';
+export type { AttachDurableDeps, DurableBackend } from './attach.js';
+export { DurableState, COUNTER_SNAPSHOT_INTERVAL_MS } from './durable-state.js';
+export type {
+  BootInfo,
+  CounterSnapshots,
+  DurableDeps,
+  DurableProcessState,
+} from './durable-state.js';
+export { planCatchup, catchupJitterOffsetMs, RUN_ALL_CAP } from './catchup-plan.js';
+export {
+  computeTrends,
+  parseIsoInstantMs,
+  toTrendRuns,
+  TREND_WINDOWS_MS,
+  type TrendRun,
+  type TrendSource,
+  type TrendsView,
+} from './trends.js';
+export { redactSecrets } from './redact.js';
