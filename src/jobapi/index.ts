@@ -1,11 +1,4 @@
-// The job API door: startJobApi and its contract. (Implementation lands with issue 6.)
-import { YacronError } from '../common/index.js';
-import type { ResolvedJobApi } from '../config/index.js';
-import type { JobApi, JobApiDeps } from './types.js';
-
+// The job API door (spec/http-api.md §B, seed "Job-facing state"): startJobApi and its contract.
+// The daemon starts it beside the state store; nothing else of this folder is imported outside.
+export { startJobApi } from './start.js';
 export type { JobApi, JobApiDeps } from './types.js';
-
-/** Bind the loopback endpoint of `settings` and serve the /v1/ routes over deps.store. */
-export function startJobApi(_deps: JobApiDeps, _settings: ResolvedJobApi): Promise<JobApi> {
-  return Promise.reject(new YacronError('YC_ERR_STATE_CLOSED', 'Cannot start the job API: not built yet'));
-}

@@ -1,0 +1,23 @@
+// The order a monotonic cursor moves in (seed "Cursor / watermark"): numbers compare
+// numerically (9 < 10), strings by UTF-16 code unit (ISO-8601 timestamps sort as written). Any
+// other pairing (number vs string, objects, booleans, null) is not comparable. Pure.
+
+export type CursorComparison = 'greater' | 'not-greater' | 'incomparable';
+
+/** Whether `next` is strictly beyond `current`. */
+export function compareCursor(next: unknown, current: unknown): CursorComparison {
+  if (typeof next === 'number' && typeof current === 'number') {
+    return next > current ? 'greater' : 'not-greater';
+  }
+  if (typeof next === 'string' && typeof current === 'string') {
+    return next > current ? 'greater' : 'not-greater';
+  }
+  return 'incomparable';
+}
+
+/** A short type name for the 409 message. */
+export function describeCursorType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'list';
+  return typeof value === 'object' ? 'object' : typeof value;
+}

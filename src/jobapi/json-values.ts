@@ -1,0 +1,60 @@
+// Values jobs store (KV values, cursor values): they must be portable JSON (http-api B.3: no
+// NaN/Infinity, no integer outside 64 bits) and fit maxValueBytes, measured on the compact JSON
+// encoding. Pure.
+import { ApiError } from './api-error.js';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * 400 unless `value` is portable. JSON.parse turns `1e999` into Infinity and a 20-digit integer
+ * into a rounded double, so a suspicious number sends us back to the request's raw text.
+ */
+export function checkPortable(value: unknown, rawText: string): void {
+  let suspicious = false;
+  const visit = (node: unknown): void => {
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node)) {
+        throw new ApiError(400, 'value is not portable: NaN and Infinity have no JSON form');
+      }
+      if (Number.isInteger(node) && !Number.isSafeInteger(node)) suspicious = true;
+    } else if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+    } else if (typeof node === 'object' && node !== null) {
+      for (const item of Object.values(node)) visit(item);
+    }
+  };
+  visit(value);
+  if (suspicious && hasOversizedIntegerLiteral(rawText)) {
+    throw new ApiError(400, 'value is not portable: an integer is outside the 64-bit range');
+  }
+}
+
+/** True when the JSON text holds an integer literal (no fraction, no exponent) beyond int64. */
+export function hasOversizedIntegerLiteral(text: string): boolean {
+  const token = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (const match of text.matchAll(token)) {
+    const literal = match[0];
+    if (literal.startsWith('"') || /[.eE]/.test(literal)) continue;
+    const integer = BigInt(literal);
+    if (integer < INT64_MIN || integer > INT64_MAX) return true;
+  }
+  return false;
+}
+
+/** Bytes of the compact JSON encoding (UTF-8). */
+export function encodedBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
+/** 413 when `value` is over the cap (null = unlimited). */
+export function checkValueSize(value: unknown, maxValueBytes: number | null, what: string): void {
+  if (maxValueBytes === null) return;
+  const size = encodedBytes(value);
+  if (size > maxValueBytes) {
+    throw new ApiError(
+      413,
+      `${what} is ${size} bytes, over the maxValueBytes limit of ${maxValueBytes}`,
+    );
+  }
+}

@@ -1,0 +1,70 @@
+// What a /v1/ route is: a method, and a handler from the authenticated request to a reply value.
+// Routes never write to the socket themselves; http-server.ts turns replies (and ApiErrors)
+// into responses. Types and tiny reply helpers only.
+import type { Clock, Logger } from '../common/index.js';
+import type { ResolvedJobApi } from '../config/index.js';
+import { ApiError } from './api-error.js';
+import type { LockHolds } from './lock-holds.js';
+import { parseJsonObject } from './request-fields.js';
+import type { LiveRun } from './run-registry.js';
+import type { StoreGate } from './store-gate.js';
+
+export interface RouteRequest {
+  readonly run: LiveRun;
+  readonly query: URLSearchParams;
+  /** The request body (empty for GET). */
+  readonly body: Buffer;
+  /** Aborted when the client goes away before its reply is written. */
+  readonly clientGone: AbortSignal;
+}
+
+export type RouteReply =
+  | { readonly kind: 'json'; readonly status: number; readonly body: unknown }
+  | {
+      readonly kind: 'bytes';
+      readonly status: number;
+      readonly body: Uint8Array;
+      readonly headers: Readonly<Record<string, string>>;
+    }
+  /** 404 for an absent key/cursor/artifact/secret: no body (http-api B.3). */
+  | { readonly kind: 'empty'; readonly status: number };
+
+export interface Route {
+  /** GET routes also answer HEAD. */
+  readonly method: 'GET' | 'POST';
+  handle(request: RouteRequest): Promise<RouteReply>;
+}
+
+/** What the route handlers share. */
+export interface RouteServices {
+  readonly gate: StoreGate;
+  readonly holds: LockHolds;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly host: string;
+  readonly settings: ResolvedJobApi;
+}
+
+export function jsonReply(body: unknown, status = 200): RouteReply {
+  return { kind: 'json', status, body };
+}
+
+export const NOT_FOUND: RouteReply = { kind: 'empty', status: 404 };
+
+/** The body of a JSON route as an object, and its text (for the portability check). */
+export function readJsonBody(request: RouteRequest): {
+  readonly object: Record<string, unknown>;
+  readonly text: string;
+} {
+  const text = request.body.toString('utf8');
+  return { object: parseJsonObject(text), text };
+}
+
+/** Epoch seconds (the wire's `updatedAt`, `claimedAt`, `at`). */
+export function epochSeconds(ms: number): number {
+  return ms / 1000;
+}
+
+export function conflict(message: string): ApiError {
+  return new ApiError(409, message);
+}

@@ -1,0 +1,121 @@
+// The artifact store (http-api B.4 /v1/artifact/*): payloads are content-addressed blobs; each
+// put appends a record {name, sha256, size, at} to the stream `artifacts/<scope>` (the names GC
+// reads, src/state/gc-rules.ts and gc-inventory.ts). Reads are newest-record-wins per name; a
+// record whose blob GC already swept answers 410.
+import type { StateRecord } from '../state/index.js';
+import { artifactStream } from '../state/gc-rules.js';
+import { ApiError } from './api-error.js';
+import { checkName, compareCodeUnits } from './names.js';
+import { optionalString, queryFields, requiredString } from './request-fields.js';
+import {
+  NOT_FOUND,
+  epochSeconds,
+  jsonReply,
+  type Route,
+  type RouteRequest,
+  type RouteServices,
+} from './route-types.js';
+import { resolveScope } from './scopes.js';
+
+/** One artifact version, as recorded. */
+export interface ArtifactEntry {
+  readonly name: string;
+  readonly sha256: string;
+  readonly size: number;
+  /** Epoch seconds. */
+  readonly at: number;
+}
+
+function entryOf(record: StateRecord): ArtifactEntry | undefined {
+  const { name, sha256, size, at } = record.data;
+  if (typeof name !== 'string' || typeof sha256 !== 'string' || typeof size !== 'number') {
+    return undefined;
+  }
+  return { name, sha256, size, at: typeof at === 'number' ? at : epochSeconds(record.writtenAtMs) };
+}
+
+/** The newest readable version of each name (records come newest first). */
+function newestPerName(records: readonly StateRecord[]): Map<string, ArtifactEntry> {
+  const newest = new Map<string, ArtifactEntry>();
+  for (const record of records) {
+    const entry = entryOf(record);
+    if (entry !== undefined && !newest.has(entry.name)) newest.set(entry.name, entry);
+  }
+  return newest;
+}
+
+function scopeOf(request: RouteRequest): string {
+  return resolveScope(request.run.context.job, optionalString(queryFields(request.query), 'scope'));
+}
+
+function nameOf(request: RouteRequest): string {
+  return checkName('name', requiredString(queryFields(request.query), 'name'));
+}
+
+export function artifactRoutes(services: RouteServices): Record<string, Route> {
+  const { gate, clock, settings } = services;
+  return {
+    '/v1/artifact/put': {
+      method: 'POST',
+      async handle(request) {
+        const scope = scopeOf(request);
+        const name = nameOf(request);
+        const size = request.body.length;
+        if (settings.maxArtifactBytes !== null && size > settings.maxArtifactBytes) {
+          throw new ApiError(
+            413,
+            `artifact is ${size} bytes, over the maxArtifactBytes limit of ${settings.maxArtifactBytes}`,
+          );
+        }
+        const sha256 = await gate.call('store an artifact', (store) => store.putBlob(request.body));
+        const entry: ArtifactEntry = { name, sha256, size, at: epochSeconds(clock.now()) };
+        await gate.call('record an artifact', (store) =>
+          store.append(artifactStream(scope), entry),
+        );
+        return jsonReply({ sha256, size });
+      },
+    },
+    '/v1/artifact/get': {
+      method: 'GET',
+      async handle(request) {
+        const scope = scopeOf(request);
+        const name = nameOf(request);
+        const records = await gate.call('list artifacts', (store) =>
+          store.list(artifactStream(scope)),
+        );
+        const entry = newestPerName(records).get(name);
+        if (entry === undefined) return NOT_FOUND;
+        const bytes = await gate.call('read an artifact', (store) => store.getBlob(entry.sha256));
+        if (bytes === undefined) {
+          throw new ApiError(
+            410,
+            `artifact '${name}' in scope '${scope}' has a record but its blob ${entry.sha256} was garbage-collected`,
+          );
+        }
+        return {
+          kind: 'bytes',
+          status: 200,
+          body: bytes,
+          headers: {
+            'content-type': 'application/octet-stream',
+            'x-yacron2-sha256': entry.sha256,
+            'x-yacron2-size': String(bytes.length),
+          },
+        };
+      },
+    },
+    '/v1/artifact/list': {
+      method: 'GET',
+      async handle(request) {
+        const scope = scopeOf(request);
+        const records = await gate.call('list artifacts', (store) =>
+          store.list(artifactStream(scope)),
+        );
+        const artifacts = [...newestPerName(records).values()].sort((a, b) =>
+          compareCodeUnits(a.name, b.name),
+        );
+        return jsonReply({ scope, artifacts });
+      },
+    },
+  };
+}
