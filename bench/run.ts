@@ -10,6 +10,7 @@ import { nextFireGroup } from './groups/next-fire.js';
 import { stateGroup } from './groups/state.js';
 import type { BenchContext, BenchGroup } from './groups/group.js';
 import { httpGroup } from './groups/http.js';
+import { jobapiGroup } from './groups/jobapi.js';
 import { jobCliGroup } from './groups/job-cli.js';
 import { validateCliGroup } from './groups/validate-cli.js';
 import { transpileWorkers } from './lib/workers.js';
@@ -22,6 +23,7 @@ const GROUPS: readonly BenchGroup[] = [
   httpGroup,
   stateGroup,
   jobCliGroup,
+  jobapiGroup,
 ];
 
 function usage(): string {

@@ -1,0 +1,123 @@
+// Worker: the job API's KV round trip over real HTTP (argv: storeDir, round trips, warm-up).
+// One sample = POST /v1/kv/set then GET /v1/kv/get of the same key, sequential on one keep-alive
+// connection, as a job's `yacron2 state set` / `state get` pair would hit the endpoint. Measured
+// against the filesystem store as the daemon builds it (metered, unthrottled; documents are
+// always fsynced) and, for context, against the memory store (HTTP + API cost alone). Uses the
+// built dist/ and the real clock.
+import * as path from 'node:path';
+import { Agent, request } from 'node:http';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import type * as PromClient from 'prom-client';
+import type * as CommonModule from '../../src/common/index.js';
+import type * as JobApiModule from '../../src/jobapi/index.js';
+import type * as SchedulerModule from '../../src/scheduler/index.js';
+import type * as StateModule from '../../src/state/index.js';
+import { intArg, repoRoot, reportSample, stringArg } from '../lib/worker-io.js';
+
+const dist = (relative: string): string =>
+  pathToFileURL(path.join(repoRoot(), 'dist', relative)).href;
+const common = (await import(dist('common/index.js'))) as typeof CommonModule;
+const jobapi = (await import(dist('jobapi/index.js'))) as typeof JobApiModule;
+const scheduler = (await import(dist('scheduler/index.js'))) as typeof SchedulerModule;
+const state = (await import(dist('state/index.js'))) as typeof StateModule;
+const promClientPath = createRequire(path.join(repoRoot(), 'package.json')).resolve('prom-client');
+const { Registry } = (await import(pathToFileURL(promClientPath).href)) as typeof PromClient;
+
+const storeDir = stringArg(0, 'storeDir');
+const roundTrips = intArg(1, 'roundTrips');
+const warmUp = intArg(2, 'warmUp');
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function call(
+  url: URL,
+  token: string,
+  method: 'GET' | 'POST',
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { authorization: `Bearer ${token}` };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(body);
+    }
+    const req = request(url, { method, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Round-trip latencies (ms) against `store`, after `warmUp` untimed ones. */
+async function measure(store: StateModule.StateStore): Promise<number[]> {
+  const api = await jobapi.startJobApi(
+    {
+      clock: common.systemClock,
+      logger: common.silentLogger(),
+      host: 'bench-host',
+      store,
+      storeOpened: Promise.resolve(true),
+      env: {},
+    },
+    {
+      enabled: true,
+      listen: null,
+      allowNonLoopbackBind: false,
+      maxValueBytes: 1_048_576,
+      maxArtifactBytes: 67_108_864,
+      lockTtlMs: 30_000,
+    },
+  );
+  const env = api.runEnvironment({
+    job: scheduler.makeJob({ name: 'bench-etl' }),
+    runId: 'be'.repeat(16),
+    trigger: 'schedule',
+    attempt: 0,
+    scheduledAtMs: null,
+  });
+  const token = env['YACRON2_STATE_TOKEN'] ?? '';
+  const setUrl = new URL('/v1/kv/set', api.url);
+  const latencies: number[] = [];
+  try {
+    for (let n = 0; n < warmUp + roundTrips; n++) {
+      const key = `cursor-${n % 16}`;
+      const started = performance.now();
+      const set = await call(setUrl, token, 'POST', JSON.stringify({ key, value: { n, at: 'x' } }));
+      const get = await call(new URL(`/v1/kv/get?key=${key}`, api.url), token, 'GET');
+      const elapsed = performance.now() - started;
+      if (set.status !== 200 || get.status !== 200) {
+        throw new Error(`round trip failed: ${set.status} ${set.text} / ${get.status} ${get.text}`);
+      }
+      if (n >= warmUp) latencies.push(elapsed);
+    }
+  } finally {
+    api.runEnded('be'.repeat(16));
+    await api.close();
+  }
+  return latencies;
+}
+
+const { store: fsStore } = state.createStateStore(
+  { path: path.join(storeDir, 'fs'), topology: 'single-node' },
+  { clock: common.systemClock, logger: common.silentLogger(), registry: new Registry() },
+);
+await fsStore.open();
+const fsMs = await measure(fsStore);
+await fsStore.close();
+
+const memoryStore = new state.MemoryStateStore({ clock: common.systemClock });
+await memoryStore.open();
+const memoryMs = await measure(memoryStore);
+await memoryStore.close();
+
+agent.destroy();
+reportSample({ kind: 'kv-round-trip', fsMs, memoryMs });
+rmSync(storeDir, { recursive: true, force: true });
