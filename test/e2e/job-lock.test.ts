@@ -21,7 +21,7 @@ test(
           setup,
           `holder-${holder}`,
           `yacron2 lock run pool --global --permits 2 --wait --timeout 60 -- \\
-  sh -c 'echo "in ${holder}" >> ${witness}; sleep 1; echo "out ${holder}" >> ${witness}'
+  sh -c 'echo "in ${holder}" >> ${witness}; sleep 2; echo "out ${holder}" >> ${witness}'
 echo "rc ${holder} $?" >> ${setup.file('codes')}`,
         ),
       )
