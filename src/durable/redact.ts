@@ -73,177 +73,46 @@ export function redactSecrets(text: string): string {
 // ---------------------------------------------------------------------------------------------
 // Keys
 
-const SECRET_PARTS = new Set([
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'apikey',
-  'apitoken',
-  'credential',
-  'credentials',
-  'creds',
-  'auth',
-  'authorization',
-  'cookie',
-  'signature',
-  'sig',
-  'sessionid',
-  'sessid',
-  'phpsessid',
-  'jsessionid',
-]);
+/** A set from a whitespace-separated word list (keeps the long vocabularies compact). */
+function words(list: string): ReadonlySet<string> {
+  return new Set(list.split(/\s+/).filter((word) => word !== ''));
+}
+
+const SECRET_PARTS = words(`
+  password passwd passphrase secret token apikey apitoken credential credentials creds auth
+  authorization cookie signature sig sessionid sessid phpsessid jsessionid
+`);
 
 /** Concatenated keys ending in one of these are secret too (PGPASSWORD, csrftoken, xapikey). */
 const SECRET_SUFFIXES = [
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'token',
-  'apikey',
-  'accesskey',
-  'secretkey',
-  'privatekey',
-  'sessionid',
-] as const;
+  ...words(
+    'password passwd passphrase secret token apikey accesskey secretkey privatekey sessionid',
+  ),
+];
 
 /** Secret only after another part: a bare PWD is the shell's directory, PASS a test count. */
-const QUALIFIED_SECRET_PARTS = new Set(['pass', 'pwd', 'pw', 'pat']);
+const QUALIFIED_SECRET_PARTS = words('pass pwd pw pat');
 
 /** KEY is secret only after one of these (API_KEY, not PRIMARY_KEY or CACHE_KEY). */
-const KEY_QUALIFIERS = new Set([
-  'api',
-  'access',
-  'secret',
-  'private',
-  'encryption',
-  'encrypt',
-  'signing',
-  'sign',
-  'master',
-  'client',
-  'app',
-  'license',
-  'licence',
-  'auth',
-  'service',
-  'account',
-  'storage',
-  'shared',
-  'hmac',
-  'session',
-  'subscription',
-  'admin',
-  'root',
-  'webhook',
-  'deploy',
-  'ssh',
-  'crypt',
-  'crypto',
-  'aes',
-]);
+const KEY_QUALIFIERS = words(`
+  api access secret private encryption encrypt signing sign master client app license licence
+  auth service account storage shared hmac session subscription admin root webhook deploy ssh
+  crypt crypto aes
+`);
 
-/** A part after the last secret part that makes the key describe a secret, not hold one. */
-const METADATA_PARTS = new Set([
-  'count',
-  'counts',
-  'len',
-  'length',
-  'min',
-  'max',
-  'minimum',
-  'maximum',
-  'ttl',
-  'expiry',
-  'expires',
-  'expiration',
-  'expired',
-  'lifetime',
-  'duration',
-  'timeout',
-  'seconds',
-  'secs',
-  'ms',
-  'url',
-  'uri',
-  'endpoint',
-  'host',
-  'file',
-  'path',
-  'dir',
-  'directory',
-  'name',
-  'type',
-  'kind',
-  'format',
-  'version',
-  'size',
-  'limit',
-  'enabled',
-  'disabled',
-  'enable',
-  'required',
-  'policy',
-  'hint',
-  'reset',
-  'changed',
-  'updated',
-  'created',
-  'rotated',
-  'set',
-  'header',
-  'field',
-  'param',
-  'prefix',
-  'stdin',
-  'fd',
-  'sent',
-  'valid',
-  'invalid',
-  'present',
-  'missing',
-  'exists',
-  'mode',
-  'strategy',
-  'store',
-  'source',
-  'provider',
-  'algorithm',
-  'alg',
-  'scope',
-  'scopes',
-  'audience',
-  'issuer',
-  'usage',
-  'label',
-  // file extensions: `secret.yaml: line 3`, `token.go:42:`
-  'txt',
-  'json',
-  'yaml',
-  'yml',
-  'toml',
-  'ini',
-  'env',
-  'conf',
-  'cfg',
-  'log',
-  'pem',
-  'crt',
-  'go',
-  'py',
-  'js',
-  'ts',
-  'rb',
-  'rs',
-  'java',
-  'sh',
-  'md',
-  'xml',
-  'sql',
-  'tf',
-]);
+/**
+ * A part after the last secret part that makes the key describe a secret, not hold one; the last
+ * line is file extensions (`secret.yaml: line 3`, `token.go:42:`).
+ */
+const METADATA_PARTS = words(`
+  count counts len length min max minimum maximum ttl expiry expires expiration expired lifetime
+  duration timeout seconds secs ms url uri endpoint host file path dir directory name type kind
+  format version size limit enabled disabled enable required policy hint reset changed updated
+  created rotated set header field param prefix stdin fd sent valid invalid present missing
+  exists mode strategy store source provider algorithm alg scope scopes audience issuer usage
+  label
+  txt json yaml yml toml ini env conf cfg log pem crt go py js ts rb rs java sh md xml sql tf
+`);
 
 /** Every secret-bearing key contains one of these (a cheap pre-check before keyParts). */
 const MAYBE_SECRET_KEY = /pass|pw|secret|token|key|cred|auth|cookie|sig|sess|pat/i;
@@ -289,24 +158,9 @@ export function isSecretKey(key: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Values
 
-const PLACEHOLDER_WORDS = new Set([
-  'true',
-  'false',
-  'null',
-  'none',
-  'nil',
-  'undefined',
-  'yes',
-  'no',
-  'on',
-  'off',
-  'empty',
-  'unset',
-  'redacted',
-  'hidden',
-  'masked',
-  'n/a',
-]);
+const PLACEHOLDER_WORDS = words(`
+  true false null none nil undefined yes no on off empty unset redacted hidden masked n/a
+`);
 
 /** ***, xxx, ..., $VAR, ${VAR}, ${{ x }}, {{ x }}, <value>, %s, [REDACTED], YAML block markers. */
 const PLACEHOLDER_SHAPE =
@@ -421,8 +275,17 @@ function locateValue(text: string, from: number, shape: ValueShape): ValueSpan |
  * the start of a line (`m` flag), which is how a value learns it may run to the end of the line.
  * The look-behind keeps keys from starting inside a word, a path (`/etc/passwd:`) or a flag.
  */
-const ASSIGNMENT =
-  /(?<line>^[ \t]*(?:[-+<>*][ \t]+)?(?:(?:export|declare[ \t]+-[A-Za-z]{1,4}|typeset[ \t]+-[A-Za-z]{1,4}|setenv|set|local|readonly|ENV|ARG)[ \t]+)?)?(?<![\w.\-/\\])(?<quote>["']?)(?<key>-{0,2}[A-Za-z_][\w.-]{0,127})\k<quote>[ \t]{0,16}(?::=|=>|=(?!=)|:(?![:=]))/gm;
+const ASSIGNMENT = new RegExp(
+  [
+    String.raw`(?<line>^[ \t]*(?:[-+<>*][ \t]+)?`, // indentation, a trace, curl or list marker
+    String.raw`(?:(?:export|declare[ \t]+-[A-Za-z]{1,4}|typeset[ \t]+-[A-Za-z]{1,4}|`, // a keyword
+    String.raw`setenv|set|local|readonly|ENV|ARG)[ \t]+)?)?`,
+    String.raw`(?<![\w.\-/\\])`, // not inside a word, a path or a flag
+    String.raw`(?<quote>["']?)(?<key>-{0,2}[A-Za-z_][\w.-]{0,127})\k<quote>`,
+    String.raw`[ \t]{0,16}(?::=|=>|=(?!=)|:(?![:=]))`, // not `==`, `::` or `:=`-as-colon
+  ].join(''),
+  'gm',
+);
 
 function addAssignments(text: string, spans: Span[]): void {
   const pattern = new RegExp(ASSIGNMENT);
