@@ -137,7 +137,12 @@ export class DurableState implements DurableCollaborator {
     this.#tasks = new TaskSet((error) =>
       deps.logger.error(`Durable state task failed: ${describeError(error)}`),
     );
-    this.#boot = deps.readBoot().catch(() => null);
+    this.#boot = deps.readBoot().catch((error: unknown) => {
+      deps.logger.warn(
+        `Cannot read this OS boot's identity: ${describeError(error)}; @reboot jobs run at every daemon start`,
+      );
+      return null;
+    });
     this.#markers = new Promise((resolve, reject) => {
       this.#resolveMarkers = resolve;
       this.#rejectMarkers = reject;

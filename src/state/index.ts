@@ -48,3 +48,10 @@ export { resolveTopology, isSharedFsType, type TopologyResolution } from './topo
 export { encodeName, decodeName } from './name-encoding.js';
 export { isHeld as isLeaseHeld } from './lease-logic.js';
 export { DEFAULT_MAX_RECORD_BYTES } from './store-checks.js';
+export {
+  FaultyStateStore,
+  storeFaultError,
+  type StoreErrorFault,
+  type StoreFault,
+  type StoreOpName,
+} from './faulty-store.js';
