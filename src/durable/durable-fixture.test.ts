@@ -1,0 +1,362 @@
+// Test support (no tests here): a "daemon" = the real scheduler on a FakeClock and a FakeRunner
+// with a DurableState attached before its start-up pass, exactly in the daemon's order
+// (attachDurable, scheduler.start(), durable.start()), over a store the test keeps across
+// "restarts". Every scheduler event, every landed append and every log line goes into one
+// ordered journal, so tests assert orderings (record-before-run) as values, never by sleeping.
+import { randomUUID } from 'node:crypto';
+import { createDeferred, type Deferred, type FakeClock } from '../common/index.js';
+import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
+import {
+  FakeRunner,
+  createScheduler,
+  makeConfig,
+  type FakeResult,
+  type Scheduler,
+  type SchedulerEvents,
+} from '../scheduler/index.js';
+import { captureLogger } from '../scheduler/test-harness.js';
+import {
+  MemoryStateStore,
+  StateWriteQueue,
+  type JsonObject,
+  type StateMetrics,
+  type StateStore,
+} from '../state/index.js';
+import {
+  DurableState,
+  type BootInfo,
+  type CounterSnapshots,
+  type DurableProcessState,
+} from './durable-state.js';
+
+/** 2026-01-01T00:00:00Z: on every minute, hour and day boundary. */
+export const T0 = Date.UTC(2026, 0, 1);
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+export const HOST = 'host-a';
+export const BOOT_1: BootInfo = { bootId: 'boot-1', bootTimeMs: null };
+export const BOOT_2: BootInfo = { bootId: 'boot-2', bootTimeMs: null };
+
+/** The resolved `state` section with the seed's defaults. */
+export function stateSettings(overrides: Partial<ResolvedState> = {}): ResolvedState {
+  return {
+    path: '/var/lib/yacron2',
+    topology: 'single-node',
+    deploymentId: null,
+    maxRunsPerJob: 1000,
+    onStoreUnavailable: 'degrade',
+    gcGraceMs: 604_800_000,
+    maxOpsPerSecond: 0,
+    slotTtlMs: 30_000,
+    jobApi: {
+      enabled: false,
+      listen: null,
+      allowNonLoopbackBind: false,
+      maxValueBytes: 1_048_576,
+      maxArtifactBytes: 67_108_864,
+      lockTtlMs: 30_000,
+    },
+    source: { file: 'test.yaml', line: 1 },
+    ...overrides,
+  };
+}
+
+/** A daemon process's once-per-process state (a fresh token: a new process). */
+export function newProcess(token: string): DurableProcessState {
+  return { token, historyRehydrated: false, countersSeeded: false, catchupEvaluated: false };
+}
+
+/** Let every pending promise chain run to completion (no clock time passes). */
+export async function flush(): Promise<void> {
+  for (let turn = 0; turn < 3; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Move the FakeClock forward by `ms`, letting the async work each timer starts finish before the
+ * next timer fires (FakeClock.advance alone drains only a few microtask turns between timers).
+ */
+export async function tick(clock: FakeClock, ms: number): Promise<void> {
+  const target = clock.monotonic() + ms;
+  await flush();
+  for (;;) {
+    const next = clock.nextTimerDelayMs();
+    if (next === undefined || clock.monotonic() + next > target) break;
+    await clock.advance(next);
+    await flush();
+  }
+  await clock.advance(target - clock.monotonic());
+  await flush();
+}
+
+/** The stream's records' data, oldest first. */
+export async function streamData(store: StateStore, stream: string): Promise<JsonObject[]> {
+  return (await store.list(stream)).map((record) => record.data).reverse();
+}
+
+type ObservedOp = 'append' | 'list' | 'deriveMax' | 'prune' | 'listStreams';
+const OBSERVED: ReadonlySet<string> = new Set([
+  'append',
+  'list',
+  'deriveMax',
+  'prune',
+  'listStreams',
+]);
+
+interface Hold {
+  readonly op: ObservedOp;
+  readonly stream: string;
+  readonly gate: Deferred<void>;
+}
+
+/**
+ * A store wrapper that journals each append as it lands and can hold chosen operations (by op and
+ * stream prefix) until the test releases them: "the rehydration read is slow" without a timer.
+ */
+export class ObservedStore {
+  readonly store: StateStore;
+  readonly #journal: string[];
+  #holds: Hold[] = [];
+
+  constructor(inner: StateStore, journal: string[]) {
+    this.#journal = journal;
+    this.store = new Proxy(inner, {
+      get: (target, property, receiver) => {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        const method = value as (...args: unknown[]) => unknown;
+        if (typeof property !== 'string' || !OBSERVED.has(property)) return method.bind(target);
+        return async (...args: unknown[]) => {
+          const stream = typeof args[0] === 'string' ? args[0] : '';
+          for (const hold of this.#holds) {
+            if (hold.op === property && stream.startsWith(hold.stream)) await hold.gate.promise;
+          }
+          const result = await method.apply(target, args);
+          if (property === 'append')
+            this.#journal.push(`append ${stream} ${describeRecord(args[1])}`);
+          return result;
+        };
+      },
+    });
+  }
+
+  /** Hold `op` on streams starting with `stream` until the returned release is called. */
+  hold(op: ObservedOp, stream: string): () => void {
+    const hold: Hold = { op, stream, gate: createDeferred<void>() };
+    this.#holds.push(hold);
+    return () => {
+      this.#holds = this.#holds.filter((other) => other !== hold);
+      hold.gate.resolve();
+    };
+  }
+}
+
+function describeRecord(data: unknown): string {
+  if (typeof data !== 'object' || data === null) return '';
+  const record = data as Record<string, unknown>;
+  const parts = [record['kind'], record['reason'], record['outcome'], record['trigger']];
+  return parts.filter((part): part is string => typeof part === 'string').join(' ');
+}
+
+export interface DaemonOptions {
+  readonly clock: FakeClock;
+  readonly store: StateStore;
+  readonly jobs: readonly ResolvedJob[];
+  readonly host?: string;
+  /** Default: a fresh process (new token). Pass the same object for a state-section reload. */
+  readonly process?: DurableProcessState;
+  readonly settings?: Partial<ResolvedState>;
+  /** The OS boot identity this "daemon" sees; null = a platform without one. */
+  readonly boot?: BootInfo | null;
+  readonly pidAlive?: (pid: number) => boolean;
+  readonly counters?: CounterSnapshots;
+  readonly metrics?: StateMetrics;
+  /** Default: already open. */
+  readonly storeOpened?: Promise<boolean>;
+  readonly redact?: (text: string) => string;
+  /** Shared ordered journal (appends, run:started, fire:skipped); default a fresh one. */
+  readonly journal?: string[];
+  /** Re-use a scheduler (a state-section reload keeps the scheduler). */
+  readonly scheduler?: DaemonScheduler;
+  /** What unscripted runs do, set before the start-up pass (default: run until completed). */
+  readonly runs?: FakeResult | 'manual';
+}
+
+export interface DaemonScheduler {
+  readonly scheduler: Scheduler;
+  readonly runner: FakeRunner;
+  readonly logs: { level: number; msg: string }[];
+  readonly events: { readonly name: keyof SchedulerEvents; readonly payload: unknown }[];
+}
+
+export interface Daemon extends DaemonScheduler {
+  readonly clock: FakeClock;
+  readonly durable: DurableState;
+  readonly writes: StateWriteQueue;
+  readonly process: DurableProcessState;
+  readonly journal: string[];
+  readonly config: ResolvedConfig;
+  of<K extends keyof SchedulerEvents>(name: K): SchedulerEvents[K][];
+  logged(text: string): string[];
+  /** Graceful shutdown: the scheduler (grace 0), then the durable collaborator's close. */
+  stop(): Promise<void>;
+}
+
+const JOURNALED: readonly (keyof SchedulerEvents)[] = [
+  'run:started',
+  'run:finished',
+  'fire:skipped',
+  'retry:scheduled',
+];
+
+function journalEntry(name: keyof SchedulerEvents, payload: unknown): string {
+  const event = payload as {
+    job?: { name: string };
+    jobName?: string;
+    trigger?: string;
+    reason?: string;
+  };
+  const job = event.job?.name ?? event.jobName ?? '';
+  return [name, job, event.trigger ?? event.reason ?? ''].join(' ').trim();
+}
+
+/** Build a scheduler with a FakeRunner whose events land in the journal. */
+export function createDaemonScheduler(
+  clock: FakeClock,
+  config: ResolvedConfig,
+  journal: string[],
+): DaemonScheduler {
+  const runner = new FakeRunner({ clock });
+  const logs: { level: number; msg: string }[] = [];
+  const scheduler = createScheduler(
+    { clock, logger: captureLogger(logs), runner, yieldToLoop: () => clock.sleep(0) },
+    config,
+  );
+  const events: { name: keyof SchedulerEvents; payload: unknown }[] = [];
+  const names: readonly (keyof SchedulerEvents)[] = [
+    ...JOURNALED,
+    'retry:discarded',
+    'report:permanently-failed',
+    'schedule:late',
+  ];
+  for (const name of names) {
+    scheduler.events.on(name, (payload: unknown) => {
+      events.push({ name, payload });
+      if (JOURNALED.includes(name)) journal.push(journalEntry(name, payload));
+    });
+  }
+  return { scheduler, runner, logs, events };
+}
+
+/**
+ * Start a daemon over `store`: the scheduler (or the given one), a DurableState attached before
+ * the start-up pass, then durable.start(). The boot sequence runs in the background: await
+ * flush() (or tick()) before asserting on it.
+ */
+export function startDaemon(options: DaemonOptions): Daemon {
+  const { clock, store } = options;
+  const journal = options.journal ?? [];
+  const config = makeConfig(options.jobs);
+  const settings = stateSettings(options.settings);
+  const fresh = options.scheduler === undefined;
+  const base = options.scheduler ?? createDaemonScheduler(clock, config, journal);
+  if (options.runs !== undefined) base.runner.setDefault(options.runs);
+  const logger = captureLogger(base.logs);
+  const writes = new StateWriteQueue({
+    logger,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  });
+  const process = options.process ?? newProcess(`token-${randomUUID()}`);
+  const schedulerStartedAtMs = clock.now();
+  const boot = options.boot === undefined ? BOOT_1 : options.boot;
+  const durable = new DurableState(
+    {
+      clock,
+      logger,
+      host: options.host ?? HOST,
+      store,
+      writes,
+      storeOpened: options.storeOpened ?? Promise.resolve(true),
+      scheduler: base.scheduler,
+      process,
+      schedulerStartedAtMs,
+      readBoot: () => Promise.resolve(boot),
+      sameBoot: (a, b) =>
+        a.bootId !== null && b.bootId !== null
+          ? a.bootId === b.bootId
+          : a.bootTimeMs !== null && b.bootTimeMs !== null && a.bootTimeMs === b.bootTimeMs,
+      pidAlive: options.pidAlive ?? (() => false),
+      ...(options.counters === undefined ? {} : { counters: options.counters }),
+      redact: options.redact ?? ((text) => text.replaceAll('hunter2', '[REDACTED]')),
+    },
+    settings,
+    config,
+  );
+  base.scheduler.attachDurable(durable);
+  if (fresh) base.scheduler.start();
+  else base.scheduler.applyConfig(config);
+  durable.start();
+  const daemon: Daemon = {
+    ...base,
+    clock,
+    durable,
+    writes,
+    process,
+    journal,
+    config,
+    of<K extends keyof SchedulerEvents>(name: K): SchedulerEvents[K][] {
+      return base.events
+        .filter((event) => event.name === name)
+        .map((event) => event.payload) as SchedulerEvents[K][];
+    },
+    logged(text: string): string[] {
+      return base.logs.map((entry) => entry.msg).filter((msg) => msg.includes(text));
+    },
+    async stop(): Promise<void> {
+      let settled = false;
+      const done = (async () => {
+        await base.scheduler.shutdown(0);
+        await durable.close();
+      })().then(() => {
+        settled = true;
+      });
+      for (let step = 0; step < 1000 && !settled; step++) await tick(clock, SECOND);
+      if (!settled) throw new Error('the daemon did not stop');
+      await done;
+    },
+  };
+  return daemon;
+}
+
+/** A MemoryStateStore on `clock`, opened. */
+export async function openMemoryStore(clock: FakeClock): Promise<MemoryStateStore> {
+  const store = new MemoryStateStore({ clock });
+  await store.open();
+  return store;
+}
+
+/** A ledger row as another node (or an earlier process) wrote it. */
+export function ledgerRow(
+  job: string,
+  outcome: 'success' | 'failure' | 'cancelled' | 'unknown',
+  finishedAtMs: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const iso = new Date(finishedAtMs).toISOString().replace('.000Z', '+00:00');
+  return {
+    job,
+    host: 'host-b',
+    runId: `run-${finishedAtMs}`,
+    trigger: 'schedule',
+    attempt: 0,
+    scheduled_at: null,
+    outcome,
+    exit_code: outcome === 'success' ? 0 : outcome === 'failure' ? 1 : null,
+    started_at: outcome === 'unknown' ? null : iso,
+    finished_at: iso,
+    duration: outcome === 'unknown' ? null : 0,
+    fail_reason: outcome === 'failure' ? 'failsWhen=nonzeroReturn and retcode=1' : null,
+    finishedAtMs,
+    ...extra,
+  };
+}

@@ -1,0 +1,1325 @@
+// DurableState over a MemoryStateStore with the real scheduler on a FakeClock (seed "The durable
+// run ledger" through "SLA trends"): what lands in which stream, what a restarted process (a new
+// scheduler and DurableState over the same store) does with it, and the orderings the seed
+// promises (record-before-run, record-then-run, checkpoints around backfills). Time moves only
+// through the FakeClock; orderings are read from one journal of landed appends and events.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createDeferred, FakeClock } from '../common/index.js';
+import { formatIsoUtc, makeConfig, makeJob, type MakeJobOverrides } from '../scheduler/index.js';
+import type { MemoryStateStore } from '../state/index.js';
+import {
+  BOOT_1,
+  BOOT_2,
+  HOST,
+  HOUR,
+  MINUTE,
+  ObservedStore,
+  SECOND,
+  T0,
+  flush,
+  ledgerRow,
+  newProcess,
+  openMemoryStore,
+  startDaemon,
+  streamData,
+  tick,
+  type Daemon,
+  type DaemonOptions,
+} from './durable-fixture.test.js';
+import type { CounterSnapshots } from './durable-state.js';
+import type { TrendsView } from './trends.js';
+
+interface World {
+  readonly clock: FakeClock;
+  readonly store: MemoryStateStore;
+}
+
+async function world(startMs = T0): Promise<World> {
+  const clock = new FakeClock(startMs);
+  return { clock, store: await openMemoryStore(clock) };
+}
+
+/** A daemon over the world's store whose boot sequence has run. */
+async function boot(w: World, options: Omit<DaemonOptions, 'clock' | 'store'>): Promise<Daemon> {
+  const daemon = startDaemon({ clock: w.clock, store: w.store, ...options });
+  await flush();
+  return daemon;
+}
+
+const job = (overrides: MakeJobOverrides): ReturnType<typeof makeJob> =>
+  makeJob({ schedule: '* * * * *', ...overrides });
+
+// ---- the ledger -----------------------------------------------------------------------------
+
+void describe('the durable run ledger', () => {
+  void test('every finished run lands in runs/<job> in the GET /jobs/{name}/runs shape', async () => {
+    const w = await world();
+    const d = await boot(w, { jobs: [job({ name: 'backup' })] });
+    d.runner.script(
+      'backup',
+      { exitCode: 0, durationMs: 2 * SECOND },
+      { exitCode: 3, durationMs: SECOND },
+    );
+    await tick(w.clock, 2 * MINUTE + 5 * SECOND);
+
+    const rows = await streamData(w.store, 'runs/backup');
+    const memory = d.scheduler.getRuns('backup').runs;
+    assert.equal(rows.length, 2);
+    const finished = d.of('run:finished');
+    rows.forEach((row, index) => {
+      const record = memory[index]!;
+      assert.deepEqual(
+        {
+          outcome: row['outcome'],
+          exit_code: row['exit_code'],
+          started_at: row['started_at'],
+          finished_at: row['finished_at'],
+          duration: row['duration'],
+          fail_reason: row['fail_reason'],
+        },
+        {
+          outcome: record.outcome,
+          exit_code: record.exit_code,
+          started_at: record.started_at,
+          finished_at: record.finished_at,
+          duration: record.duration,
+          fail_reason: record.fail_reason,
+        },
+      );
+      const slotMs = T0 + (index + 1) * MINUTE;
+      assert.equal(row['job'], 'backup');
+      assert.equal(row['host'], HOST);
+      assert.equal(row['runId'], finished[index]!.runId);
+      assert.equal(row['trigger'], 'schedule');
+      assert.equal(row['scheduled_at'], formatIsoUtc(slotMs));
+      assert.equal(row['scheduledAtMs'], slotMs);
+      assert.equal(row['finishedAtMs'], finished[index]!.outcome.finishedAtMs);
+    });
+    assert.deepEqual(
+      rows.map((row) => [row['outcome'], row['exit_code']]),
+      [
+        ['success', 0],
+        ['failure', 3],
+      ],
+    );
+    await d.stop();
+  });
+
+  void test('is pruned to maxRunsPerJob (on the first append and every 20th after it)', async () => {
+    const w = await world();
+    const d = await boot(w, { jobs: [job({ name: 'tick' })], settings: { maxRunsPerJob: 5 } });
+    d.runner.setDefault({ exitCode: 0 });
+    await tick(w.clock, 20 * MINUTE);
+    assert.equal(d.of('run:finished').length, 20);
+    assert.equal((await streamData(w.store, 'runs/tick')).length, 5, 'pruned on the 20th append');
+    await tick(w.clock, 7 * MINUTE);
+    const rows = await streamData(w.store, 'runs/tick');
+    assert.ok(rows.length >= 5 && rows.length < 5 + 20, `${rows.length} rows stay bounded`);
+    // The newest rows survive, and every reader of the ledger sees at most maxRunsPerJob of them.
+    assert.equal(rows.at(-1)!['runId'], d.of('run:finished').at(-1)!.runId);
+    assert.equal((await d.durable.getTrends('tick')).windows.all.total, 5);
+    await d.stop();
+  });
+
+  void test('a run killed by Replace is not recorded (it is not in the history either)', async () => {
+    const w = await world();
+    const d = await boot(w, { jobs: [job({ name: 'slow', concurrencyPolicy: 'Replace' })] });
+    await tick(w.clock, MINUTE); // first instance runs until replaced
+    await tick(w.clock, MINUTE); // replaced by the second
+    d.runner.last('slow').succeed();
+    await flush();
+    const rows = await streamData(w.store, 'runs/slow');
+    assert.deepEqual(
+      rows.map((row) => row['outcome']),
+      d.scheduler.getRuns('slow').runs.map((run) => run.outcome),
+    );
+    assert.equal(rows.length, 1);
+    await d.stop();
+  });
+});
+
+// ---- rehydration ----------------------------------------------------------------------------
+
+void describe('history rehydration', () => {
+  async function firstProcess(w: World): Promise<void> {
+    const d = await boot(w, { jobs: [job({ name: 'sync' })] });
+    d.runner.script('sync', { exitCode: 0 }, { exitCode: 1 }, { exitCode: 0 });
+    await tick(w.clock, 3 * MINUTE);
+    assert.equal(d.of('run:finished').length, 3);
+    await d.stop();
+  }
+
+  void test('a restarted process shows the pre-restart runs in getRuns() at once', async () => {
+    const w = await world();
+    await firstProcess(w);
+    const before = await streamData(w.store, 'runs/sync');
+    const d = await boot(w, { jobs: [job({ name: 'sync' })] });
+    const runs = d.scheduler.getRuns('sync');
+    assert.deepEqual(
+      runs.runs.map((run) => [run.outcome, run.finished_at]),
+      before.map((row) => [row['outcome'], row['finished_at']]),
+    );
+    assert.equal(runs.stats.total, 3);
+    assert.equal(runs.stats.failure, 1);
+    assert.equal(d.logged('rehydrated 3 run(s)').length, 1);
+    await d.stop();
+  });
+
+  void test('happens once per process: a second DurableState on the same process state adds nothing', async () => {
+    const w = await world();
+    await firstProcess(w);
+    const process = newProcess('process-2');
+    const first = await boot(w, { jobs: [job({ name: 'sync' })], process });
+    assert.equal(first.scheduler.getRuns('sync').runs.length, 3);
+    // A state-section reload: the old collaborator goes, a new one comes, same process.
+    first.scheduler.attachDurable(null);
+    await first.durable.close();
+    const second = await boot(w, { jobs: [job({ name: 'sync' })], process, scheduler: first });
+    assert.equal(second.scheduler.getRuns('sync').runs.length, 3);
+    assert.equal(process.historyRehydrated, true);
+    await second.stop();
+  });
+
+  void test(
+    'a run that finished between the store opening and the rehydration read is shown once',
+    {
+      todo: 'BUG durable-state.ts #rehydrate: ledger rows this process already appended are prepended again (duplicate in GET /jobs/{name}/runs)',
+    },
+    async () => {
+      const w = await world();
+      const journal: string[] = [];
+      const observed = new ObservedStore(w.store, journal);
+      // The ledger read of the boot sequence is slow; the job runs meanwhile.
+      const release = observed.hold('list', 'runs/');
+      const d = startDaemon({
+        clock: w.clock,
+        store: observed.store,
+        journal,
+        jobs: [job({ name: 'sync' })],
+      });
+      d.runner.setDefault({ exitCode: 0 });
+      await d.scheduler.startJob('sync');
+      await flush();
+      assert.equal((await streamData(w.store, 'runs/sync')).length, 1, 'its ledger row landed');
+      release();
+      await flush();
+      assert.equal(d.scheduler.getRuns('sync').runs.length, 1);
+      await d.stop();
+    },
+  );
+});
+
+// ---- in-flight records ----------------------------------------------------------------------
+
+void describe('in-flight records', () => {
+  void test('0 -> 1 live instances writes an open record, 1 -> 0 a closed one', async () => {
+    const w = await world();
+    const j = job({ name: 'etl' });
+    const d = await boot(w, { jobs: [j], process: newProcess('process-1') });
+    await d.scheduler.startJob('etl');
+    await d.scheduler.startJob('etl'); // Allow: a second live instance adds no record
+    await flush();
+    const started = d.of('run:started');
+    assert.deepEqual(await streamData(w.store, 'inflight/etl'), [
+      {
+        kind: 'open',
+        host: HOST,
+        token: 'process-1',
+        pid: started[0]!.pid,
+        startedAtMs: started[0]!.startedAtMs,
+        digest: j.digest,
+      },
+    ]);
+    d.runner.runsOf('etl')[0]!.succeed();
+    await flush();
+    assert.equal((await streamData(w.store, 'inflight/etl')).length, 1, 'one instance still live');
+    d.runner.runsOf('etl')[1]!.fail();
+    await flush();
+    const records = await streamData(w.store, 'inflight/etl');
+    assert.deepEqual(records.at(-1), {
+      kind: 'closed',
+      host: HOST,
+      token: 'process-1',
+      reason: 'finished',
+    });
+    assert.equal(records.length, 2);
+    await d.stop();
+  });
+
+  void test(
+    'a state-section reload under a live run still closes its in-flight record',
+    {
+      todo: 'BUG durable-state.ts #onRunFinished: a new DurableState starts with #live empty, so the run started under the old one never gets its closed record (the next boot reconciles it as a crash)',
+    },
+    async () => {
+      const w = await world();
+      const process = newProcess('process-1');
+      const first = await boot(w, { jobs: [job({ name: 'etl' })], process });
+      await first.scheduler.startJob('etl');
+      await flush();
+      first.scheduler.attachDurable(null);
+      await first.durable.close();
+      const second = await boot(w, { jobs: [job({ name: 'etl' })], process, scheduler: first });
+      second.runner.last('etl').succeed();
+      await flush();
+      const records = await streamData(w.store, 'inflight/etl');
+      assert.equal(records.at(-1)?.['kind'], 'closed');
+      await second.stop();
+    },
+  );
+});
+
+// ---- crash reconciliation -------------------------------------------------------------------
+
+void describe('same-host crash reconciliation', () => {
+  const STARTED_MS = T0 - 10 * MINUTE;
+
+  async function seedOpen(
+    w: World,
+    name: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
+    await w.store.append(`inflight/${name}`, {
+      kind: 'open',
+      host: HOST,
+      token: 'crashed-process',
+      pid: 4242,
+      startedAtMs: STARTED_MS,
+      digest: 'd',
+      ...extra,
+    });
+  }
+
+  void test("onMissed skip: a dead process's open record becomes reconciled-crash and an unknown row at its start instant", async () => {
+    const w = await world();
+    await seedOpen(w, 'sync');
+    const d = await boot(w, { jobs: [job({ name: 'sync' })], process: newProcess('process-2') });
+    assert.deepEqual((await streamData(w.store, 'inflight/sync')).at(-1), {
+      kind: 'closed',
+      host: HOST,
+      token: 'process-2',
+      reason: 'reconciled-crash',
+      closes: 'crashed-process',
+    });
+    const rows = await streamData(w.store, 'runs/sync');
+    assert.equal(rows.length, 1);
+    const row = rows[0]!;
+    assert.equal(row['outcome'], 'unknown');
+    assert.equal(row['started_at'], null, 'no started_at: duration statistics are untouched');
+    assert.equal(row['duration'], null);
+    assert.equal(row['finished_at'], formatIsoUtc(STARTED_MS));
+    assert.equal(row['finishedAtMs'], STARTED_MS, 'the watermark advances over exactly that slot');
+    assert.equal(row['interruptedAtMs'], undefined);
+    assert.match(
+      String(row['fail_reason']),
+      new RegExp(`${formatIsoUtc(STARTED_MS).slice(0, 19)}.*${HOST}`),
+    );
+    assert.equal(d.logged('never finished').length, 1);
+    await d.stop();
+  });
+
+  for (const onMissed of ['run-once', 'run-all'] as const) {
+    void test(`onMissed ${onMissed}: the row carries interruptedAtMs, finished_at null, and leaves the watermark alone`, async () => {
+      const w = await world();
+      await seedOpen(w, 'sync');
+      const d = await boot(w, { jobs: [job({ name: 'sync', onMissed })] });
+      const rows = await streamData(w.store, 'runs/sync');
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!['outcome'], 'unknown');
+      assert.equal(rows[0]!['finished_at'], null);
+      assert.equal(rows[0]!['interruptedAtMs'], STARTED_MS);
+      assert.equal(rows[0]!['finishedAtMs'], undefined);
+      assert.equal(await w.store.deriveMax('runs/sync', 'finishedAtMs'), undefined);
+      await d.stop();
+    });
+  }
+
+  void test('skips an open record written by this very process (a state-section reload)', async () => {
+    const w = await world();
+    await seedOpen(w, 'sync', { token: 'process-1' });
+    const d = await boot(w, { jobs: [job({ name: 'sync' })], process: newProcess('process-1') });
+    assert.equal((await streamData(w.store, 'inflight/sync')).length, 1);
+    assert.equal((await streamData(w.store, 'runs/sync')).length, 0);
+    await d.stop();
+  });
+
+  void test('skips while a local instance of the job is live', async () => {
+    const w = await world();
+    await seedOpen(w, 'sync');
+    const opened = createDeferred<boolean>();
+    const d = startDaemon({
+      clock: w.clock,
+      store: w.store,
+      jobs: [job({ name: 'sync' })],
+      storeOpened: opened.promise,
+    });
+    await d.scheduler.startJob('sync');
+    opened.resolve(true);
+    await flush();
+    assert.equal((await streamData(w.store, 'runs/sync')).length, 0);
+    assert.ok(
+      (await streamData(w.store, 'inflight/sync')).every(
+        (record) => record['reason'] !== 'reconciled-crash',
+      ),
+    );
+    await d.stop();
+  });
+
+  void test('leaves a record whose pid is still alive alone, with a warning', async () => {
+    const w = await world();
+    await seedOpen(w, 'sync');
+    const probed: number[] = [];
+    const d = await boot(w, {
+      jobs: [job({ name: 'sync' })],
+      pidAlive: (pid) => {
+        probed.push(pid);
+        return true;
+      },
+    });
+    assert.deepEqual(probed, [4242]);
+    assert.equal((await streamData(w.store, 'inflight/sync')).length, 1);
+    assert.equal((await streamData(w.store, 'runs/sync')).length, 0);
+    assert.equal(d.logged('(pid 4242) from a previous daemon process is still alive').length, 1);
+    await d.stop();
+  });
+
+  void test('ignores other hosts and records already closed', async () => {
+    const w = await world();
+    await seedOpen(w, 'sync', { host: 'host-b' });
+    await seedOpen(w, 'sync', { token: 'finished-process' });
+    await w.store.append('inflight/sync', {
+      kind: 'closed',
+      host: HOST,
+      token: 'finished-process',
+      reason: 'finished',
+    });
+    const d = await boot(w, { jobs: [job({ name: 'sync' })] });
+    assert.equal((await streamData(w.store, 'runs/sync')).length, 0);
+    assert.equal((await streamData(w.store, 'inflight/sync')).length, 3);
+    await d.stop();
+  });
+});
+
+// ---- depends-on-past ------------------------------------------------------------------------
+
+void describe('onlyIfLastSucceeded across memory and the ledger', () => {
+  const gated = (overrides: MakeJobOverrides = {}): ReturnType<typeof makeJob> =>
+    job({ name: 'sync', onlyIfLastSucceeded: true, ...overrides });
+  const skips = (d: Daemon): number =>
+    d.of('fire:skipped').filter((event) => event.reason === 'only-if-last-succeeded').length;
+  const scheduledStarts = (d: Daemon): number =>
+    d.of('run:started').filter((event) => event.trigger === 'schedule').length;
+
+  void test('a failure in the ledger from before the restart blocks the first scheduled fire', async () => {
+    const w = await world();
+    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 - HOUR));
+    const d = await boot(w, { jobs: [gated()] });
+    await tick(w.clock, MINUTE);
+    assert.equal(skips(d), 1);
+    assert.equal(scheduledStarts(d), 0);
+    await d.stop();
+  });
+
+  void test('a newer success in memory re-opens the gate (a manual start bypasses it)', async () => {
+    const w = await world();
+    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 - HOUR));
+    const d = await boot(w, { jobs: [gated()] });
+    d.runner.setDefault({ exitCode: 0 });
+    assert.equal((await d.scheduler.startJob('sync')).kind, 'started');
+    await tick(w.clock, MINUTE);
+    assert.equal(skips(d), 0);
+    assert.equal(scheduledStarts(d), 1);
+    await d.stop();
+  });
+
+  void test('a newer failure in the ledger wins over an older success in memory', async () => {
+    const w = await world();
+    const opened = createDeferred<boolean>();
+    const d = startDaemon({
+      clock: w.clock,
+      store: w.store,
+      jobs: [gated()],
+      storeOpened: opened.promise,
+    });
+    d.runner.setDefault({ exitCode: 0 });
+    await d.scheduler.startJob('sync'); // success in memory at T0
+    await tick(w.clock, 30 * SECOND);
+    // Another node records a failure after it, then the backend start reads the ledger.
+    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 + 20 * SECOND));
+    opened.resolve(true);
+    await tick(w.clock, 30 * SECOND);
+    assert.equal(skips(d), 1);
+    assert.equal(scheduledStarts(d), 0);
+    await d.stop();
+  });
+
+  void test('cancelled and unknown rows are ignored: the newest real outcome decides', async () => {
+    for (const [oldest, verdict] of [
+      ['failure', 'blocks'],
+      ['success', 'runs'],
+    ] as const) {
+      const w = await world();
+      await w.store.append('runs/sync', ledgerRow('sync', oldest, T0 - 3 * HOUR));
+      await w.store.append('runs/sync', ledgerRow('sync', 'cancelled', T0 - 2 * HOUR));
+      await w.store.append('runs/sync', ledgerRow('sync', 'unknown', T0 - HOUR));
+      const d = await boot(w, { jobs: [gated()] });
+      await tick(w.clock, MINUTE);
+      assert.equal(skips(d), verdict === 'blocks' ? 1 : 0, `newest real outcome ${oldest}`);
+      assert.equal(scheduledStarts(d), verdict === 'blocks' ? 0 : 1);
+      await d.stop();
+    }
+  });
+
+  void test('no prior run anywhere allows the first fire', async () => {
+    for (const onStoreUnavailable of ['degrade', 'fail-closed'] as const) {
+      const w = await world();
+      const d = await boot(w, { jobs: [gated()], settings: { onStoreUnavailable } });
+      await tick(w.clock, MINUTE);
+      assert.equal(skips(d), 0, onStoreUnavailable);
+      assert.equal(scheduledStarts(d), 1);
+      await d.stop();
+    }
+  });
+
+  void test(
+    'a failure another node records after this boot blocks by the next fire at the latest',
+    {
+      todo: 'BUG durable-state.ts lastDurableOutcome: the ledger outcome is read once per backend start and never refreshed while the store is healthy, so a shared-mount ledger is never re-read',
+    },
+    async () => {
+      const w = await world();
+      await w.store.append('runs/sync', ledgerRow('sync', 'success', T0 - HOUR));
+      const d = await boot(w, { jobs: [gated()] });
+      d.runner.setDefault({ exitCode: 0 });
+      await tick(w.clock, MINUTE); // runs: last success
+      await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 + MINUTE + 30 * SECOND));
+      await tick(w.clock, 2 * MINUTE);
+      assert.ok(skips(d) >= 1, 'the foreign failure is newer than every local success');
+      await d.stop();
+    },
+  );
+
+  void test(
+    'fail-closed: a job added by a reload, with no prior run, is not blocked on its first fire',
+    {
+      todo: 'BUG durable-state.ts lastDurableOutcome: a job whose ledger was not read yet answers "unavailable" although the store is healthy, so fail-closed blocks a first-ever fire',
+    },
+    async () => {
+      const w = await world();
+      const settings = { onStoreUnavailable: 'fail-closed' } as const;
+      const d = await boot(w, { jobs: [job({ name: 'other' })], settings });
+      // An ordinary reload keeps the backend: the scheduler and the collaborator get the new config.
+      const next = makeConfig([job({ name: 'other' }), gated()]);
+      d.scheduler.applyConfig(next);
+      d.durable.updateConfig(next);
+      await tick(w.clock, MINUTE);
+      assert.equal(skips(d), 0);
+      assert.equal(scheduledStarts(d), 2);
+      await d.stop();
+    },
+  );
+});
+
+// ---- durable retries ------------------------------------------------------------------------
+
+void describe('restart-surviving retries', () => {
+  const FAIL_AT = T0 + HOUR;
+  const DELAY = MINUTE;
+  const flaky = (overrides: MakeJobOverrides = {}): ReturnType<typeof makeJob> =>
+    makeJob({
+      name: 'flaky',
+      schedule: '0 * * * *',
+      retry: {
+        maximumRetries: 3,
+        initialDelayMs: DELAY,
+        backoffMultiplier: 2,
+        maximumDelayMs: HOUR,
+      },
+      ...overrides,
+    });
+  const retryStarts = (d: Daemon): number[] =>
+    d
+      .of('run:started')
+      .filter((event) => event.trigger === 'retry')
+      .map((event) => event.attempt);
+  const newestRetryRecord = async (w: World): Promise<Record<string, unknown> | undefined> =>
+    (await streamData(w.store, 'retries/flaky')).at(-1);
+
+  /** A daemon whose hourly run failed at FAIL_AT, with retry #1 armed for FAIL_AT + DELAY. */
+  async function failedOnce(
+    w: World,
+    options: Omit<DaemonOptions, 'clock' | 'store' | 'jobs'> = {},
+    j = flaky(),
+  ): Promise<Daemon> {
+    const d = await boot(w, { jobs: [j], ...options });
+    d.runner.script('flaky', { exitCode: 1 });
+    await tick(w.clock, HOUR);
+    assert.deepEqual(
+      d.of('retry:scheduled').map((event) => event.retryAtMs),
+      [FAIL_AT + j.retry.initialDelayMs],
+    );
+    return d;
+  }
+
+  void test('arming a retry persists a pending record {attempt, notBefore, job digest}', async () => {
+    const w = await world();
+    const j = flaky();
+    const d = await failedOnce(w, {}, j);
+    assert.deepEqual(await streamData(w.store, 'retries/flaky'), [
+      { kind: 'pending', host: HOST, attempt: 1, notBeforeMs: FAIL_AT + DELAY, digest: j.digest },
+    ]);
+    await d.stop();
+  });
+
+  void test('record-before-run: the record is settled `launched` before the retry starts', async () => {
+    const w = await world();
+    const journal: string[] = [];
+    const observed = new ObservedStore(w.store, journal);
+    const d = startDaemon({ clock: w.clock, store: observed.store, journal, jobs: [flaky()] });
+    d.runner.script('flaky', { exitCode: 1 }, { exitCode: 0 });
+    await tick(w.clock, HOUR + DELAY);
+    assert.deepEqual(retryStarts(d), [1]);
+    const settled = journal.indexOf('append retries/flaky settled launched');
+    const started = journal.indexOf('run:started flaky retry');
+    assert.ok(settled >= 0 && started > settled, journal.join('\n'));
+    assert.deepEqual(await newestRetryRecord(w), {
+      kind: 'settled',
+      host: HOST,
+      attempt: 1,
+      reason: 'launched',
+    });
+    // The launched retry succeeded: nothing further is written for the settled ladder.
+    assert.equal((await streamData(w.store, 'retries/flaky')).length, 2);
+    await d.stop();
+  });
+
+  void test('a success, a manual cancel and a superseding scheduled fire each settle the pending record', async () => {
+    // succeeded: a manual run (it carries the current ladder) succeeds while the retry waits.
+    {
+      const w = await world();
+      const d = await failedOnce(w);
+      d.runner.script('flaky', { exitCode: 0 });
+      await d.scheduler.startJob('flaky');
+      await flush();
+      assert.deepEqual(await newestRetryRecord(w), {
+        kind: 'settled',
+        host: HOST,
+        attempt: 1,
+        reason: 'succeeded',
+      });
+      await tick(w.clock, DELAY);
+      assert.deepEqual(retryStarts(d), []);
+      await d.stop();
+    }
+    // cancelled: the operator cancels the job while a retry waits.
+    {
+      const w = await world();
+      const d = await failedOnce(w);
+      await d.scheduler.startJob('flaky');
+      await d.scheduler.cancelJob('flaky');
+      await flush();
+      assert.deepEqual(await newestRetryRecord(w), {
+        kind: 'settled',
+        host: HOST,
+        attempt: 1,
+        reason: 'cancelled',
+      });
+      await d.stop();
+    }
+    // superseded: the next scheduled fire comes before the (long) retry delay ends.
+    {
+      const w = await world();
+      const d = await failedOnce(
+        w,
+        {},
+        flaky({ retry: { maximumRetries: 3, initialDelayMs: 2 * HOUR } }),
+      );
+      d.runner.setDefault('manual');
+      await tick(w.clock, HOUR);
+      assert.deepEqual(await newestRetryRecord(w), {
+        kind: 'settled',
+        host: HOST,
+        attempt: 1,
+        reason: 'superseded',
+      });
+      await d.stop();
+    }
+  });
+
+  void test('a graceful shutdown writes nothing: the pending record stays for the next boot', async () => {
+    const w = await world();
+    const d = await failedOnce(w);
+    await d.stop();
+    assert.deepEqual(await streamData(w.store, 'retries/flaky'), [
+      {
+        kind: 'pending',
+        host: HOST,
+        attempt: 1,
+        notBeforeMs: FAIL_AT + DELAY,
+        digest: flaky().digest,
+      },
+    ]);
+  });
+
+  void test('boot re-arms a pending record, sleeping only the remaining time to notBefore', async () => {
+    const w = await world();
+    const first = await failedOnce(w);
+    await first.stop();
+    await tick(w.clock, FAIL_AT + 20 * SECOND - w.clock.now()); // restarted 20 s after the failure
+    const d = await boot(w, { jobs: [flaky()] });
+    assert.equal(d.logged('resuming retry #1 from the state store in 40.000 seconds').length, 1);
+    d.runner.script('flaky', { exitCode: 0 });
+    await tick(w.clock, 40 * SECOND - 1);
+    assert.deepEqual(retryStarts(d), []);
+    await tick(w.clock, 1);
+    assert.deepEqual(retryStarts(d), [1]);
+    assert.equal(d.of('run:started')[0]!.startedAtMs, FAIL_AT + DELAY, 'the absolute deadline');
+    await d.stop();
+  });
+
+  void test('a deadline that passed while the daemon was down fires at once on boot', async () => {
+    const w = await world();
+    const first = await failedOnce(w);
+    await first.stop();
+    await tick(w.clock, FAIL_AT + 10 * MINUTE - w.clock.now());
+    const bootedAtMs = w.clock.now();
+    const d = await boot(w, { jobs: [flaky()] });
+    d.runner.script('flaky', { exitCode: 0 });
+    await tick(w.clock, 0);
+    assert.deepEqual(retryStarts(d), [1]);
+    assert.equal(d.of('run:started')[0]!.startedAtMs, bootedAtMs);
+    await d.stop();
+  });
+
+  void test('a resumed ladder continues at its persisted position', async () => {
+    const w = await world(T0 + 30 * MINUTE);
+    await w.store.append('retries/flaky', {
+      kind: 'pending',
+      host: HOST,
+      attempt: 2,
+      notBeforeMs: T0 + 31 * MINUTE,
+      digest: flaky().digest,
+    });
+    const d = await boot(w, { jobs: [flaky()] });
+    d.runner.script('flaky', { exitCode: 1 });
+    await tick(w.clock, MINUTE);
+    assert.deepEqual(retryStarts(d), [2]);
+    // Retry #3 waits the third step of the ladder (1 min x 2 x 2).
+    assert.deepEqual(
+      d.of('retry:scheduled').map((event) => [event.attempt, event.delayMs]),
+      [[3, 4 * MINUTE]],
+    );
+    await d.stop();
+  });
+
+  void describe('a pending record is settled instead of re-armed', () => {
+    interface Case {
+      readonly reason: string;
+      readonly jobs: readonly ReturnType<typeof makeJob>[];
+      readonly record?: Record<string, unknown>;
+      readonly boot?: typeof BOOT_1;
+      readonly markers?: readonly Record<string, unknown>[];
+    }
+    const NOT_BEFORE = T0 + 5 * MINUTE;
+    const cases: Case[] = [
+      { reason: 'digest-changed', jobs: [flaky()], record: { digest: 'an-older-definition' } },
+      { reason: 'job-removed', jobs: [makeJob({ name: 'unrelated' })] },
+      { reason: 'job-disabled', jobs: [flaky({ enabled: false })] },
+      {
+        reason: 'exhausted',
+        jobs: [flaky({ retry: { maximumRetries: 1 } })],
+        record: { attempt: 2 },
+      },
+      {
+        reason: 'stale',
+        jobs: [flaky({ startingDeadlineMs: 10 * MINUTE })],
+        record: { notBeforeMs: T0 - 11 * MINUTE },
+      },
+      {
+        reason: 'rebooted',
+        jobs: [flaky({ schedule: '@reboot', retry: { maximumRetries: -1 } })],
+        boot: BOOT_2,
+        markers: [{ bootId: 'boot-1' }],
+      },
+    ];
+    for (const c of cases) {
+      void test(c.reason, async () => {
+        const w = await world();
+        const definition = c.jobs.find((candidate) => candidate.name === 'flaky') ?? flaky();
+        for (const marker of c.markers ?? []) {
+          await w.store.append('reboot/flaky', {
+            host: HOST,
+            bootTimeMs: null,
+            digest: definition.digest,
+            atMs: T0 - HOUR,
+            ...marker,
+          });
+        }
+        await w.store.append('retries/flaky', {
+          kind: 'pending',
+          host: HOST,
+          attempt: 1,
+          notBeforeMs: NOT_BEFORE,
+          digest: definition.digest,
+          ...c.record,
+        });
+        const d = await boot(w, { jobs: c.jobs, ...(c.boot ? { boot: c.boot } : {}) });
+        const attempt = typeof c.record?.['attempt'] === 'number' ? c.record['attempt'] : 1;
+        assert.deepEqual(await newestRetryRecord(w), {
+          kind: 'settled',
+          host: HOST,
+          attempt,
+          reason: c.reason,
+        });
+        await tick(w.clock, 10 * MINUTE);
+        assert.deepEqual(retryStarts(d), []);
+        if (c.reason === 'rebooted') {
+          assert.deepEqual(
+            d.of('run:started').map((event) => event.trigger),
+            ['reboot'],
+            'the fresh boot run supersedes the stale ladder',
+          );
+        }
+        await d.stop();
+      });
+    }
+
+    void test('not a record of another host (that is another node’s live ladder)', async () => {
+      const w = await world();
+      await w.store.append('retries/flaky', {
+        kind: 'pending',
+        host: 'host-b',
+        attempt: 1,
+        notBeforeMs: NOT_BEFORE,
+        digest: flaky().digest,
+      });
+      const d = await boot(w, { jobs: [flaky()] });
+      await tick(w.clock, 10 * MINUTE);
+      assert.equal((await streamData(w.store, 'retries/flaky')).length, 1);
+      assert.deepEqual(retryStarts(d), []);
+      await d.stop();
+    });
+  });
+
+  void test(
+    'a ladder armed in this process before the re-arm step keeps its pending record',
+    {
+      todo: "BUG durable-state.ts #resumeRetries: the newest pending record is this process's own live ladder, resumeRetry() refuses (a live ladder exists) and the record is settled `superseded`; a crash before the retry fires then loses it",
+    },
+    async () => {
+      const w = await world(T0 + HOUR - SECOND);
+      const journal: string[] = [];
+      const observed = new ObservedStore(w.store, journal);
+      // The boot sequence is slow to reach the re-arm step; the job fails and arms a retry meanwhile.
+      const release = observed.hold('listStreams', 'retries/');
+      const d = startDaemon({ clock: w.clock, store: observed.store, journal, jobs: [flaky()] });
+      d.runner.script('flaky', { exitCode: 1 });
+      await tick(w.clock, SECOND);
+      assert.equal(d.of('retry:scheduled').length, 1);
+      assert.equal((await newestRetryRecord(w))?.['kind'], 'pending');
+      release();
+      await flush();
+      assert.equal((await newestRetryRecord(w))?.['kind'], 'pending');
+      await d.stop();
+    },
+  );
+
+  void test('@reboot keep-alive: in the same OS boot the pending retry is re-armed, the boot run is not repeated', async () => {
+    const w = await world();
+    const keepAlive = flaky({
+      schedule: '@reboot',
+      retry: { maximumRetries: -1, initialDelayMs: 10 * SECOND },
+    });
+    await w.store.append('reboot/flaky', {
+      host: HOST,
+      bootId: 'boot-1',
+      bootTimeMs: null,
+      digest: keepAlive.digest,
+      atMs: T0 - HOUR,
+    });
+    await w.store.append('retries/flaky', {
+      kind: 'pending',
+      host: HOST,
+      attempt: 7,
+      notBeforeMs: T0 + 10 * SECOND,
+      digest: keepAlive.digest,
+    });
+    const d = await boot(w, { jobs: [keepAlive], boot: BOOT_1 });
+    assert.deepEqual(
+      d.of('fire:skipped').map((event) => [event.jobName, event.reason]),
+      [['flaky', 'ran-this-boot']],
+    );
+    await tick(w.clock, 10 * SECOND);
+    assert.deepEqual(retryStarts(d), [7]);
+    assert.deepEqual(
+      d.of('run:started').map((event) => event.trigger),
+      ['retry'],
+    );
+    await d.stop();
+  });
+});
+
+// ---- @reboot once per OS boot ---------------------------------------------------------------
+
+void describe('@reboot once per OS boot', () => {
+  const atBoot = (overrides: MakeJobOverrides = {}): ReturnType<typeof makeJob> =>
+    makeJob({ name: 'warm', schedule: '@reboot', ...overrides });
+  const bootRuns = (d: Daemon): number =>
+    d.of('run:started').filter((event) => event.trigger === 'reboot').length;
+
+  void test('record-then-run: the boot marker lands before the boot run starts', async () => {
+    const w = await world();
+    const journal: string[] = [];
+    const observed = new ObservedStore(w.store, journal);
+    const j = atBoot();
+    const d = startDaemon({
+      clock: w.clock,
+      store: observed.store,
+      journal,
+      jobs: [j],
+      boot: BOOT_1,
+    });
+    await flush();
+    assert.equal(bootRuns(d), 1);
+    const marker = journal.findIndex((entry) => entry.startsWith('append reboot/warm'));
+    assert.ok(
+      marker >= 0 && journal.indexOf('run:started warm reboot') > marker,
+      journal.join('\n'),
+    );
+    assert.deepEqual(await streamData(w.store, 'reboot/warm'), [
+      { host: HOST, bootId: 'boot-1', bootTimeMs: null, digest: j.digest, atMs: T0 },
+    ]);
+    await d.stop();
+  });
+
+  void test('a restart within the same boot, same definition, skips the boot run', async () => {
+    const w = await world();
+    await (await boot(w, { jobs: [atBoot()], boot: BOOT_1 })).stop();
+    const d = await boot(w, { jobs: [atBoot()], boot: BOOT_1 });
+    assert.equal(bootRuns(d), 0);
+    assert.deepEqual(
+      d.of('fire:skipped').map((event) => [event.jobName, event.reason, event.trigger]),
+      [['warm', 'ran-this-boot', 'reboot']],
+    );
+    assert.equal((await streamData(w.store, 'reboot/warm')).length, 1, 'no second marker');
+    await d.stop();
+  });
+
+  void test('a changed definition runs again this boot; so does a new OS boot', async () => {
+    const w = await world();
+    await (await boot(w, { jobs: [atBoot()], boot: BOOT_1 })).stop();
+    const redefined = await boot(w, {
+      jobs: [atBoot({ command: { kind: 'shell', script: 'warm --v2' } })],
+      boot: BOOT_1,
+    });
+    assert.equal(bootRuns(redefined), 1);
+    await redefined.stop();
+    const rebooted = await boot(w, { jobs: [atBoot()], boot: BOOT_2 });
+    assert.equal(bootRuns(rebooted), 1);
+    await rebooted.stop();
+    assert.equal((await streamData(w.store, 'reboot/warm')).length, 3);
+  });
+
+  void test('another host’s marker does not count for this host', async () => {
+    const w = await world();
+    const j = atBoot();
+    await w.store.append('reboot/warm', {
+      host: 'host-b',
+      bootId: 'boot-1',
+      bootTimeMs: null,
+      digest: j.digest,
+      atMs: T0,
+    });
+    const d = await boot(w, { jobs: [j], boot: BOOT_1 });
+    assert.equal(bootRuns(d), 1);
+    await d.stop();
+  });
+
+  void test('without a boot identity it runs on every daemon start and writes no marker', async () => {
+    const w = await world();
+    await (await boot(w, { jobs: [atBoot()], boot: null })).stop();
+    const d = await boot(w, { jobs: [atBoot()], boot: null });
+    assert.equal(bootRuns(d), 1);
+    assert.equal((await streamData(w.store, 'reboot/warm')).length, 0);
+    await d.stop();
+  });
+});
+
+// ---- missed-run catch-up --------------------------------------------------------------------
+
+void describe('missed-run catch-up (runBackfill)', () => {
+  // The daemon was down from T0 - 5 h (its last run) to T0 + 10 min: the hourly slots
+  // T0 - 4 h ... T0 were missed.
+  const LAST_RUN_MS = T0 - 5 * HOUR;
+  const MISSED = [4, 3, 2, 1, 0].map((hours) => T0 - hours * HOUR);
+  const hourly = (overrides: MakeJobOverrides = {}): ReturnType<typeof makeJob> =>
+    makeJob({ name: 'report', schedule: '0 * * * *', ...overrides });
+  const backfills = (d: Daemon): (number | null)[] =>
+    d
+      .of('run:started')
+      .filter((event) => event.trigger === 'catchup')
+      .map((event) => event.scheduledAtMs);
+
+  async function downtime(): Promise<World> {
+    const w = await world(T0 + 10 * MINUTE);
+    await w.store.append(
+      'runs/report',
+      ledgerRow('report', 'success', LAST_RUN_MS + 30 * SECOND, { host: HOST }),
+    );
+    return w;
+  }
+
+  void test('run-once: exactly one launch for all the missed slots', async () => {
+    const w = await downtime();
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-once' })],
+      runs: { exitCode: 0, durationMs: MINUTE },
+    });
+    await tick(w.clock, 10 * MINUTE);
+    assert.deepEqual(backfills(d), [T0]);
+    await d.stop();
+  });
+
+  void test('run-all: one launch per missed slot, oldest first, one after another', async () => {
+    const w = await downtime();
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-all' })],
+      runs: { exitCode: 0, durationMs: MINUTE },
+    });
+    await tick(w.clock, 10 * MINUTE);
+    assert.deepEqual(backfills(d), MISSED);
+    const starts = d.of('run:started').map((event) => event.startedAtMs);
+    const ends = d.of('run:finished').map((event) => event.outcome.finishedAtMs);
+    for (let index = 1; index < starts.length; index++) {
+      assert.ok(starts[index]! >= ends[index - 1]!, 'serialised: each waits for the previous one');
+    }
+    const rows = await streamData(w.store, 'runs/report');
+    assert.deepEqual(
+      rows.filter((row) => row['trigger'] === 'catchup').map((row) => row['scheduledAtMs']),
+      MISSED,
+    );
+    await d.stop();
+  });
+
+  void test('an open checkpoint (with its watermark) lands before the first backfill, a close after the last', async () => {
+    const w = await downtime();
+    const journal: string[] = [];
+    const observed = new ObservedStore(w.store, journal);
+    const d = startDaemon({
+      clock: w.clock,
+      store: observed.store,
+      journal,
+      jobs: [hourly({ onMissed: 'run-all' })],
+      runs: { exitCode: 0, durationMs: MINUTE },
+    });
+    await tick(w.clock, 10 * MINUTE);
+    const open = journal.indexOf('append catchup/report open');
+    const firstBackfill = journal.indexOf('run:started report catchup');
+    const lastFinish = journal.lastIndexOf('run:finished report catchup');
+    const close = journal.indexOf('append catchup/report close');
+    assert.ok(open >= 0 && open < firstBackfill, journal.join('\n'));
+    assert.ok(lastFinish >= 0 && close > lastFinish, journal.join('\n'));
+    assert.deepEqual(await streamData(w.store, 'catchup/report'), [
+      { kind: 'open', host: HOST, watermarkMs: LAST_RUN_MS + 30 * SECOND, mode: 'run-all' },
+      { kind: 'close', host: HOST, watermarkMs: T0 },
+    ]);
+    await d.stop();
+  });
+
+  void test('a restart mid-backfill resumes from the open checkpoint, skipping slots already backfilled', async () => {
+    const w = await downtime();
+    const watermarkMs = LAST_RUN_MS + 30 * SECOND;
+    await w.store.append('catchup/report', {
+      kind: 'open',
+      host: HOST,
+      watermarkMs,
+      mode: 'run-all',
+    });
+    for (const slotMs of MISSED.slice(0, 2)) {
+      await w.store.append(
+        'runs/report',
+        ledgerRow('report', 'success', T0 + 2 * MINUTE, {
+          host: HOST,
+          trigger: 'catchup',
+          scheduledAtMs: slotMs,
+        }),
+      );
+    }
+    const d = await boot(w, { jobs: [hourly({ onMissed: 'run-all' })], runs: { exitCode: 0 } });
+    await tick(w.clock, MINUTE);
+    assert.deepEqual(backfills(d), MISSED.slice(2));
+    const checkpoints = await streamData(w.store, 'catchup/report');
+    assert.equal(checkpoints.length, 2, 'no second open: it resumed the first');
+    assert.equal(checkpoints.at(-1)!['kind'], 'close');
+    await d.stop();
+  });
+
+  void test('a first-ever job is never "missed": no ledger, no backfill, no checkpoint', async () => {
+    const w = await world(T0 + 10 * MINUTE);
+    const d = await boot(w, { jobs: [hourly({ onMissed: 'run-all' })] });
+    await tick(w.clock, 10 * MINUTE);
+    assert.deepEqual(backfills(d), []);
+    assert.equal((await streamData(w.store, 'catchup/report')).length, 0);
+    await d.stop();
+  });
+
+  void test('startingDeadlineSeconds drops slots older than the deadline', async () => {
+    const w = await downtime();
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-all', startingDeadlineMs: 2 * HOUR + 30 * MINUTE })],
+      runs: { exitCode: 0 },
+    });
+    await tick(w.clock, MINUTE);
+    assert.deepEqual(backfills(d), MISSED.slice(2));
+    await d.stop();
+  });
+
+  void test('backfills bypass the onlyIfLastSucceeded gate and launch without the retry ladder', async () => {
+    const w = await world(T0 + 10 * MINUTE);
+    await w.store.append(
+      'runs/report',
+      ledgerRow('report', 'failure', LAST_RUN_MS + 30 * SECOND, { host: HOST }),
+    );
+    const d = await boot(w, {
+      jobs: [
+        hourly({
+          onMissed: 'run-once',
+          onlyIfLastSucceeded: true,
+          retry: { maximumRetries: 3, initialDelayMs: MINUTE },
+        }),
+      ],
+      runs: { exitCode: 1 },
+    });
+    await tick(w.clock, 10 * MINUTE);
+    assert.deepEqual(backfills(d), [T0], 'the gate (last run failed) did not hold the backfill');
+    assert.equal(d.of('retry:scheduled').length, 0, 'a failing backfill arms no retry');
+    assert.equal((await streamData(w.store, 'retries/report')).length, 0);
+    // The scheduled fire at T0 + 1 h is gated as usual.
+    await tick(w.clock, HOUR);
+    assert.deepEqual(
+      d.of('fire:skipped').map((event) => [event.reason, event.trigger]),
+      [['only-if-last-succeeded', 'schedule']],
+    );
+    await d.stop();
+  });
+
+  void test('is evaluated once per process: a state-section reload does not replay', async () => {
+    const w = await downtime();
+    const process = newProcess('process-1');
+    const first = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-once' })],
+      process,
+      runs: { exitCode: 0 },
+    });
+    await tick(w.clock, MINUTE);
+    assert.deepEqual(backfills(first), [T0]);
+    first.scheduler.attachDurable(null);
+    await first.durable.close();
+    const second = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-once' })],
+      process,
+      scheduler: first,
+    });
+    await tick(w.clock, MINUTE);
+    assert.deepEqual(backfills(second), [T0]);
+    await second.stop();
+  });
+});
+
+// ---- output archival ------------------------------------------------------------------------
+
+void describe('output archival', () => {
+  const OUTPUT = 'connecting as admin\nPASSWORD=hunter2\ndone\n';
+  const archived = (overrides: MakeJobOverrides = {}): ReturnType<typeof makeJob> =>
+    job({ name: 'dump', captureStdout: true, archiveOutput: true, ...overrides });
+
+  void test('each finished run’s captured output lands in logs/<job>, redacted by default', async () => {
+    const w = await world();
+    const d = await boot(w, { jobs: [archived()] });
+    d.runner.script('dump', { exitCode: 0, stdout: OUTPUT, stderr: 'token hunter2 in stderr\n' });
+    await tick(w.clock, MINUTE);
+    const finished = d.of('run:finished')[0]!;
+    assert.deepEqual(await streamData(w.store, 'logs/dump'), [
+      {
+        job: 'dump',
+        host: HOST,
+        runId: finished.runId,
+        outcome: 'failure', // stderr output fails the run (failsWhen.producesStderr)
+        finishedAtMs: finished.outcome.finishedAtMs,
+        stdout: 'connecting as admin\nPASSWORD=[REDACTED]\ndone\n',
+        stderr: 'token [REDACTED] in stderr\n',
+        truncated: false,
+        redacted: true,
+      },
+    ]);
+    await d.stop();
+  });
+
+  void test('redactArchivedSecrets: false archives the output verbatim', async () => {
+    const w = await world();
+    const d = await boot(w, { jobs: [archived({ redactArchivedSecrets: false })] });
+    d.runner.script('dump', { exitCode: 0, stdout: OUTPUT });
+    await tick(w.clock, MINUTE);
+    const [record] = await streamData(w.store, 'logs/dump');
+    assert.equal(record!['stdout'], OUTPUT);
+    assert.equal(record!['redacted'], false);
+    await d.stop();
+  });
+
+  void test('without archiveOutput nothing is archived; an uncaptured stream is null', async () => {
+    const w = await world();
+    const d = await boot(w, {
+      jobs: [archived({ name: 'quiet', archiveOutput: false }), archived({ captureStderr: false })],
+      runs: { exitCode: 0, stdout: OUTPUT },
+    });
+    await tick(w.clock, MINUTE);
+    assert.equal((await streamData(w.store, 'logs/quiet')).length, 0);
+    const [record] = await streamData(w.store, 'logs/dump');
+    assert.equal(record!['stderr'], null);
+    await d.stop();
+  });
+
+  void test('the archive is pruned to maxRunsPerJob like the ledger', async () => {
+    const w = await world();
+    const d = await boot(w, {
+      jobs: [archived()],
+      settings: { maxRunsPerJob: 3 },
+      runs: { exitCode: 0, stdout: 'x\n' },
+    });
+    await tick(w.clock, 20 * MINUTE);
+    assert.equal((await streamData(w.store, 'logs/dump')).length, 3);
+    await d.stop();
+  });
+});
+
+// ---- counters -------------------------------------------------------------------------------
+
+void describe('restart-durable Prometheus counters', () => {
+  class FakeCounters implements CounterSnapshots {
+    taken = 0;
+    readonly seeded: [unknown, string[]][] = [];
+    snapshot(): unknown {
+      this.taken += 1;
+      return { runs: this.taken };
+    }
+    seed(snapshot: unknown, configuredJobNames: ReadonlySet<string>): void {
+      this.seeded.push([snapshot, [...configuredJobNames]]);
+    }
+  }
+  const frequent = (): ReturnType<typeof makeJob> =>
+    job({ name: 'pulse', schedule: '*/5 * * * * * *' });
+
+  void test('are seeded once per process from this host’s newest snapshot, naming the configured jobs', async () => {
+    const w = await world();
+    await w.store.append('counters/host-b', { host: 'host-b', atMs: T0, snapshot: { runs: 99 } });
+    await w.store.append(`counters/${HOST}`, {
+      host: HOST,
+      atMs: T0 - HOUR,
+      snapshot: { runs: 1 },
+    });
+    await w.store.append(`counters/${HOST}`, {
+      host: HOST,
+      atMs: T0 - MINUTE,
+      snapshot: { runs: 2 },
+    });
+    const counters = new FakeCounters();
+    const process = newProcess('process-1');
+    const first = await boot(w, { jobs: [frequent()], counters, process });
+    assert.deepEqual(counters.seeded, [[{ runs: 2 }, ['pulse']]]);
+    first.scheduler.attachDurable(null);
+    await first.durable.close();
+    const second = await boot(w, { jobs: [frequent()], counters, process, scheduler: first });
+    assert.equal(counters.seeded.length, 1, 'a reload does not add the snapshot twice');
+    await second.stop();
+  });
+
+  void test('a snapshot piggybacks on finished runs at most every 15 s, plus a final one at shutdown', async () => {
+    const w = await world();
+    const journal: string[] = [];
+    const observed = new ObservedStore(w.store, journal);
+    const counters = new FakeCounters();
+    const d = startDaemon({
+      clock: w.clock,
+      store: observed.store,
+      journal,
+      jobs: [frequent()],
+      counters,
+      runs: { exitCode: 0 },
+    });
+    const writtenAt: number[] = [];
+    const snapshots = (): number =>
+      journal.filter((entry) => entry.startsWith(`append counters/${HOST}`)).length;
+    for (let second = 0; second < 60; second++) {
+      const before = snapshots();
+      await tick(w.clock, SECOND);
+      if (snapshots() > before) writtenAt.push(w.clock.now() - T0);
+    }
+    assert.equal(d.of('run:finished').length, 12, 'a run every 5 s');
+    assert.deepEqual(
+      writtenAt,
+      [5, 20, 35, 50].map((s) => s * SECOND),
+    );
+    await d.stop();
+    assert.equal(snapshots(), 5, 'the final, unthrottled snapshot at shutdown');
+    const stored = await streamData(w.store, `counters/${HOST}`);
+    assert.equal(stored.length, 3, 'the stream is pruned to the newest three');
+    assert.deepEqual(stored.at(-1)!['snapshot'], { runs: 5 });
+  });
+
+  void test('a host without a snapshot seeds nothing and still snapshots', async () => {
+    const w = await world();
+    const counters = new FakeCounters();
+    const d = await boot(w, { jobs: [frequent()], counters, runs: { exitCode: 0 } });
+    await tick(w.clock, 5 * SECOND);
+    assert.deepEqual(counters.seeded, []);
+    assert.equal((await streamData(w.store, `counters/${HOST}`)).length, 1);
+    await d.stop();
+  });
+});
+
+// ---- trends ---------------------------------------------------------------------------------
+
+void describe('SLA trends', () => {
+  void test('are computed over the durable ledger, every node’s rows included', async () => {
+    const w = await world();
+    await w.store.append('runs/sync', ledgerRow('sync', 'success', T0 - 2 * 24 * HOUR));
+    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 - 2 * HOUR));
+    await w.store.append('runs/sync', ledgerRow('sync', 'unknown', T0 - 90 * MINUTE));
+    const d = await boot(w, { jobs: [job({ name: 'sync' })], runs: { exitCode: 0 } });
+    await tick(w.clock, MINUTE);
+    const trends = await d.durable.getTrends('sync');
+    assert.equal(trends.source, 'durable');
+    assert.equal(trends.generated_at, formatIsoUtc(T0 + MINUTE));
+    assert.deepEqual(
+      [trends.windows['1h'].total, trends.windows['24h'].total, trends.windows['7d'].total],
+      [1, 3, 4],
+    );
+    assert.equal(trends.windows['24h'].unknown, 1);
+    assert.equal(trends.windows['24h'].success_rate, 0.5, 'unknown is not a verdict');
+    await d.stop();
+  });
+
+  void test('fall back to the in-memory history ("source": "memory") when the ledger read times out', async () => {
+    const w = await world();
+    const observed = new ObservedStore(w.store, []);
+    const d = startDaemon({
+      clock: w.clock,
+      store: observed.store,
+      jobs: [job({ name: 'sync' })],
+      runs: { exitCode: 0 },
+    });
+    await tick(w.clock, 2 * MINUTE);
+    const release = observed.hold('list', 'runs/');
+    let answered = false;
+    const pending = d.durable.getTrends('sync').finally(() => (answered = true));
+    await tick(w.clock, 10 * SECOND - 1);
+    assert.equal(answered, false, 'the read is bounded by 10 s, not shorter');
+    await tick(w.clock, 1);
+    const trends: TrendsView = await pending;
+    assert.equal(trends.source, 'memory');
+    assert.equal(trends.windows.all.total, 2);
+    release();
+    await d.stop();
+  });
+});
