@@ -1,7 +1,8 @@
 // Group jobapi: the job-facing state endpoint's KV round trip (worker cases/jobapi-kv.ts): one
 // POST /v1/kv/set then GET /v1/kv/get over real HTTP on loopback, keep-alive, sequential, against
 // an FsStateStore in a temp dir (as the daemon builds it; documents are fsynced) and, as context,
-// against the memory store (the HTTP and API cost alone). Three fresh processes.
+// against the memory store (the HTTP and API cost alone); plus the same pair as direct calls on
+// the filesystem store, the floor the store itself sets. Three fresh processes.
 import * as path from 'node:path';
 import { metricLine, unmeasured, type Target } from '../lib/metric.js';
 import { max, median, percentile, round, roundAll } from '../lib/stats.js';
@@ -17,6 +18,8 @@ const WARM_UP = 200;
 const NAMES = {
   fsP50: 'jobapi.kv.set-get.fs.p50',
   fsP99: 'jobapi.kv.set-get.fs.p99',
+  storeOnlyP50: 'jobapi.kv.set-get.fs-store-only.p50',
+  storeOnlyP99: 'jobapi.kv.set-get.fs-store-only.p99',
   memoryP50: 'jobapi.kv.set-get.memory.p50',
   memoryP99: 'jobapi.kv.set-get.memory.p99',
 } as const;
@@ -62,6 +65,9 @@ export const jobapiGroup: BenchGroup = {
     const fsStore = 'FsStateStore via createStateStore (metered, unthrottled, docs fsynced)';
     emit(NAMES.fsP50, 'fsMs', 50, null, fsStore);
     emit(NAMES.fsP99, 'fsMs', 99, ROUND_TRIP_P99, fsStore);
+    const direct = 'putDoc + getDoc called directly on the same FsStateStore (no HTTP, no API)';
+    emit(NAMES.storeOnlyP50, 'fsStoreOnlyMs', 50, null, direct);
+    emit(NAMES.storeOnlyP99, 'fsStoreOnlyMs', 99, null, direct);
     emit(NAMES.memoryP50, 'memoryMs', 50, null, 'MemoryStateStore (HTTP + API cost only)');
     emit(NAMES.memoryP99, 'memoryMs', 99, null, 'MemoryStateStore (HTTP + API cost only)');
   },
