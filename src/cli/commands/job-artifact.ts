@@ -18,7 +18,7 @@ const NAME = { name: 'NAME', help: 'the artifact name' } as const;
 
 export const artifactCommand: JobCommand = {
   name: 'artifact',
-  summary: 'named blobs that later runs (or other nodes) read back',
+  summary: 'Named blobs that later runs (or other nodes) read back.',
   actions: [
     {
       name: 'put',

@@ -21,7 +21,7 @@ export function typeCursorValue(text: string): number | string | null {
 
 export const cursorCommand: JobCommand = {
   name: 'cursor',
-  summary: 'a monotonic watermark that never moves backwards',
+  summary: 'A monotonic watermark that never moves backwards.',
   actions: [
     {
       name: 'get',

@@ -11,7 +11,7 @@ import {
 
 export const idempotentCommand: JobCommand = {
   name: 'idempotent',
-  summary: 'claim a key once',
+  summary: 'Claim a key once.',
   actions: [
     {
       name: null,

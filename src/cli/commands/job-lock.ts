@@ -200,17 +200,23 @@ const runAction: JobAction = {
 /** CMD's exit code; 128 + N when a signal ended it; 1 (with the reason) when it never ran. */
 function exitCodeOf(context: JobContext, child: ChildProcess, file: string): Promise<number> {
   return new Promise((resolve) => {
-    child.on('error', (error) =>
-      resolve(fail(context, `cannot run ${file}: ${error.message}`, EXIT_FAILURE)),
-    );
-    child.once('exit', (code, signal) =>
-      resolve(code ?? (signal === null ? EXIT_FAILURE : signalExitCode(signal))),
-    );
+    let settled = false;
+    // 'error' is a spawn failure before 'exit', or a failed kill() after it (then ignored).
+    child.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      resolve(fail(context, `cannot run ${file}: ${error.message}`, EXIT_FAILURE));
+    });
+    child.once('exit', (code, signal) => {
+      if (settled) return;
+      settled = true;
+      resolve(code ?? (signal === null ? EXIT_FAILURE : signalExitCode(signal)));
+    });
   });
 }
 
 export const lockCommand: JobCommand = {
   name: 'lock',
-  summary: 'a fleet-wide mutex or semaphore',
+  summary: 'A fleet-wide mutex or semaphore, held by the daemon for this run.',
   actions: [acquireAction, releaseAction, runAction],
 };

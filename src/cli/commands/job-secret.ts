@@ -11,7 +11,7 @@ import { formatValue } from '../job-client/format-value.js';
 
 export const secretCommand: JobCommand = {
   name: 'secret',
-  summary: "this run's staged secrets",
+  summary: 'The secrets staged for this run.',
   actions: [
     {
       name: 'get',

@@ -16,7 +16,7 @@ const KEY = { name: 'KEY', help: 'the key' } as const;
 
 export const stateCommand: JobCommand = {
   name: 'state',
-  summary: "the job's durable key/value map",
+  summary: "The job's durable key/value map.",
   actions: [
     {
       name: 'get',
