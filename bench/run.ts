@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { burstGroup } from './groups/burst.js';
+import { durableGroup } from './groups/durable.js';
 import { memoryGroup } from './groups/memory.js';
 import { nextFireGroup } from './groups/next-fire.js';
 import { stateGroup } from './groups/state.js';
@@ -24,6 +25,7 @@ const GROUPS: readonly BenchGroup[] = [
   stateGroup,
   jobCliGroup,
   jobapiGroup,
+  durableGroup,
 ];
 
 function usage(): string {
