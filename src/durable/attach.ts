@@ -32,6 +32,7 @@ export function createDurableProcessState(): DurableProcessState {
     historyRehydrated: false,
     countersSeeded: false,
     catchupEvaluated: false,
+    live: new Map(),
   };
 }
 

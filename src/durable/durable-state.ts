@@ -59,6 +59,11 @@ export interface DurableProcessState {
   historyRehydrated: boolean;
   countersSeeded: boolean;
   catchupEvaluated: boolean;
+  /**
+   * Live instances per job on this node, for the in-flight 0->1 / 1->0 records: kept here so a
+   * run started under one backend still gets its close under the next one.
+   */
+  readonly live: Map<string, number>;
 }
 
 export interface CounterSnapshots {
@@ -88,6 +93,8 @@ export interface DurableDeps {
 
 /** Counter snapshots are written at most this often (plus a final one at shutdown). */
 export const COUNTER_SNAPSHOT_INTERVAL_MS = 15_000;
+/** A cached ledger outcome older than this is re-read in the background after a decision. */
+const OUTCOME_REFRESH_MS = 10_000;
 /** Runs rehydrated into the in-memory history per job (its bound). */
 const REHYDRATE_RUNS = 50;
 /** In-flight records kept per job after each close. */
@@ -114,11 +121,15 @@ export class DurableState implements DurableCollaborator {
   readonly #abort = new AbortController();
   #config: ResolvedConfig;
   #unsubscribers: (() => void)[] = [];
-  /** False after a store operation failed, until one succeeds again. */
-  #healthy = true;
-  /** Newest durable success/failure per job, once its ledger was read this backend start. */
-  readonly #outcomes = new Map<string, DurableOutcome | null>();
-  readonly #live = new Map<string, number>();
+  /** False after a store read failed or timed out, until a read succeeds again. */
+  #readable = true;
+  /** The boot sequence read the ledger (rehydration) at least once. */
+  #ledgerRead = false;
+  /** Newest durable success/failure per job, with when it was read (monotonic ms). */
+  readonly #outcomes = new Map<
+    string,
+    { readonly outcome: DurableOutcome | null; readonly readAtMs: number }
+  >();
   readonly #appends = new Map<string, number>();
   #lastCountersMs = Number.NEGATIVE_INFINITY;
   #countersReady = false;
@@ -165,6 +176,11 @@ export class DurableState implements DurableCollaborator {
 
   updateConfig(config: ResolvedConfig): void {
     this.#config = config;
+    // Jobs added by the reload: read their ledger before their first gated fire, if possible.
+    if (!this.#ledgerRead) return;
+    for (const job of config.jobs) {
+      if (job.onlyIfLastSucceeded && !this.#outcomes.has(job.name)) this.#refreshOutcome(job.name);
+    }
   }
 
   async close(): Promise<void> {
@@ -187,11 +203,22 @@ export class DurableState implements DurableCollaborator {
   // ---- the collaborator's decision points ------------------------------------------------------
 
   lastDurableOutcome(jobName: string): DurableOutcome | null | 'unavailable' {
-    if (!this.#healthy || !this.#outcomes.has(jobName)) {
+    const known = this.#outcomes.get(jobName);
+    if (!this.#readable) {
       this.#refreshOutcome(jobName);
       return 'unavailable';
     }
-    return this.#outcomes.get(jobName) ?? null;
+    if (known === undefined) {
+      this.#refreshOutcome(jobName);
+      // Before the boot sequence read the ledger, the store has not answered yet; a job added
+      // later by a reload is read in the background and judged from memory until then.
+      return this.#ledgerRead ? null : 'unavailable';
+    }
+    // Re-read in the background for the next decision: on a shared mount other nodes append.
+    if (this.#deps.clock.monotonic() - known.readAtMs >= OUTCOME_REFRESH_MS) {
+      this.#refreshOutcome(jobName);
+    }
+    return known.outcome;
   }
 
   async checkRebootRun(job: ResolvedJob): Promise<'run' | 'skip'> {
@@ -232,21 +259,23 @@ export class DurableState implements DurableCollaborator {
     this.#submit('retry', retriesStream(job.name), {
       kind: 'pending',
       host: this.#deps.host,
+      token: this.#deps.process.token,
       attempt,
       notBeforeMs,
       digest: job.digest,
     });
   }
 
-  async retryDue(job: ResolvedJob, attempt: number): Promise<'proceed' | 'defer'> {
+  async retryDue(job: ResolvedJob, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'> {
     const landed = await this.#writeAndWait('retry', retriesStream(job.name), {
       kind: 'settled',
       host: this.#deps.host,
+      token: this.#deps.process.token,
       attempt,
       reason: 'launched',
     });
-    if (landed || this.onStoreUnavailable === 'degrade') return 'proceed';
-    return 'defer';
+    if (landed) return 'launched';
+    return this.onStoreUnavailable === 'degrade' ? 'unrecorded' : 'defer';
   }
 
   retrySettled(job: ResolvedJob, attempt: number, reason: RetrySettleReason): void {
@@ -291,8 +320,9 @@ export class DurableState implements DurableCollaborator {
 
   #onRunStarted(event: RunStartedEvent): void {
     const name = event.job.name;
-    const live = this.#live.get(name) ?? 0;
-    this.#live.set(name, live + 1);
+    const lives = this.#deps.process.live;
+    const live = lives.get(name) ?? 0;
+    lives.set(name, live + 1);
     if (live > 0) return;
     // The 0 -> 1 transition: an open in-flight record (the crash-reconciliation anchor).
     const open: InflightOpen = {
@@ -309,10 +339,11 @@ export class DurableState implements DurableCollaborator {
   #onRunFinished(event: RunFinishedEvent): void {
     const { job } = event;
     const name = job.name;
-    const live = this.#live.get(name) ?? 0;
+    const lives = this.#deps.process.live;
+    const live = lives.get(name) ?? 0;
     if (live > 0) {
       if (live === 1) {
-        this.#live.delete(name);
+        lives.delete(name);
         const stream = inflightStream(name);
         this.#submit('inflight', stream, {
           kind: 'closed',
@@ -322,7 +353,7 @@ export class DurableState implements DurableCollaborator {
         });
         this.#submitPrune('inflight', stream, INFLIGHT_KEEP);
       } else {
-        this.#live.set(name, live - 1);
+        lives.set(name, live - 1);
       }
     }
     if (!event.recorded) return;
@@ -330,7 +361,7 @@ export class DurableState implements DurableCollaborator {
     this.#appends.set(name, appends);
     const prune = appends === 1 || appends % PRUNE_EVERY === 0;
     const keep = this.#settings.maxRunsPerJob;
-    this.#submit('run-record', runsStream(name), ledgerRowOf(event, this.#deps.host));
+    this.#submit('run-record', runsStream(name), ledgerRowOf(event, this.#deps.host, this.#deps.process.token));
     if (prune && keep !== null) this.#submitPrune('run-record', runsStream(name), keep);
     if (job.archiveOutput) {
       this.#archive(event);
@@ -380,18 +411,18 @@ export class DurableState implements DurableCollaborator {
 
   #submit(kind: DroppedWriteKind, stream: string, data: object): void {
     const { store, writes } = this.#deps;
-    writes.submit(kind, stream, () => this.#track(store.append(stream, data)));
+    writes.submit(kind, stream, () => store.append(stream, data));
   }
 
   #submitPrune(kind: DroppedWriteKind, stream: string, keep: number): void {
     const { store, writes } = this.#deps;
-    writes.submit(kind, stream, () => this.#track(store.prune(stream, keep)));
+    writes.submit(kind, stream, () => store.prune(stream, keep));
   }
 
   /** Queue a write and wait (bounded) until it landed; false when dropped or too slow. */
   async #writeAndWait(kind: DroppedWriteKind, stream: string, data: object): Promise<boolean> {
     const { store, writes, clock } = this.#deps;
-    const landed = writes.write(kind, stream, () => this.#track(store.append(stream, data)));
+    const landed = writes.write(kind, stream, () => store.append(stream, data));
     try {
       return await withTimeout(landed, SCHEDULING_READ_TIMEOUT_MS, clock, `write to ${stream}`);
     } catch {
@@ -399,18 +430,18 @@ export class DurableState implements DurableCollaborator {
     }
   }
 
-  /** Read through the scheduling-path bound, tracking store health. */
-  #read<T>(work: Promise<T>, what: string): Promise<T> {
-    return this.#track(withTimeout(work, SCHEDULING_READ_TIMEOUT_MS, this.#deps.clock, what));
-  }
-
-  async #track<T>(work: Promise<T>): Promise<T> {
+  /**
+   * Read through the scheduling-path bound. Reads alone decide whether the store "can answer"
+   * for the durable-truth gates: a failing write (a full disk) does not make the ledger
+   * unreadable, and must not make a fail-closed gate flap.
+   */
+  async #read<T>(work: Promise<T>, what: string): Promise<T> {
     try {
-      const value = await work;
-      this.#healthy = true;
+      const value = await withTimeout(work, SCHEDULING_READ_TIMEOUT_MS, this.#deps.clock, what);
+      this.#readable = true;
       return value;
     } catch (error) {
-      this.#healthy = false;
+      this.#readable = false;
       throw error;
     }
   }
@@ -424,6 +455,10 @@ export class DurableState implements DurableCollaborator {
     return 'skip';
   }
 
+  #setOutcome(name: string, outcome: DurableOutcome | null): void {
+    this.#outcomes.set(name, { outcome, readAtMs: this.#deps.clock.monotonic() });
+  }
+
   /** Re-read one job's newest durable outcome in the background (after trouble, or unknown). */
   #refreshing = new Set<string>();
   #refreshOutcome(name: string): void {
@@ -435,7 +470,7 @@ export class DurableState implements DurableCollaborator {
           this.#deps.store.list(runsStream(name), { limit: REHYDRATE_RUNS }),
           `read the run ledger of ${name}`,
         );
-        this.#outcomes.set(name, newestRealOutcome(parseRuns(records.map((r) => r.data))));
+        this.#setOutcome(name, newestRealOutcome(parseRuns(records.map((r) => r.data))));
       } catch {
         // Still unavailable: the gate keeps following onStoreUnavailable.
       } finally {
@@ -514,10 +549,15 @@ export class DurableState implements DurableCollaborator {
         `read the run ledger of ${job.name}`,
       );
       const runs = parseRuns(records.map((record) => record.data));
-      this.#outcomes.set(job.name, newestRealOutcome(runs));
-      if (!rehydrateHistory || runs.length === 0) return;
-      if (scheduler.rehydrateHistory(job.name, runs.map(runRecordOf))) restored += runs.length;
+      this.#setOutcome(job.name, newestRealOutcome(runs));
+      // Runs of this very process are in memory already (they ran before the store opened).
+      const older = parseRuns(
+        records.map((record) => record.data).filter((data) => data['token'] !== process.token),
+      );
+      if (!rehydrateHistory || older.length === 0) return;
+      if (scheduler.rehydrateHistory(job.name, older.map(runRecordOf))) restored += older.length;
     });
+    this.#ledgerRead = true;
     if (restored > 0) {
       this.#deps.logger.info(`State store: rehydrated ${restored} run(s) of history from the ledger`);
     }
@@ -533,8 +573,8 @@ export class DurableState implements DurableCollaborator {
       );
       // Oldest first: an open record stays open until a close of the same token follows it.
       const open = new Map<string, InflightOpen>();
-      for (let index = records.length - 1; index >= 0; index--) {
-        const record = parseInflight((records[index] as (typeof records)[number]).data);
+      for (const stored of [...records].reverse()) {
+        const record = parseInflight(stored.data);
         if (record === undefined) continue;
         if (record.kind === 'open') open.set(record.token, record);
         else {
@@ -585,6 +625,8 @@ export class DurableState implements DurableCollaborator {
       );
       const newest = records[0] === undefined ? undefined : parseRetry(records[0].data);
       if (newest?.kind !== 'pending' || newest.host !== host) return;
+      // This process's own live ladder (armed before the boot sequence reached this step).
+      if (records[0]?.data['token'] === this.#deps.process.token) return;
       const job = jobs.get(name);
       const settle = (reason: RetrySettleReason): void => {
         logger.info(`Cron job ${name}: settling its durable retry #${newest.attempt} (${reason})`);

@@ -5,11 +5,16 @@ import { formatIsoUtc, type RunFinishedEvent, type RunRecord } from '../schedule
 import { ledgerInstantMs, type InflightOpen, type LedgerRun } from './records.js';
 
 /** The ledger row of a finished run (the A.7 record plus what catch-up and trends read). */
-export function ledgerRowOf(event: RunFinishedEvent, host: string): LedgerRun {
+export function ledgerRowOf(
+  event: RunFinishedEvent,
+  host: string,
+  token: string,
+): LedgerRun & { readonly token: string } {
   const { record, outcome } = event;
   return {
     job: event.job.name,
     host,
+    token,
     runId: event.runId,
     trigger: event.trigger,
     attempt: event.attempt,

@@ -567,7 +567,9 @@ export class RunControl {
         ladder.arm(this.#context.clock, delayMs, () => this.#onRetryDue(ladder));
         return;
       }
-      ladder.clearDurable();
+      // Settled: nothing left to settle. Unrecorded (degrade): the pending record is still the
+      // newest, so the ladder keeps settling it when it ends (success, cancel, ...).
+      if (verdict === 'launched') ladder.clearDurable();
       this.#launchRetry(this.#context.currentJob(job.name) ?? job, ladder);
     });
   }

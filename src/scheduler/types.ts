@@ -115,8 +115,12 @@ export interface DurableCollaborator {
   checkRebootRun(job: ResolvedJob): Promise<'run' | 'skip'>;
   /** A retry was armed: persist the pending record (fire-and-forget). */
   retryArmed(job: ResolvedJob, attempt: number, notBeforeMs: number): void;
-  /** A due retry is about to launch: settle it `launched` first; 'defer' = re-check later. */
-  retryDue(job: ResolvedJob, attempt: number): Promise<'proceed' | 'defer'>;
+  /**
+   * A due retry is about to launch: settle it `launched` first. 'launched' = the settle landed;
+   * 'unrecorded' = it did not but the policy proceeds (the pending record is still open, so the
+   * ladder's later end must settle it); 'defer' = re-check later.
+   */
+  retryDue(job: ResolvedJob, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'>;
   /** A ladder whose pending record is in the store ended without launching (fire-and-forget). */
   retrySettled(job: ResolvedJob, attempt: number, reason: RetrySettleReason): void;
 }
