@@ -15,10 +15,12 @@ import {
   HOST,
   HOUR,
   MINUTE,
+  RETRY_FIELDS,
   SECOND,
   T0,
   flush,
   ledgerRow,
+  pick,
   startDaemon,
   streamData,
   tick,
@@ -249,13 +251,18 @@ for (const policy of POLICIES) {
               assert.deepEqual(retries(), [recheckMs]);
             }
             await flush();
-            const newest = (await streamData(r.inner, 'retries/flaky')).at(-1);
+            const newest = pick((await streamData(r.inner, 'retries/flaky')).at(-1), RETRY_FIELDS);
             if (policy === 'degrade' && fault !== 'hang') {
               // The settle write failed (dropped and counted); the retry ran anyway.
-              assert.equal(newest?.['kind'], 'pending');
-              assert.equal((await droppedWrites(r.registry))['retry'], 1);
+              assert.ok(((await droppedWrites(r.registry))['retry'] ?? 0) >= 1);
+              assert.equal(newest?.['kind'], 'pending', 'nothing landed while the store failed');
+            } else if (policy === 'degrade') {
+              // The hung settle landed once the store answered (and the retry's success may have
+              // settled the record again): either way it is settled, not pending.
+              assert.equal(newest?.['kind'], 'settled');
+              assert.ok(['launched', 'succeeded'].includes(String(newest?.['reason'])));
             } else {
-              // A hung write lands once the store answers; fail-closed launched only after it landed.
+              // Fail-closed launched only once the settle had landed.
               assert.deepEqual(newest, {
                 kind: 'settled',
                 host: HOST,
@@ -446,16 +453,15 @@ void describe('known gaps (todo until fixed)', () => {
         retry: { maximumRetries: 3, initialDelayMs: MINUTE },
       });
       const first = daemon(r, 'degrade', { jobs: [flaky] });
-      first.runner.script('flaky', { exitCode: 1 }, { exitCode: 0 });
+      first.runner.script('flaky', { exitCode: 1 }, { exitCode: 0, durationMs: 30 * SECOND });
       await tick(r.clock, HOUR);
+      // A transient outage exactly when the retry is due: its `launched` settle is dropped.
       setFault(r, 'eio', WRITES);
       await tick(r.clock, MINUTE);
-      assert.equal(
-        first.of('run:finished').at(-1)?.trigger,
-        'retry',
-        'the retry ran and succeeded',
-      );
+      assert.equal(first.of('run:started').at(-1)?.trigger, 'retry', 'degrade: it launched');
       setFault(r, 'none');
+      await tick(r.clock, 30 * SECOND);
+      assert.equal(first.of('run:finished').at(-1)?.outcome.kind, 'succeeded');
       await first.stop();
       const second = daemon(r, 'degrade', { jobs: [flaky], runs: { exitCode: 0 } });
       await tick(r.clock, MINUTE);

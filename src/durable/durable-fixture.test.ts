@@ -22,6 +22,7 @@ import {
   type StateMetrics,
   type StateStore,
 } from '../state/index.js';
+import { createDurableProcessState } from './attach.js';
 import {
   DurableState,
   type BootInfo,
@@ -62,9 +63,31 @@ export function stateSettings(overrides: Partial<ResolvedState> = {}): ResolvedS
   };
 }
 
-/** A daemon process's once-per-process state (a fresh token: a new process). */
+/** A daemon process's once-per-process state with a known token (a fresh one: a new process). */
 export function newProcess(token: string): DurableProcessState {
-  return { token, historyRehydrated: false, countersSeeded: false, catchupEvaluated: false };
+  return { ...createDurableProcessState(), token };
+}
+
+/** Fields a test pins of a retry record and of an in-flight record. */
+export const RETRY_FIELDS = ['kind', 'host', 'attempt', 'notBeforeMs', 'digest', 'reason'] as const;
+export const INFLIGHT_FIELDS = [
+  'kind',
+  'host',
+  'token',
+  'pid',
+  'startedAtMs',
+  'digest',
+  'reason',
+  'closes',
+] as const;
+
+/** Only `keys` of a record: records may carry more fields than a test pins. */
+export function pick(
+  record: Readonly<Record<string, unknown>> | undefined,
+  keys: readonly string[],
+): Record<string, unknown> | undefined {
+  if (record === undefined) return undefined;
+  return Object.fromEntries(keys.filter((key) => key in record).map((key) => [key, record[key]]));
 }
 
 /** Let every pending promise chain run to completion (no clock time passes). */
