@@ -415,62 +415,50 @@ for (const policy of POLICIES) {
   });
 }
 
-void describe('known gaps (todo until fixed)', () => {
-  void test(
-    'fail-closed: a store whose writes fail while its reads answer does not make the gate flap',
-    {
-      todo: 'BUG durable-state.ts #track/#healthy: one failed write marks the whole store unhealthy, so lastDurableOutcome() answers "unavailable" for the next decision although the ledger reads fine; under fail-closed a per-minute onlyIfLastSucceeded job runs only every other minute',
-    },
-    async () => {
-      const r = await rig();
-      const d = daemon(r, 'fail-closed', {
-        jobs: [job({ name: 'sync', onlyIfLastSucceeded: true })],
-        runs: { exitCode: 0 },
-      });
-      await flush();
-      setFault(r, 'enospc', WRITES);
-      await tick(r.clock, 4 * MINUTE);
-      assert.deepEqual(
-        d.of('fire:skipped').map((event) => event.reason),
-        [],
-        'every run succeeded and the ledger answers: nothing to block',
-      );
-      setFault(r, 'none');
-      await d.stop();
-    },
-  );
+void describe('partial and transient outages', () => {
+  void test('fail-closed: a store whose writes fail while its reads answer does not make the gate flap', async () => {
+    const r = await rig();
+    const d = daemon(r, 'fail-closed', {
+      jobs: [job({ name: 'sync', onlyIfLastSucceeded: true })],
+      runs: { exitCode: 0 },
+    });
+    await flush();
+    setFault(r, 'enospc', WRITES);
+    await tick(r.clock, 4 * MINUTE);
+    assert.deepEqual(
+      d.of('fire:skipped').map((event) => event.reason),
+      [],
+      'every run succeeded and the ledger answers: nothing to block',
+    );
+    setFault(r, 'none');
+    await d.stop();
+  });
 
-  void test(
-    'degrade: a retry that launched while its settle write failed is not replayed by the next boot',
-    {
-      todo: "BUG run-control.ts #onRetryDue + durable-state.ts retryDue: under degrade the ladder forgets its durable record (clearDurable) even when the `launched` write was dropped, so the retry's success never settles it and the stale pending record re-arms the retry after a restart",
-    },
-    async () => {
-      const r = await rig();
-      const flaky = makeJob({
-        name: 'flaky',
-        schedule: '0 * * * *',
-        retry: { maximumRetries: 3, initialDelayMs: MINUTE },
-      });
-      const first = daemon(r, 'degrade', { jobs: [flaky] });
-      first.runner.script('flaky', { exitCode: 1 }, { exitCode: 0, durationMs: 30 * SECOND });
-      await tick(r.clock, HOUR);
-      // A transient outage exactly when the retry is due: its `launched` settle is dropped.
-      setFault(r, 'eio', WRITES);
-      await tick(r.clock, MINUTE);
-      assert.equal(first.of('run:started').at(-1)?.trigger, 'retry', 'degrade: it launched');
-      setFault(r, 'none');
-      await tick(r.clock, 30 * SECOND);
-      assert.equal(first.of('run:finished').at(-1)?.outcome.kind, 'succeeded');
-      await first.stop();
-      const second = daemon(r, 'degrade', { jobs: [flaky], runs: { exitCode: 0 } });
-      await tick(r.clock, MINUTE);
-      assert.deepEqual(
-        second.of('run:started').map((event) => event.trigger),
-        [],
-        'the retry already ran in the previous process',
-      );
-      await second.stop();
-    },
-  );
+  void test('degrade: a retry that launched while its settle write failed is not replayed by the next boot', async () => {
+    const r = await rig();
+    const flaky = makeJob({
+      name: 'flaky',
+      schedule: '0 * * * *',
+      retry: { maximumRetries: 3, initialDelayMs: MINUTE },
+    });
+    const first = daemon(r, 'degrade', { jobs: [flaky] });
+    first.runner.script('flaky', { exitCode: 1 }, { exitCode: 0, durationMs: 30 * SECOND });
+    await tick(r.clock, HOUR);
+    // A transient outage exactly when the retry is due: its `launched` settle is dropped.
+    setFault(r, 'eio', WRITES);
+    await tick(r.clock, MINUTE);
+    assert.equal(first.of('run:started').at(-1)?.trigger, 'retry', 'degrade: it launched');
+    setFault(r, 'none');
+    await tick(r.clock, 30 * SECOND);
+    assert.equal(first.of('run:finished').at(-1)?.outcome.kind, 'succeeded');
+    await first.stop();
+    const second = daemon(r, 'degrade', { jobs: [flaky], runs: { exitCode: 0 } });
+    await tick(r.clock, MINUTE);
+    assert.deepEqual(
+      second.of('run:started').map((event) => event.trigger),
+      [],
+      'the retry already ran in the previous process',
+    );
+    await second.stop();
+  });
 });

@@ -184,33 +184,27 @@ void describe('history rehydration', () => {
     await second.stop();
   });
 
-  void test(
-    'a run that finished between the store opening and the rehydration read is shown once',
-    {
-      todo: 'BUG durable-state.ts #rehydrate: ledger rows this process already appended are prepended again (duplicate in GET /jobs/{name}/runs)',
-    },
-    async () => {
-      const w = await world();
-      const journal: string[] = [];
-      const observed = new ObservedStore(w.store, journal);
-      // The ledger read of the boot sequence is slow; the job runs meanwhile.
-      const release = observed.hold('list', 'runs/');
-      const d = startDaemon({
-        clock: w.clock,
-        store: observed.store,
-        journal,
-        jobs: [job({ name: 'sync' })],
-      });
-      d.runner.setDefault({ exitCode: 0 });
-      await d.scheduler.startJob('sync');
-      await flush();
-      assert.equal((await streamData(w.store, 'runs/sync')).length, 1, 'its ledger row landed');
-      release();
-      await flush();
-      assert.equal(d.scheduler.getRuns('sync').runs.length, 1);
-      await d.stop();
-    },
-  );
+  void test('a run that finished between the store opening and the rehydration read is shown once', async () => {
+    const w = await world();
+    const journal: string[] = [];
+    const observed = new ObservedStore(w.store, journal);
+    // The ledger read of the boot sequence is slow; the job runs meanwhile.
+    const release = observed.hold('list', 'runs/');
+    const d = startDaemon({
+      clock: w.clock,
+      store: observed.store,
+      journal,
+      jobs: [job({ name: 'sync' })],
+    });
+    d.runner.setDefault({ exitCode: 0 });
+    await d.scheduler.startJob('sync');
+    await flush();
+    assert.equal((await streamData(w.store, 'runs/sync')).length, 1, 'its ledger row landed');
+    release();
+    await flush();
+    assert.equal(d.scheduler.getRuns('sync').runs.length, 1);
+    await d.stop();
+  });
 });
 
 // ---- in-flight records ----------------------------------------------------------------------
@@ -253,27 +247,21 @@ void describe('in-flight records', () => {
     await d.stop();
   });
 
-  void test(
-    'a state-section reload under a live run still closes its in-flight record',
-    {
-      todo: 'BUG durable-state.ts #onRunFinished: a new DurableState starts with #live empty, so the run started under the old one never gets its closed record (the next boot reconciles it as a crash)',
-    },
-    async () => {
-      const w = await world();
-      const process = newProcess('process-1');
-      const first = await boot(w, { jobs: [job({ name: 'etl' })], process });
-      await first.scheduler.startJob('etl');
-      await flush();
-      first.scheduler.attachDurable(null);
-      await first.durable.close();
-      const second = await boot(w, { jobs: [job({ name: 'etl' })], process, scheduler: first });
-      second.runner.last('etl').succeed();
-      await flush();
-      const records = await streamData(w.store, 'inflight/etl');
-      assert.equal(records.at(-1)?.['kind'], 'closed');
-      await second.stop();
-    },
-  );
+  void test('a state-section reload under a live run still closes its in-flight record', async () => {
+    const w = await world();
+    const process = newProcess('process-1');
+    const first = await boot(w, { jobs: [job({ name: 'etl' })], process });
+    await first.scheduler.startJob('etl');
+    await flush();
+    first.scheduler.attachDurable(null);
+    await first.durable.close();
+    const second = await boot(w, { jobs: [job({ name: 'etl' })], process, scheduler: first });
+    second.runner.last('etl').succeed();
+    await flush();
+    const records = await streamData(w.store, 'inflight/etl');
+    assert.equal(records.at(-1)?.['kind'], 'closed');
+    await second.stop();
+  });
 });
 
 // ---- crash reconciliation -------------------------------------------------------------------
@@ -491,7 +479,7 @@ void describe('onlyIfLastSucceeded across memory and the ledger', () => {
   void test(
     'a failure another node records after this boot blocks by the next fire at the latest',
     {
-      todo: 'BUG durable-state.ts lastDurableOutcome: the ledger outcome is read once per backend start and never refreshed while the store is healthy, so a shared-mount ledger is never re-read',
+      todo: 'BUG durable-state.ts lastDurableOutcome: the cached ledger outcome is re-read only right after a decision (when older than 10 s), so the answer a fire uses predates the previous fire; a failure another node records between two fires is never seen before the next local run, and a local success then hides it. A timer-driven refresh of gated jobs (e.g. every 10 s) would see it',
     },
     async () => {
       const w = await world();
@@ -506,25 +494,19 @@ void describe('onlyIfLastSucceeded across memory and the ledger', () => {
     },
   );
 
-  void test(
-    'fail-closed: a job added by a reload, with no prior run, is not blocked on its first fire',
-    {
-      todo: 'BUG durable-state.ts lastDurableOutcome: a job whose ledger was not read yet answers "unavailable" although the store is healthy, so fail-closed blocks a first-ever fire',
-    },
-    async () => {
-      const w = await world();
-      const settings = { onStoreUnavailable: 'fail-closed' } as const;
-      const d = await boot(w, { jobs: [job({ name: 'other' })], settings });
-      // An ordinary reload keeps the backend: the scheduler and the collaborator get the new config.
-      const next = makeConfig([job({ name: 'other' }), gated()]);
-      d.scheduler.applyConfig(next);
-      d.durable.updateConfig(next);
-      await tick(w.clock, MINUTE);
-      assert.equal(skips(d), 0);
-      assert.equal(scheduledStarts(d), 2);
-      await d.stop();
-    },
-  );
+  void test('fail-closed: a job added by a reload, with no prior run, is not blocked on its first fire', async () => {
+    const w = await world();
+    const settings = { onStoreUnavailable: 'fail-closed' } as const;
+    const d = await boot(w, { jobs: [job({ name: 'other' })], settings });
+    // An ordinary reload keeps the backend: the scheduler and the collaborator get the new config.
+    const next = makeConfig([job({ name: 'other' }), gated()]);
+    d.scheduler.applyConfig(next);
+    d.durable.updateConfig(next);
+    await tick(w.clock, MINUTE);
+    assert.equal(skips(d), 0);
+    assert.equal(scheduledStarts(d), 2);
+    await d.stop();
+  });
 });
 
 // ---- durable retries ------------------------------------------------------------------------
@@ -810,28 +792,22 @@ void describe('restart-surviving retries', () => {
     });
   });
 
-  void test(
-    'a ladder armed in this process before the re-arm step keeps its pending record',
-    {
-      todo: "BUG durable-state.ts #resumeRetries: the newest pending record is this process's own live ladder, resumeRetry() refuses (a live ladder exists) and the record is settled `superseded`; a crash before the retry fires then loses it",
-    },
-    async () => {
-      const w = await world(T0 + HOUR - SECOND);
-      const journal: string[] = [];
-      const observed = new ObservedStore(w.store, journal);
-      // The boot sequence is slow to reach the re-arm step; the job fails and arms a retry meanwhile.
-      const release = observed.hold('listStreams', 'retries/');
-      const d = startDaemon({ clock: w.clock, store: observed.store, journal, jobs: [flaky()] });
-      d.runner.script('flaky', { exitCode: 1 });
-      await tick(w.clock, SECOND);
-      assert.equal(d.of('retry:scheduled').length, 1);
-      assert.equal((await newestRetryRecord(w))?.['kind'], 'pending');
-      release();
-      await flush();
-      assert.equal((await newestRetryRecord(w))?.['kind'], 'pending');
-      await d.stop();
-    },
-  );
+  void test('a ladder armed in this process before the re-arm step keeps its pending record', async () => {
+    const w = await world(T0 + HOUR - SECOND);
+    const journal: string[] = [];
+    const observed = new ObservedStore(w.store, journal);
+    // The boot sequence is slow to reach the re-arm step; the job fails and arms a retry meanwhile.
+    const release = observed.hold('listStreams', 'retries/');
+    const d = startDaemon({ clock: w.clock, store: observed.store, journal, jobs: [flaky()] });
+    d.runner.script('flaky', { exitCode: 1 });
+    await tick(w.clock, SECOND);
+    assert.equal(d.of('retry:scheduled').length, 1);
+    assert.equal((await newestRetryRecord(w))?.['kind'], 'pending');
+    release();
+    await flush();
+    assert.equal((await newestRetryRecord(w))?.['kind'], 'pending');
+    await d.stop();
+  });
 
   void test('@reboot keep-alive: in the same OS boot the pending retry is re-armed, the boot run is not repeated', async () => {
     const w = await world();
