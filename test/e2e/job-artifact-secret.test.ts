@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { once } from 'node:events';
 import { readLines, runCli, startDaemon, waitForFile, waitForLines } from './harness.js';
-import { useJobState } from './job-fixture.test.js';
+import { SKIP_WITHOUT_JOB_API, useJobState } from './job-fixture.test.js';
 
 test(
   'an artifact put by one run is read back byte for byte by a later run',
@@ -29,6 +29,7 @@ test(
     schedule: "* * * * * * *"
     concurrencyPolicy: Forbid
     command: |
+      ${SKIP_WITHOUT_JOB_API}
       if [ ! -e ${setup.file('published')} ]; then
         yacron2 artifact put report ${setup.file('payload.bin')} > ${setup.file('put-sha')}
         yacron2 artifact put piped < ${setup.file('payload.bin')} >> ${setup.file('put-sha')}
@@ -82,6 +83,7 @@ test(
   - name: with-secret
     schedule: "* * * * * * *"
     command: |
+      ${SKIP_WITHOUT_JOB_API}
       [ -e ${setup.file('.ran')} ] && exit 0
       touch ${setup.file('.ran')}
       {
@@ -91,6 +93,9 @@ test(
       } > ${setup.file('secret.txt')} 2>&1
       echo "$YACRON2_STATE_URL" > ${setup.file('url')}
       echo "$YACRON2_STATE_TOKEN" > ${setup.file('token')}
+      # Stay alive until the test has used the token of this live run.
+      while [ ! -e ${setup.file('go')} ]; do sleep 0.05; done
+    concurrencyPolicy: Forbid
     secrets:
       - name: API_TOKEN
         value: s3cr3t-value
@@ -99,6 +104,7 @@ test(
   - name: without-secret
     schedule: "* * * * * * *"
     command: |
+      ${SKIP_WITHOUT_JOB_API}
       [ -e ${setup.file('.ran-without')} ] && exit 0
       touch ${setup.file('.ran-without')}
       { yacron2 secret get API_TOKEN; echo "rc=$?"; yacron2 secret list; echo "list rc=$?"; } > ${setup.file('without.tmp')} 2>&1
@@ -107,7 +113,6 @@ test(
     const daemon = startDaemon(t, ['-c', config], {
       env: { ...setup.env, E2E_JOB_SECRET: 'from-daemon-env' },
     });
-    const ended = daemon.waitForLog(/^Job with-secret exit code 0/, 30_000);
     const token = (
       await waitForFile(join(setup.dir, 'token'), (text) => text.endsWith('\n'))
     ).trim();
@@ -125,6 +130,11 @@ test(
       'list rc=0',
     ]);
 
+    // While the run lives its token works; once it ended (Forbid: no other instance can end
+    // first), the same token is refused.
+    assert.equal(await statusOf(url, '/v1/secret/get?name=API_TOKEN', token), 200);
+    const ended = daemon.waitForNewLog(/^Job with-secret exit code 0/, 30_000);
+    await writeFile(join(setup.dir, 'go'), '');
     await ended;
     assert.equal(await statusOf(url, '/v1/secret/get?name=API_TOKEN', token), 401);
     assert.equal(await statusOf(url, '/v1/run', token), 401);
@@ -142,7 +152,9 @@ test('the endpoint listens on loopback only by default', { timeout: 60_000 }, as
   const config = await setup.writeJobs(`jobs:
   - name: where
     schedule: "* * * * * * *"
-    command: echo "$YACRON2_STATE_URL" > ${setup.file('url')}
+    command: |
+      ${SKIP_WITHOUT_JOB_API}
+      echo "$YACRON2_STATE_URL" > ${setup.file('url')}
 `);
   const daemon = startDaemon(t, ['-c', config], { env: setup.env });
   const url = new URL(

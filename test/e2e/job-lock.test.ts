@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readIfExists, startDaemon, waitForFile, waitForLines } from './harness.js';
-import { onceJob, useJobState } from './job-fixture.test.js';
+import { onceJob, SKIP_WITHOUT_JOB_API, useJobState } from './job-fixture.test.js';
 
 test(
   'lock run --permits 2: at most two of five holders at once, each released',
@@ -63,6 +63,7 @@ yacron2 lock run solo --global -- sh -c 'echo held > ${setup.file('held')}; slee
 )}  - name: contender
     schedule: "* * * * * * *"
     command: |
+      ${SKIP_WITHOUT_JOB_API}
       [ -e ${setup.file('held')} ] || exit 0
       yacron2 lock acquire solo --global > /dev/null 2>&1
       echo "rc=$?" >> ${setup.file('contender')}

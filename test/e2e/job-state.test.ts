@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readLines, startDaemon, waitForFile, waitForLines } from './harness.js';
+import { readIfExists, readLines, startDaemon, waitForFile, waitForLines } from './harness.js';
 import { onceJob, useJobState } from './job-fixture.test.js';
 
 test(
@@ -16,9 +16,11 @@ test(
       `jobs:\n${onceJob(
         setup,
         'writer',
-        `yacron2 state set greeting 'hello world'
-yacron2 state set config '{"n": 3, "tags": ["a", "é"]}' --json
-yacron2 state set shared yes --global
+        `{
+  yacron2 state set greeting 'hello world' && \\
+  yacron2 state set config '{"n": 3, "tags": ["a", "é"]}' --json && \\
+  yacron2 state set shared yes --global
+} 2> ${setup.file('write-errors')}
 echo "done $?" > ${setup.file('written')}`,
       )}`,
     );
@@ -26,6 +28,7 @@ echo "done $?" > ${setup.file('written')}`,
     assert.equal(
       await waitForFile(join(setup.dir, 'written'), (text) => text.endsWith('\n')),
       'done 0\n',
+      readIfExists(join(setup.dir, 'write-errors')) ?? '',
     );
     assert.equal(await first.stop(), 0);
 
