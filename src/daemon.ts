@@ -288,7 +288,12 @@ async function applyDurable(
   deps.process ??= createDurableProcessState();
   return attachDurableState(
     { ...deps, process: deps.process },
-    { store: handle.service.store, writes: handle.writes, opened: handle.service.opened },
+    {
+      store: handle.service.store,
+      writes: handle.writes,
+      opened: handle.service.opened,
+      topology: handle.topology,
+    },
     config.state,
     config,
   );

@@ -1,6 +1,7 @@
 // Builds the durable collaborator for the daemon: the real boot-identity source, the pid probe
 // and the redactor around DurableState. Loaded only when a config has a `state` section.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedConfig, ResolvedState } from '../config/index.js';
 import type { Scheduler } from '../scheduler/index.js';
@@ -24,6 +25,8 @@ export interface DurableBackend {
   readonly store: StateStore;
   readonly writes: StateWriteQueue;
   readonly opened: Promise<boolean>;
+  /** The resolved topology (read after the store opened). */
+  readonly topology?: () => 'single-node' | 'shared';
 }
 
 export function createDurableProcessState(): DurableProcessState {
@@ -59,6 +62,9 @@ export function attachDurableState(
       pidAlive,
       ...(deps.counters === undefined ? {} : { counters: deps.counters }),
       redact: redactSecrets,
+      ...(backend.topology === undefined
+        ? {}
+        : { sharedStore: () => backend.topology?.() === 'shared' }),
     },
     settings,
     config,
@@ -67,12 +73,29 @@ export function attachDurableState(
   return durable;
 }
 
-/** Does a process with this pid exist? (EPERM: it exists, owned by someone else.) */
+/**
+ * Does a process with this pid exist? (EPERM: it exists, owned by someone else.) A zombie does
+ * not count: an orphaned job that exited after the daemon crashed waits for init to reap it, and
+ * an init that reaps late (or never, as in many containers) would keep its run unreconciled.
+ */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !isZombie(pid);
+}
+
+/** Linux: the task's state in /proc/<pid>/stat is Z (zombie) or X (dead). False elsewhere. */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // "<pid> (<comm>) <state> ...": comm may contain spaces and parentheses, so cut at the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }

@@ -89,6 +89,11 @@ export interface DurableDeps {
   readonly pidAlive: (pid: number) => boolean;
   readonly counters?: CounterSnapshots;
   readonly redact: (text: string) => string;
+  /**
+   * Whether other hosts may write this store (topology shared); undefined = assume they may.
+   * Only then are the gated jobs' ledger outcomes re-read on a timer.
+   */
+  readonly sharedStore?: () => boolean | undefined;
 }
 
 /** Counter snapshots are written at most this often (plus a final one at shutdown). */
@@ -139,6 +144,12 @@ export class DurableState implements DurableCollaborator {
   #rejectMarkers: (error: Error) => void = () => undefined;
   #closed = false;
   #started = false;
+  /**
+   * Ledger rows for the in-memory history, per job: what the warm-up read (first backend start
+   * only) plus the rows reconciliation appended, handed to the scheduler after reconciliation so
+   * GET /jobs/{name}/runs shows a reconciled row at once, in ledger order.
+   */
+  readonly #historyRows = new Map<string, LedgerRun[]>();
 
   constructor(deps: DurableDeps, settings: ResolvedState, config: ResolvedConfig) {
     this.#deps = deps;
@@ -489,6 +500,7 @@ export class DurableState implements DurableCollaborator {
       ['read the @reboot markers', () => this.#readBootMarkers()],
       ['rehydrate the run history', () => this.#rehydrate()],
       ['reconcile interrupted runs', () => this.#reconcile()],
+      ['fill the run history', () => this.#fillHistory()],
       ['re-arm durable retries', () => this.#resumeRetries()],
       ['seed the durable counters', () => this.#seedCounters()],
     ];
@@ -500,7 +512,9 @@ export class DurableState implements DurableCollaborator {
         logger.warn(`State store: cannot ${what}: ${describeError(error)}`);
       }
     }
-    if (this.#closed || this.#deps.process.catchupEvaluated) return;
+    if (this.#closed) return;
+    if (this.#deps.sharedStore?.() !== false) this.#tasks.run(() => this.#refreshGatedOutcomes());
+    if (this.#deps.process.catchupEvaluated) return;
     this.#deps.process.catchupEvaluated = true;
     new CatchupRunner({
       clock: this.#deps.clock,
@@ -515,6 +529,25 @@ export class DurableState implements DurableCollaborator {
       tasks: this.#tasks,
       signal: this.#abort.signal,
     }).start(this.#config.jobs);
+  }
+
+  /**
+   * On a store other nodes write to, re-read the gated jobs' newest durable outcome every
+   * OUTCOME_REFRESH_MS, not only after a decision: a decision-triggered read answers the NEXT fire
+   * with what the ledger held just after the previous one, so a failure another node records
+   * between two fires would be missed (and a local success would then hide it for good).
+   */
+  async #refreshGatedOutcomes(): Promise<void> {
+    for (;;) {
+      try {
+        await this.#deps.clock.sleep(OUTCOME_REFRESH_MS, this.#abort.signal);
+      } catch {
+        return; // closed
+      }
+      for (const job of this.#config.jobs) {
+        if (job.onlyIfLastSucceeded) this.#refreshOutcome(job.name);
+      }
+    }
   }
 
   async #readBootMarkers(): Promise<void> {
@@ -539,10 +572,9 @@ export class DurableState implements DurableCollaborator {
   }
 
   async #rehydrate(): Promise<void> {
-    const { scheduler, store, process } = this.#deps;
+    const { store, process } = this.#deps;
     const rehydrateHistory = !process.historyRehydrated;
     process.historyRehydrated = true;
-    let restored = 0;
     await forEachLimited(this.#config.jobs, async (job) => {
       const records = await this.#read(
         store.list(runsStream(job.name), { limit: REHYDRATE_RUNS }),
@@ -554,13 +586,25 @@ export class DurableState implements DurableCollaborator {
       const older = parseRuns(
         records.map((record) => record.data).filter((data) => data['token'] !== process.token),
       );
-      if (!rehydrateHistory || older.length === 0) return;
-      if (scheduler.rehydrateHistory(job.name, older.map(runRecordOf))) restored += older.length;
+      if (rehydrateHistory && older.length > 0) this.#historyRows.set(job.name, older);
     });
     this.#ledgerRead = true;
+  }
+
+  /** Hand the warm-up's rows and the reconciled ones to the in-memory history, oldest first. */
+  #fillHistory(): Promise<void> {
+    let restored = 0;
+    for (const [name, runs] of this.#historyRows) {
+      runs.sort((a, b) => ledgerInstantMs(a) - ledgerInstantMs(b));
+      if (this.#deps.scheduler.rehydrateHistory(name, runs.map(runRecordOf))) {
+        restored += runs.length;
+      }
+    }
+    this.#historyRows.clear();
     if (restored > 0) {
       this.#deps.logger.info(`State store: rehydrated ${restored} run(s) of history from the ledger`);
     }
+    return Promise.resolve();
   }
 
   async #reconcile(): Promise<void> {
@@ -602,7 +646,12 @@ export class DurableState implements DurableCollaborator {
           closes: record.token,
         });
         if (!closed) continue;
-        await this.#writeAndWait('run-record', runsStream(job.name), reconciledRow(job, record, host));
+        const row = reconciledRow(job, record, host);
+        if (await this.#writeAndWait('run-record', runsStream(job.name), row)) {
+          const rows = this.#historyRows.get(job.name) ?? [];
+          rows.push(row);
+          this.#historyRows.set(job.name, rows);
+        }
         logger.warn(
           `Job ${job.name}: the run started at ${new Date(record.startedAtMs).toISOString()} never finished (daemon crash); recorded as outcome unknown`,
         );

@@ -280,6 +280,8 @@ export interface DaemonStateHandle {
   readonly service: StateService;
   /** Fire-and-forget durable writes over the service's store. */
   readonly writes: StateWriteQueue;
+  /** The resolved topology once the store is open. */
+  readonly topology: () => 'single-node' | 'shared';
   /** The settings the service was started with, to tell a changed section on reload. */
   readonly settingsKey: string;
   close(): Promise<void>;
@@ -333,7 +335,13 @@ export async function applyDaemonStateSection(
     giveUp.abort();
     await service.close();
   };
-  return { service, writes: bundle.writes, settingsKey, close };
+  return {
+    service,
+    writes: bundle.writes,
+    topology: () => bundle.fs.topology,
+    settingsKey,
+    close,
+  };
 }
 
 /** The metered, rate-limited filesystem store (yacron2_state_* on the daemon's registry). */
