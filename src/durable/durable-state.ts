@@ -4,12 +4,7 @@
 // backend start runs the boot sequence (boot markers, history rehydration, crash reconciliation,
 // retry re-arm, counter seeding, missed-run catch-up). Only built when `state` is configured.
 // Must not: block or delay a plain scheduled fire, or throw into the scheduler.
-import {
-  describeError,
-  TaskSet,
-  type Clock,
-  type Logger,
-} from '../common/index.js';
+import { describeError, TaskSet, type Clock, type Logger } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import type {
   DurableCollaborator,
@@ -232,7 +227,7 @@ export class DurableState implements DurableCollaborator {
     return known.outcome;
   }
 
-  async checkRebootRun(job: ResolvedJob): Promise<'run' | 'skip'> {
+  async checkRebootRun(job: ResolvedJob): Promise<'run' | 'ran-this-boot' | 'state-unavailable'> {
     const { logger, clock, host } = this.#deps;
     const boot = await this.#boot;
     // No boot identity on this platform: every daemon start is a boot, as without a store.
@@ -248,8 +243,10 @@ export class DurableState implements DurableCollaborator {
         (marker) => marker.digest === job.digest && this.#deps.sameBoot(marker, boot),
       );
       if (ran) {
-        logger.info(`Job ${job.name}: @reboot already ran during this OS boot; not running it again`);
-        return 'skip';
+        logger.info(
+          `Job ${job.name}: @reboot already ran during this OS boot; not running it again`,
+        );
+        return 'ran-this-boot';
       }
       // Record-then-run: a crash between the marker and the spawn errs toward not re-running.
       const landed = await this.#writeAndWait('reboot-marker', rebootStream(job.name), {
@@ -372,7 +369,11 @@ export class DurableState implements DurableCollaborator {
     this.#appends.set(name, appends);
     const prune = appends === 1 || appends % PRUNE_EVERY === 0;
     const keep = this.#settings.maxRunsPerJob;
-    this.#submit('run-record', runsStream(name), ledgerRowOf(event, this.#deps.host, this.#deps.process.token));
+    this.#submit(
+      'run-record',
+      runsStream(name),
+      ledgerRowOf(event, this.#deps.host, this.#deps.process.token),
+    );
     if (prune && keep !== null) this.#submitPrune('run-record', runsStream(name), keep);
     if (job.archiveOutput) {
       this.#archive(event);
@@ -457,13 +458,15 @@ export class DurableState implements DurableCollaborator {
     }
   }
 
-  #policyFor(job: ResolvedJob, problem: string): 'run' | 'skip' {
+  #policyFor(job: ResolvedJob, problem: string): 'run' | 'state-unavailable' {
     if (this.onStoreUnavailable === 'degrade') {
-      this.#deps.logger.warn(`Job ${job.name}: ${problem}; running the @reboot job anyway (degrade)`);
+      this.#deps.logger.warn(
+        `Job ${job.name}: ${problem}; running the @reboot job anyway (degrade)`,
+      );
       return 'run';
     }
     this.#deps.logger.warn(`Job ${job.name}: ${problem}; skipping the boot run (fail-closed)`);
-    return 'skip';
+    return 'state-unavailable';
   }
 
   #setOutcome(name: string, outcome: DurableOutcome | null): void {
@@ -602,7 +605,9 @@ export class DurableState implements DurableCollaborator {
     }
     this.#historyRows.clear();
     if (restored > 0) {
-      this.#deps.logger.info(`State store: rehydrated ${restored} run(s) of history from the ledger`);
+      this.#deps.logger.info(
+        `State store: rehydrated ${restored} run(s) of history from the ledger`,
+      );
     }
     return Promise.resolve();
   }
@@ -744,7 +749,10 @@ function parseRuns(datas: readonly object[]): LedgerRun[] {
 function newestRealOutcome(runs: readonly LedgerRun[]): DurableOutcome | null {
   for (let index = runs.length - 1; index >= 0; index--) {
     const run = runs[index] as LedgerRun;
-    if ((run.outcome === 'success' || run.outcome === 'failure') && run.finishedAtMs !== undefined) {
+    if (
+      (run.outcome === 'success' || run.outcome === 'failure') &&
+      run.finishedAtMs !== undefined
+    ) {
       return { outcome: run.outcome, finishedAtMs: run.finishedAtMs };
     }
   }
@@ -752,7 +760,10 @@ function newestRealOutcome(runs: readonly LedgerRun[]): DurableOutcome | null {
 }
 
 /** Run `work` over items, at most BOOT_READ_CONCURRENCY at a time; the first error rejects. */
-async function forEachLimited<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+async function forEachLimited<T>(
+  items: readonly T[],
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {

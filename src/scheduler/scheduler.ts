@@ -169,10 +169,10 @@ class CronScheduler implements Scheduler {
     // A reload meanwhile may have changed or removed it: the boot run is the current definition.
     const current = this.#jobs.get(job.name)?.job;
     if (current === undefined || current.schedule.kind !== 'reboot') return;
-    if (verdict === 'skip') {
+    if (verdict !== 'run') {
       this.events.emit('fire:skipped', {
         jobName: job.name,
-        reason: 'ran-this-boot',
+        reason: verdict,
         trigger: 'reboot',
         scheduledAtMs: null,
         decisionLatenessMs: null,

@@ -15,7 +15,9 @@ export type SkipReason =
   | 'forbid'
   | 'shutting-down'
   /** @reboot with a store: the boot marker says this OS boot already ran it. */
-  | 'ran-this-boot';
+  | 'ran-this-boot'
+  /** A durable-truth gate could not consult the store and onStoreUnavailable is fail-closed. */
+  | 'state-unavailable';
 
 /** A gate's verdict (DESIGN §4): a value, logged and emitted, never an exception. */
 export type GateResult =
@@ -112,7 +114,7 @@ export interface DurableCollaborator {
   /** How the durable-truth gates err when the store cannot answer. */
   readonly onStoreUnavailable: 'degrade' | 'fail-closed';
   /** An @reboot job's boot run: 'run' once the boot marker is recorded (or per policy), else 'skip'. */
-  checkRebootRun(job: ResolvedJob): Promise<'run' | 'skip'>;
+  checkRebootRun(job: ResolvedJob): Promise<'run' | 'ran-this-boot' | 'state-unavailable'>;
   /** A retry was armed: persist the pending record (fire-and-forget). */
   retryArmed(job: ResolvedJob, attempt: number, notBeforeMs: number): void;
   /**

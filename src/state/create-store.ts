@@ -55,7 +55,7 @@ export function createStateStore(
     },
   );
   const writes = new StateWriteQueue(
-    { logger: deps.logger, ...(metrics && { metrics }) },
+    { logger: deps.logger, monotonicMs: () => deps.clock.monotonic(), ...(metrics && { metrics }) },
     settings.writeQueue,
   );
   return { store, writes, metrics, fs };

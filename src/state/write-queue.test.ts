@@ -5,7 +5,7 @@ import { createDeferred, type Deferred } from '../common/deferred.js';
 import { flushMicrotasks } from '../common/fake-clock.js';
 import { StateMetrics } from './metrics.js';
 import { recordingLogger } from './test-logger.js';
-import { StateWriteQueue } from './write-queue.js';
+import { DROP_WARNING_INTERVAL_MS, StateWriteQueue } from './write-queue.js';
 
 async function droppedByKind(registry: Registry): Promise<Record<string, number>> {
   const metric = await registry.getSingleMetric('yacron2_state_dropped_writes_total')!.get();
@@ -95,4 +95,26 @@ void test('past maxPending, new writes are dropped at once; close() drains and r
   await closing;
   assert.deepEqual(await Promise.all(accepted), [true, true]);
   assert.deepEqual(await droppedByKind(registry), { counters: 1, manifest: 1 });
+});
+
+void test('drop warnings are rate limited per kind; the counter counts every drop', async () => {
+  const logger = recordingLogger();
+  const registry = new Registry();
+  let nowMs = 0;
+  const queue = new StateWriteQueue({
+    logger,
+    metrics: new StateMetrics(registry),
+    monotonicMs: () => nowMs,
+  });
+  const fail = (kind: 'inflight' | 'run-record') =>
+    queue.write(kind, `runs/${kind}`, () => Promise.reject(new Error('EIO: i/o error, write')));
+  for (let index = 0; index < 5; index++) await fail('inflight');
+  await fail('run-record');
+  assert.equal(logger.at('warn').length, 2, 'one warning per kind within the interval');
+  nowMs += DROP_WARNING_INTERVAL_MS;
+  await fail('inflight');
+  const warnings = logger.at('warn').map((line) => line.message);
+  assert.equal(warnings.length, 3);
+  assert.match(warnings[2]!, /\(4 more inflight writes were dropped since the last warning\)$/);
+  assert.deepEqual(await droppedByKind(registry), { inflight: 6, 'run-record': 1 });
 });

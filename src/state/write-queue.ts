@@ -19,7 +19,16 @@ interface QueuedWrite {
 export interface WriteQueueDeps {
   readonly logger: Logger;
   readonly metrics?: StateMetrics;
+  /**
+   * Monotonic ms: with it, drop warnings are rate limited to one per kind per
+   * DROP_WARNING_INTERVAL_MS (a hung store at 200 runs/s would otherwise log ~800 lines a
+   * second); the counter still counts every drop.
+   */
+  readonly monotonicMs?: () => number;
 }
+
+/** At most one drop warning per kind this often; the next one says how many it summarises. */
+export const DROP_WARNING_INTERVAL_MS = 10_000;
 
 export interface WriteQueueOptions {
   /** Lanes written at the same time (default 8). */
@@ -39,10 +48,14 @@ export class StateWriteQueue {
   #pending = 0;
   #idle: Deferred<void>[] = [];
   #closed = false;
+  readonly #monotonicMs: (() => number) | undefined;
+  /** Per kind: when the last warning was logged and drops not logged since. */
+  readonly #dropWarnings = new Map<DroppedWriteKind, { atMs: number; silenced: number }>();
 
   constructor(deps: WriteQueueDeps, options: WriteQueueOptions = {}) {
     this.#logger = deps.logger;
     this.#metrics = deps.metrics;
+    this.#monotonicMs = deps.monotonicMs;
     this.#concurrency = Math.max(1, options.concurrency ?? 8);
     this.#maxPending = Math.max(1, options.maxPending ?? 10_000);
   }
@@ -120,9 +133,22 @@ export class StateWriteQueue {
 
   #drop(kind: DroppedWriteKind, lane: string, reason: string): false {
     this.#metrics?.droppedWrite(kind);
+    let silenced = 0;
+    if (this.#monotonicMs !== undefined) {
+      const nowMs = this.#monotonicMs();
+      const last = this.#dropWarnings.get(kind);
+      if (last !== undefined && nowMs - last.atMs < DROP_WARNING_INTERVAL_MS) {
+        last.silenced += 1;
+        return false;
+      }
+      silenced = last?.silenced ?? 0;
+      this.#dropWarnings.set(kind, { atMs: nowMs, silenced: 0 });
+    }
+    const more =
+      silenced > 0 ? ` (${silenced} more ${kind} writes were dropped since the last warning)` : '';
     this.#logger.warn(
       { kind, stream: lane, reason },
-      `Cannot write the durable ${kind} record of ${lane}: ${reason}; the write was dropped`,
+      `Cannot write the durable ${kind} record of ${lane}: ${reason}; the write was dropped${more}`,
     );
     return false;
   }
