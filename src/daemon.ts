@@ -121,8 +121,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   let durable = await applyDurable(undefined, undefined, durableState, config, durableDeps);
   warnStatelessOptions(logger, config);
-  scheduler.start();
-  durable?.start();
+  // The job API is bound before the first launch, so every run (@reboot ones too) gets its
+  // YACRON2_STATE_* variables.
   let jobApi = await applyJobApi(undefined, undefined, durableState, config, {
     clock,
     logger,
@@ -130,6 +130,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     env,
     scheduler,
   });
+  scheduler.start();
+  durable?.start();
   unsubscribers.push(
     scheduler.events.on('run:finished', (event) => jobApi?.api.runEnded(event.runId)),
   );
