@@ -329,11 +329,16 @@ async function applyJobApi(
   if (current !== undefined && handle === previousHandle && current.settingsKey === settingsKey) {
     return current;
   }
-  if (current !== undefined) {
+  // The replacement is bound first and swapped in, then the old one closes: no launch in between
+  // goes without its YACRON2_STATE_* variables.
+  const retire = async (): Promise<void> => {
+    if (current !== undefined) await current.api.close();
+  };
+  if (handle === undefined || settings === null) {
     deps.scheduler.setRunEnvironment(null);
-    await current.api.close();
+    await retire();
+    return undefined;
   }
-  if (handle === undefined || settings === null) return undefined;
   try {
     const { startJobApi } = await import('./jobapi/index.js');
     const api = await startJobApi(
@@ -348,11 +353,14 @@ async function applyJobApi(
       settings,
     );
     deps.scheduler.setRunEnvironment((run) => api.runEnvironment(run));
+    await retire();
     return { api, settingsKey };
   } catch (error) {
     deps.logger.error(
       `Cannot start the job API: ${describeError(error)}; jobs run without YACRON2_STATE_URL`,
     );
+    deps.scheduler.setRunEnvironment(null);
+    await retire();
     return undefined;
   }
 }
