@@ -283,7 +283,8 @@ async function applyDurable(
   }
   if (current !== undefined) {
     deps.scheduler.attachDurable(null);
-    await current.close();
+    // The old backend's write queue is already closed; the new backend keeps snapshotting.
+    await current.close({ finalSnapshot: false });
   }
   if (handle === undefined || config.state === null) return undefined;
   const { attachDurableState, createDurableProcessState } = await import('./durable/index.js');
@@ -330,18 +331,22 @@ async function applyJobApi(
     return current;
   }
   // The replacement is bound first and swapped in, then the old one closes: no launch in between
-  // goes without its YACRON2_STATE_* variables.
+  // goes without its YACRON2_STATE_* variables. A fixed listen port the old API still holds
+  // cannot be bound twice: then the old one closes first and the bind is tried once more.
+  let retired = current === undefined;
   const retire = async (): Promise<void> => {
-    if (current !== undefined) await current.api.close();
+    if (retired) return;
+    retired = true;
+    deps.scheduler.setRunEnvironment(null);
+    await current?.api.close();
   };
   if (handle === undefined || settings === null) {
-    deps.scheduler.setRunEnvironment(null);
     await retire();
     return undefined;
   }
-  try {
-    const { startJobApi } = await import('./jobapi/index.js');
-    const api = await startJobApi(
+  const { startJobApi } = await import('./jobapi/index.js');
+  const start = (): Promise<JobApi> =>
+    startJobApi(
       {
         clock: deps.clock,
         logger: deps.logger,
@@ -352,17 +357,29 @@ async function applyJobApi(
       },
       settings,
     );
-    deps.scheduler.setRunEnvironment((run) => api.runEnvironment(run));
-    await retire();
-    return { api, settingsKey };
+  let api: JobApi;
+  try {
+    try {
+      api = await start();
+    } catch (error) {
+      if (retired) throw error;
+      await retire();
+      api = await start();
+    }
   } catch (error) {
     deps.logger.error(
       `Cannot start the job API: ${describeError(error)}; jobs run without YACRON2_STATE_URL`,
     );
-    deps.scheduler.setRunEnvironment(null);
     await retire();
     return undefined;
   }
+  const ready = api;
+  deps.scheduler.setRunEnvironment((run) => ready.runEnvironment(run));
+  if (!retired) {
+    retired = true;
+    await current?.api.close();
+  }
+  return { api, settingsKey };
 }
 
 /** The HTTP view: the scheduler, plus durable trends while a store is configured. */

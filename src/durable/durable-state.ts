@@ -189,7 +189,12 @@ export class DurableState implements DurableCollaborator {
     }
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stop: abort catch-up, write the final counter snapshot (unless `finalSnapshot` is false: a
+   * state-section reload closes the old backend's write queue first, and the next backend keeps
+   * snapshotting) and wait, bounded, for the accepted writes.
+   */
+  async close(options: { readonly finalSnapshot?: boolean } = {}): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#abort.abort();
@@ -197,7 +202,7 @@ export class DurableState implements DurableCollaborator {
     this.#unsubscribers = [];
     this.#rejectMarkers(new Error('the durable state was closed'));
     // The final, unthrottled counter snapshot.
-    if (this.#countersReady) this.#writeCounters();
+    if (this.#countersReady && options.finalSnapshot !== false) this.#writeCounters();
     const giveUp = new AbortController();
     await Promise.race([
       Promise.all([this.#tasks.close(), this.#deps.writes.drain()]),
