@@ -106,6 +106,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const stateDeps = { clock, logger, host, registry: metrics.registry };
   let durableState = await applyStateSection(undefined, config, stateDeps);
   const schedulerStartedAtMs = clock.now();
+  let jobApi: JobApiHandle | undefined;
   const durableDeps: DurableWiringDeps = {
     clock,
     logger,
@@ -118,12 +119,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     process: undefined,
     schedulerStartedAtMs,
+    secretValues: (runId) => jobApi?.api.secretValues(runId),
   };
   let durable = await applyDurable(undefined, undefined, durableState, config, durableDeps);
   warnStatelessOptions(logger, config);
   // The job API is bound before the first launch, so every run (@reboot ones too) gets its
   // YACRON2_STATE_* variables.
-  let jobApi = await applyJobApi(undefined, undefined, durableState, config, {
+  jobApi = await applyJobApi(undefined, undefined, durableState, config, {
     clock,
     logger,
     host,
@@ -263,6 +265,7 @@ interface DurableWiringDeps {
   /** Created with the first durable object; survives state-section reloads. */
   process: DurableProcessState | undefined;
   readonly schedulerStartedAtMs: number;
+  readonly secretValues: (runId: string) => Promise<readonly string[]> | undefined;
 }
 
 /**

@@ -19,6 +19,7 @@ export interface AttachDurableDeps {
   readonly counters?: CounterSnapshots;
   readonly process: DurableProcessState;
   readonly schedulerStartedAtMs: number;
+  readonly secretValues?: (runId: string) => Promise<readonly string[]> | undefined;
 }
 
 export interface DurableBackend {
@@ -62,6 +63,7 @@ export function attachDurableState(
       pidAlive,
       ...(deps.counters === undefined ? {} : { counters: deps.counters }),
       redact: redactSecrets,
+      ...(deps.secretValues === undefined ? {} : { secretValues: deps.secretValues }),
       ...(backend.topology === undefined
         ? {}
         : { sharedStore: () => backend.topology?.() === 'shared' }),

@@ -197,6 +197,8 @@ export interface DaemonOptions {
   /** Default: already open. */
   readonly storeOpened?: Promise<boolean>;
   readonly redact?: (text: string) => string;
+  /** The job API's staged secret values per run id. */
+  readonly secretValues?: (runId: string) => Promise<readonly string[]> | undefined;
   /** Shared ordered journal (appends, run:started, fire:skipped); default a fresh one. */
   readonly journal?: string[];
   /** Re-use a scheduler (a state-section reload keeps the scheduler). */
@@ -311,6 +313,7 @@ export function startDaemon(options: DaemonOptions): Daemon {
       pidAlive: options.pidAlive ?? (() => false),
       ...(options.counters === undefined ? {} : { counters: options.counters }),
       redact: options.redact ?? ((text) => text.replaceAll('hunter2', '[REDACTED]')),
+      ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
     },
     settings,
     config,

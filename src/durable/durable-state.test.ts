@@ -1145,6 +1145,35 @@ void describe('output archival', () => {
     await d.stop();
   });
 
+  void test('a run’s own job-API secrets are scrubbed from its archive even without redaction', async () => {
+    const w = await world();
+    const asked: string[] = [];
+    const d = await boot(w, {
+      jobs: [
+        archived({
+          redactArchivedSecrets: false,
+          secrets: [
+            {
+              name: 'API_TOKEN',
+              source: { value: 'zz-9-plural-z-alpha', fromFile: null, fromEnvVar: null },
+            },
+          ],
+        }),
+      ],
+      // Staged at launch; the job API forgets them when the run ends, before the archive write.
+      secretValues: (runId) => {
+        asked.push(runId);
+        return Promise.resolve(['zz-9-plural-z-alpha']);
+      },
+      runs: { exitCode: 0, stdout: 'calling with zz-9-plural-z-alpha now\n' },
+    });
+    await tick(w.clock, MINUTE);
+    const [record] = await streamData(w.store, 'logs/dump');
+    assert.equal(record!['stdout'], 'calling with [REDACTED] now\n');
+    assert.deepEqual(asked, [d.of('run:started')[0]!.runId], 'asked once, at the start');
+    await d.stop();
+  });
+
   void test('without archiveOutput nothing is archived; an uncaptured stream is null', async () => {
     const w = await world();
     const d = await boot(w, {

@@ -39,6 +39,7 @@ import {
   type LedgerRun,
   type RebootMarker,
 } from './records.js';
+import { REDACTED } from './redact.js';
 import { computeTrends, toTrendRuns, type TrendRun, type TrendsView } from './trends.js';
 
 /** A boot's identity: an exact id (Linux) or a boot time compared with a tolerance. */
@@ -84,6 +85,8 @@ export interface DurableDeps {
   readonly pidAlive: (pid: number) => boolean;
   readonly counters?: CounterSnapshots;
   readonly redact: (text: string) => string;
+  /** The secrets staged for a live run over the job API (scrubbed from its archived output). */
+  readonly secretValues?: (runId: string) => Promise<readonly string[]> | undefined;
   /**
    * Whether other hosts may write this store (topology shared); undefined = assume they may.
    * Only then are the gated jobs' ledger outcomes re-read on a timer.
@@ -145,6 +148,8 @@ export class DurableState implements DurableCollaborator {
    * GET /jobs/{name}/runs shows a reconciled row at once, in ledger order.
    */
   readonly #historyRows = new Map<string, LedgerRun[]>();
+  /** Staged job-API secret values of live runs that archive their output. */
+  readonly #runSecrets = new Map<string, Promise<readonly string[]>>();
 
   constructor(deps: DurableDeps, settings: ResolvedState, config: ResolvedConfig) {
     this.#deps = deps;
@@ -333,6 +338,11 @@ export class DurableState implements DurableCollaborator {
 
   #onRunStarted(event: RunStartedEvent): void {
     const name = event.job.name;
+    if (event.job.archiveOutput && event.job.secrets.length > 0) {
+      // Asked at the start: by the run's end the job API has dropped them.
+      const values = this.#deps.secretValues?.(event.runId);
+      if (values !== undefined) this.#runSecrets.set(event.runId, values);
+    }
     const lives = this.#deps.process.live;
     const live = lives.get(name) ?? 0;
     lives.set(name, live + 1);
@@ -395,20 +405,31 @@ export class DurableState implements DurableCollaborator {
 
   #archive(event: RunFinishedEvent): void {
     const { job, outcome } = event;
-    const scrub = (text: string | undefined): string | null => {
-      if (text === undefined) return null;
-      return job.redactArchivedSecrets ? this.#deps.redact(text) : text;
-    };
-    this.#submit('archive', logsStream(job.name), {
-      job: job.name,
-      host: this.#deps.host,
-      runId: event.runId,
-      outcome: event.record.outcome,
-      finishedAtMs: outcome.finishedAtMs,
-      stdout: scrub(outcome.stdout?.text),
-      stderr: scrub(outcome.stderr?.text),
-      truncated: Boolean(outcome.stdout?.truncated || outcome.stderr?.truncated),
-      redacted: job.redactArchivedSecrets,
+    const { store, writes, host } = this.#deps;
+    const stream = logsStream(job.name);
+    const staged = this.#runSecrets.get(event.runId) ?? Promise.resolve([]);
+    this.#runSecrets.delete(event.runId);
+    writes.submit('archive', stream, async () => {
+      // The run's own staged secrets are scrubbed whatever redactArchivedSecrets says: they
+      // never touch the store.
+      const secrets = (await staged.catch(() => [])).filter((value) => value.length > 0);
+      const scrub = (text: string | undefined): string | null => {
+        if (text === undefined) return null;
+        let scrubbed = text;
+        for (const value of secrets) scrubbed = scrubbed.replaceAll(value, REDACTED);
+        return job.redactArchivedSecrets ? this.#deps.redact(scrubbed) : scrubbed;
+      };
+      return store.append(stream, {
+        job: job.name,
+        host,
+        runId: event.runId,
+        outcome: event.record.outcome,
+        finishedAtMs: outcome.finishedAtMs,
+        stdout: scrub(outcome.stdout?.text),
+        stderr: scrub(outcome.stderr?.text),
+        truncated: Boolean(outcome.stdout?.truncated || outcome.stderr?.truncated),
+        redacted: job.redactArchivedSecrets,
+      });
     });
   }
 

@@ -70,6 +70,17 @@ export class RunRegistry {
       : undefined;
   }
 
+  /**
+   * A copy of the values staged for a live run (empty for an unknown one). Asked before the run
+   * ends, the copy is taken before end() empties the staged map: both wait on the same promise
+   * and its callbacks run in registration order.
+   */
+  secretValues(runId: string): Promise<readonly string[]> {
+    const staged = this.#byRunId.get(runId)?.staged;
+    if (staged === undefined || staged === null) return Promise.resolve([]);
+    return staged.then((secrets) => [...secrets.values()]);
+  }
+
   /** Revoke the run's token, drop its secrets and signal `ended`; false for an unknown run. */
   end(runId: string): boolean {
     const entry = this.#byRunId.get(runId);

@@ -97,6 +97,10 @@ class RunningJobApi implements JobApi {
     };
   }
 
+  secretValues(runId: string): Promise<readonly string[]> {
+    return this.#parts.registry.secretValues(runId);
+  }
+
   runEnded(runId: string): void {
     this.#parts.registry.end(runId);
     this.#parts.holds.releaseRun(runId);

@@ -28,6 +28,11 @@ export interface JobApi extends AsyncDisposableLike {
    * _HOST). Synchronous: it runs on the launch path.
    */
   runEnvironment(run: RunContext): Record<string, string>;
+  /**
+   * The values of the secrets staged for a live run (ask before it ends): output archival scrubs
+   * them, so a job that prints its own secret never lands it in the store.
+   */
+  secretValues(runId: string): Promise<readonly string[]>;
   /** The run ended (or never spawned): revoke its token, drop its secrets, release its locks. */
   runEnded(runId: string): void;
   /** Stop serving: every token is revoked and every held lock released. Idempotent. */
