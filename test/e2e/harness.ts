@@ -503,3 +503,138 @@ export async function waitForLines(
   await waitForFile(path, (content) => content.split('\n').length - 1 >= count, timeoutMs);
   return readLines(path);
 }
+
+// ---- durable state (test/e2e/durable-*.test.ts) ------------------------------------------------
+// The store is read straight from disk, so records can be awaited and inspected with the daemon
+// running, killed or stopped; the control API is reached through the daemon's logged listen URL.
+
+/** Record file names (`<15-digit ms>-<10-digit seq>-<12 hex>.json`) sort in append order. */
+const STORE_RECORD_FILE = /^\d{15}-\d{10}-[0-9a-f]{12}\.json$/;
+
+/** The data of one store record (the `data` of `{"schemaVersion":"v1","data":{...}}`). */
+export type StoreRecord = Readonly<Record<string, unknown>>;
+
+/**
+ * The directory of `stream` in the filesystem store at `storePath`. Only names whose parts use
+ * [a-z0-9_-] are supported: those are stored as is, with the `/` percent-encoded.
+ */
+export function storeStreamDir(
+  storePath: string,
+  stream: string,
+  deploymentId = 'default',
+): string {
+  if (!/^[a-z0-9_-]+(\/[a-z0-9_-]+)*$/.test(stream)) {
+    throw new Error(`storeStreamDir: use a plain lower-case stream name, not ${stream}`);
+  }
+  return join(storePath, deploymentId, 'records', stream.replaceAll('/', '%2F'));
+}
+
+/** Every record of `stream`, oldest first; [] when the stream does not exist (yet). */
+export function readStoreStream(
+  storePath: string,
+  stream: string,
+  deploymentId = 'default',
+): StoreRecord[] {
+  const dir = storeStreamDir(storePath, stream, deploymentId);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const records: StoreRecord[] = [];
+  for (const name of names.filter((entry) => STORE_RECORD_FILE.test(entry)).sort()) {
+    // Records land by rename (never half-written), but a prune may delete one meanwhile.
+    const text = readIfExists(join(dir, name));
+    if (text === null) continue;
+    records.push((JSON.parse(text) as { data: StoreRecord }).data);
+  }
+  return records;
+}
+
+/**
+ * Resolve with a stream's records (oldest first) once `accept(records)` holds; reject after
+ * timeoutMs with what the stream held last. Re-checked every 50 ms: the stream's directory may
+ * not exist yet, and appends are fire-and-forget writes with no output line to wait on. With a
+ * `daemon` (the writer), reject as soon as it exited, with its output.
+ */
+export async function waitForStoreRecords(
+  storePath: string,
+  stream: string,
+  accept: (records: StoreRecord[]) => boolean,
+  { timeoutMs = 15_000, daemon }: { timeoutMs?: number; daemon?: DaemonProcess } = {},
+): Promise<StoreRecord[]> {
+  let last: StoreRecord[] = [];
+  const output = (): string => (daemon ? `; daemon output:\n${daemon.lines.join('\n')}` : '');
+  try {
+    return await waitUntil(
+      () => {
+        last = readStoreStream(storePath, stream);
+        if (accept(last)) return last;
+        if (daemon && !daemon.running)
+          throw new Error(
+            `the daemon exited (${daemon.child.exitCode ?? daemon.child.signalCode})`,
+          );
+        return false;
+      },
+      `records of ${stream}`,
+      { timeoutMs },
+    );
+  } catch (error) {
+    throw new Error(
+      `${(error as Error).message} while waiting for records of ${stream}; the stream held:\n${JSON.stringify(last)}${output()}`,
+    );
+  }
+}
+
+/** The base URL (`http://127.0.0.1:<port>`) of the daemon's TCP web listener, from its log. */
+export async function webUrlOf(daemon: DaemonProcess, timeoutMs = 15_000): Promise<string> {
+  const record = await daemon.waitForLog(/^web: started listening on http:\/\/\S+$/, timeoutMs);
+  return /http:\/\/\S+$/.exec(record.msg)![0];
+}
+
+/** GET `url` and parse the 200 response as JSON. */
+export async function getJson<T = unknown>(url: string): Promise<T> {
+  const response = await fetch(url);
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${body}`);
+  return JSON.parse(body) as T;
+}
+
+/** GET `url` and return the 200 response's body. */
+export async function getText(url: string): Promise<string> {
+  const response = await fetch(url);
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${body}`);
+  return body;
+}
+
+/** POST `url` with no body; returns the status. */
+export async function post(url: string): Promise<number> {
+  const response = await fetch(url, { method: 'POST' });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/**
+ * Resolve once the wall clock reaches `epochMs`. Only for real time a scenario is made of (a
+ * daemon downtime spanning cron slots, a deadline that must be over before an absence is
+ * asserted), never to hope that some event happened meanwhile.
+ */
+export async function waitForInstant(epochMs: number): Promise<void> {
+  for (;;) {
+    const remainingMs = epochMs - Date.now();
+    if (remainingMs <= 0) return;
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, Math.min(remainingMs, 1_000)));
+  }
+}
+
+/**
+ * A 7-field schedule (seconds first) firing at these instants' second-of-minute in every minute:
+ * a test gets exactly the slots it planned, and nothing else for about a minute.
+ */
+export function secondsSchedule(instantsMs: readonly number[]): string {
+  const seconds = [...new Set(instantsMs.map((ms) => Math.floor(ms / 1000) % 60))];
+  return `${seconds.sort((a, b) => a - b).join(',')} * * * * * *`;
+}
