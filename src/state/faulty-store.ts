@@ -17,30 +17,14 @@
 import { constants as osConstants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
 import { createDeferred, type Deferred } from '../common/deferred.js';
-import type {
-  BlobInfo,
-  DeleteDocOptions,
-  DeriveMaxOptions,
-  DerivedMax,
-  DescribeOptions,
-  DocDeleteResult,
-  DocEntry,
-  DocWriteResult,
-  LeaseResult,
-  LeaseState,
-  ListOptions,
-  PutDocOptions,
-  StateRecord,
-  StateStore,
-  StoreDescription,
-  SweepOptions,
-  SweepReport,
-} from './types.js';
+import { DelegatingStateStore, type StoreMethod } from './delegating-store.js';
+import type { StateStore } from './types.js';
 
 export type StoreFault = 'none' | 'hang' | 'eio' | 'enospc' | 'eacces';
 export type StoreErrorFault = Extract<StoreFault, 'eio' | 'enospc' | 'eacces'>;
 /** A StateStore method by name; asyncDispose counts as close. */
-export type StoreOpName = Exclude<keyof StateStore, typeof Symbol.asyncDispose>;
+/** An operation by method name (asyncDispose is close). */
+export type StoreOpName = StoreMethod;
 
 /** Every operation, checked against StateStore: a new method fails to compile until listed. */
 const OP_TABLE = {
@@ -120,8 +104,7 @@ interface HeldWaiter {
   readonly gate: Deferred<void>;
 }
 
-export class FaultyStateStore implements StateStore {
-  readonly #inner: StateStore;
+export class FaultyStateStore extends DelegatingStateStore {
   #fault: StoreFault = 'none';
   #faultedOps: ReadonlySet<StoreOpName> = new Set();
   readonly #calls = new Map<StoreOpName, number>();
@@ -130,12 +113,7 @@ export class FaultyStateStore implements StateStore {
   #waiters: HeldWaiter[] = [];
 
   constructor(inner: StateStore) {
-    this.#inner = inner;
-  }
-
-  /** The wrapped store (inspect it behind the fault's back). */
-  get inner(): StateStore {
-    return this.#inner;
+    super(inner);
   }
 
   get fault(): StoreFault {
@@ -203,7 +181,7 @@ export class FaultyStateStore implements StateStore {
     return this.#faultedOps.has(op) ? this.#fault : 'none';
   }
 
-  #call<T>(op: StoreOpName, work: () => Promise<T>): Promise<T> {
+  protected around<T>(op: StoreOpName, work: () => Promise<T>): Promise<T> {
     this.#calls.set(op, (this.#calls.get(op) ?? 0) + 1);
     const fault = this.#faultFor(op);
     if (fault === 'none') return work();
@@ -222,113 +200,6 @@ export class FaultyStateStore implements StateStore {
     for (const waiter of ready) waiter.gate.resolve();
   }
 
-  open(): Promise<void> {
-    return this.#call('open', () => this.#inner.open());
-  }
-
-  close(): Promise<void> {
-    return this.#call('close', () => this.#inner.close());
-  }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
-
-  append(stream: string, data: object): Promise<StateRecord> {
-    return this.#call('append', () => this.#inner.append(stream, data));
-  }
-
-  list(stream: string, options?: ListOptions): Promise<StateRecord[]> {
-    return this.#call('list', () => this.#inner.list(stream, options));
-  }
-
-  deriveMax(
-    stream: string,
-    field: string,
-    options?: DeriveMaxOptions,
-  ): Promise<DerivedMax | undefined> {
-    return this.#call('deriveMax', () => this.#inner.deriveMax(stream, field, options));
-  }
-
-  prune(stream: string, keep: number): Promise<number> {
-    return this.#call('prune', () => this.#inner.prune(stream, keep));
-  }
-
-  deleteStream(stream: string): Promise<boolean> {
-    return this.#call('deleteStream', () => this.#inner.deleteStream(stream));
-  }
-
-  listStreams(prefix?: string): Promise<string[]> {
-    return this.#call('listStreams', () => this.#inner.listStreams(prefix));
-  }
-
-  getDoc(key: string): Promise<DocEntry | undefined> {
-    return this.#call('getDoc', () => this.#inner.getDoc(key));
-  }
-
-  putDoc(key: string, value: unknown, options?: PutDocOptions): Promise<DocWriteResult> {
-    return this.#call('putDoc', () => this.#inner.putDoc(key, value, options));
-  }
-
-  deleteDoc(key: string, options?: DeleteDocOptions): Promise<DocDeleteResult> {
-    return this.#call('deleteDoc', () => this.#inner.deleteDoc(key, options));
-  }
-
-  listDocs(prefix?: string): Promise<string[]> {
-    return this.#call('listDocs', () => this.#inner.listDocs(prefix));
-  }
-
-  putBlob(bytes: Uint8Array): Promise<string> {
-    return this.#call('putBlob', () => this.#inner.putBlob(bytes));
-  }
-
-  getBlob(sha256: string): Promise<Uint8Array | undefined> {
-    return this.#call('getBlob', () => this.#inner.getBlob(sha256));
-  }
-
-  hasBlob(sha256: string): Promise<boolean> {
-    return this.#call('hasBlob', () => this.#inner.hasBlob(sha256));
-  }
-
-  deleteBlob(sha256: string): Promise<boolean> {
-    return this.#call('deleteBlob', () => this.#inner.deleteBlob(sha256));
-  }
-
-  listBlobs(): Promise<BlobInfo[]> {
-    return this.#call('listBlobs', () => this.#inner.listBlobs());
-  }
-
-  acquireLease(name: string, holder: string, ttlMs: number): Promise<LeaseResult> {
-    return this.#call('acquireLease', () => this.#inner.acquireLease(name, holder, ttlMs));
-  }
-
-  renewLease(name: string, holder: string, fence: number, ttlMs: number): Promise<LeaseResult> {
-    return this.#call('renewLease', () => this.#inner.renewLease(name, holder, fence, ttlMs));
-  }
-
-  releaseLease(name: string, holder: string, fence: number): Promise<boolean> {
-    return this.#call('releaseLease', () => this.#inner.releaseLease(name, holder, fence));
-  }
-
-  inspectLease(name: string): Promise<LeaseState | undefined> {
-    return this.#call('inspectLease', () => this.#inner.inspectLease(name));
-  }
-
-  listLeases(prefix?: string): Promise<LeaseState[]> {
-    return this.#call('listLeases', () => this.#inner.listLeases(prefix));
-  }
-
-  deleteLease(name: string): Promise<boolean> {
-    return this.#call('deleteLease', () => this.#inner.deleteLease(name));
-  }
-
-  describe(options?: DescribeOptions): Promise<StoreDescription> {
-    return this.#call('describe', () => this.#inner.describe(options));
-  }
-
-  sweep(options: SweepOptions): Promise<SweepReport> {
-    return this.#call('sweep', () => this.#inner.sweep(options));
-  }
 }
 
 function sum(counts: ReadonlyMap<StoreOpName, number>): number {

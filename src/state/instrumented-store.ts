@@ -5,25 +5,8 @@
 import type { Clock } from '../common/clock.js';
 import type { StateMetrics, StateOp } from './metrics.js';
 import { TokenBucket } from './rate-limiter.js';
-import type {
-  BlobInfo,
-  DeleteDocOptions,
-  DeriveMaxOptions,
-  DerivedMax,
-  DescribeOptions,
-  DocDeleteResult,
-  DocEntry,
-  DocWriteResult,
-  LeaseResult,
-  LeaseState,
-  ListOptions,
-  PutDocOptions,
-  StateRecord,
-  StateStore,
-  StoreDescription,
-  SweepOptions,
-  SweepReport,
-} from './types.js';
+import { DelegatingStateStore, type StoreMethod } from './delegating-store.js';
+import type { StateStore } from './types.js';
 
 export interface InstrumentedStoreOptions {
   /** state.maxOpsPerSecond; 0 or undefined = no limiter. */
@@ -37,8 +20,34 @@ export interface InstrumentedStoreDeps {
   readonly onOpened?: () => void;
 }
 
-export class InstrumentedStateStore implements StateStore {
-  readonly #inner: StateStore;
+/** The metric label of each forwarded operation (open and close are not metered). */
+const OP_LABELS: Readonly<Record<Exclude<StoreMethod, 'open' | 'close'>, StateOp>> = {
+  append: 'append',
+  list: 'list',
+  deriveMax: 'derive-max',
+  prune: 'prune',
+  deleteStream: 'delete-stream',
+  listStreams: 'list-streams',
+  getDoc: 'get-doc',
+  putDoc: 'put-doc',
+  deleteDoc: 'delete-doc',
+  listDocs: 'list-docs',
+  putBlob: 'put-blob',
+  getBlob: 'get-blob',
+  hasBlob: 'has-blob',
+  deleteBlob: 'delete-blob',
+  listBlobs: 'list-blobs',
+  acquireLease: 'lease-acquire',
+  renewLease: 'lease-renew',
+  releaseLease: 'lease-release',
+  inspectLease: 'lease-inspect',
+  listLeases: 'lease-list',
+  deleteLease: 'lease-delete',
+  describe: 'describe',
+  sweep: 'sweep',
+};
+
+export class InstrumentedStateStore extends DelegatingStateStore {
   readonly #clock: Clock;
   readonly #metrics: StateMetrics | undefined;
   readonly #onOpened: (() => void) | undefined;
@@ -46,37 +55,30 @@ export class InstrumentedStateStore implements StateStore {
   #bucket: TokenBucket | undefined;
 
   constructor(inner: StateStore, options: InstrumentedStoreOptions, deps: InstrumentedStoreDeps) {
-    this.#inner = inner;
+    super(inner);
     this.#clock = deps.clock;
     this.#metrics = deps.metrics;
     this.#onOpened = deps.onOpened;
     this.#ratePerSecond = options.maxOpsPerSecond ?? 0;
   }
 
-  /** The wrapped store. */
-  get inner(): StateStore {
-    return this.#inner;
-  }
-
-  async open(): Promise<void> {
-    await this.#inner.open();
+  override async open(): Promise<void> {
+    await this.inner.open();
     if (this.#ratePerSecond > 0 && !this.#bucket) {
       this.#bucket = new TokenBucket(this.#ratePerSecond, this.#clock);
     }
     this.#onOpened?.();
   }
 
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     this.#bucket?.close();
     this.#bucket = undefined;
-    await this.#inner.close();
+    await this.inner.close();
   }
 
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
-
-  async #run<T>(op: StateOp, work: () => Promise<T>): Promise<T> {
+  protected async around<T>(method: StoreMethod, work: () => Promise<T>): Promise<T> {
+    if (method === 'open' || method === 'close') return work();
+    const op = OP_LABELS[method];
     const bucket = op.startsWith('lease-') ? undefined : this.#bucket;
     if (bucket) {
       const waitedMs = await bucket.take();
@@ -91,101 +93,5 @@ export class InstrumentedStateStore implements StateStore {
       this.#metrics?.observeOp(op, (this.#clock.monotonic() - startedMs) / 1000, true);
       throw error;
     }
-  }
-
-  append(stream: string, data: object): Promise<StateRecord> {
-    return this.#run('append', () => this.#inner.append(stream, data));
-  }
-
-  list(stream: string, options?: ListOptions): Promise<StateRecord[]> {
-    return this.#run('list', () => this.#inner.list(stream, options));
-  }
-
-  deriveMax(
-    stream: string,
-    field: string,
-    options?: DeriveMaxOptions,
-  ): Promise<DerivedMax | undefined> {
-    return this.#run('derive-max', () => this.#inner.deriveMax(stream, field, options));
-  }
-
-  prune(stream: string, keep: number): Promise<number> {
-    return this.#run('prune', () => this.#inner.prune(stream, keep));
-  }
-
-  deleteStream(stream: string): Promise<boolean> {
-    return this.#run('delete-stream', () => this.#inner.deleteStream(stream));
-  }
-
-  listStreams(prefix?: string): Promise<string[]> {
-    return this.#run('list-streams', () => this.#inner.listStreams(prefix));
-  }
-
-  getDoc(key: string): Promise<DocEntry | undefined> {
-    return this.#run('get-doc', () => this.#inner.getDoc(key));
-  }
-
-  putDoc(key: string, value: unknown, options?: PutDocOptions): Promise<DocWriteResult> {
-    return this.#run('put-doc', () => this.#inner.putDoc(key, value, options));
-  }
-
-  deleteDoc(key: string, options?: DeleteDocOptions): Promise<DocDeleteResult> {
-    return this.#run('delete-doc', () => this.#inner.deleteDoc(key, options));
-  }
-
-  listDocs(prefix?: string): Promise<string[]> {
-    return this.#run('list-docs', () => this.#inner.listDocs(prefix));
-  }
-
-  putBlob(bytes: Uint8Array): Promise<string> {
-    return this.#run('put-blob', () => this.#inner.putBlob(bytes));
-  }
-
-  getBlob(sha256: string): Promise<Uint8Array | undefined> {
-    return this.#run('get-blob', () => this.#inner.getBlob(sha256));
-  }
-
-  hasBlob(sha256: string): Promise<boolean> {
-    return this.#run('has-blob', () => this.#inner.hasBlob(sha256));
-  }
-
-  deleteBlob(sha256: string): Promise<boolean> {
-    return this.#run('delete-blob', () => this.#inner.deleteBlob(sha256));
-  }
-
-  listBlobs(): Promise<BlobInfo[]> {
-    return this.#run('list-blobs', () => this.#inner.listBlobs());
-  }
-
-  acquireLease(name: string, holder: string, ttlMs: number): Promise<LeaseResult> {
-    return this.#run('lease-acquire', () => this.#inner.acquireLease(name, holder, ttlMs));
-  }
-
-  renewLease(name: string, holder: string, fence: number, ttlMs: number): Promise<LeaseResult> {
-    return this.#run('lease-renew', () => this.#inner.renewLease(name, holder, fence, ttlMs));
-  }
-
-  releaseLease(name: string, holder: string, fence: number): Promise<boolean> {
-    return this.#run('lease-release', () => this.#inner.releaseLease(name, holder, fence));
-  }
-
-  inspectLease(name: string): Promise<LeaseState | undefined> {
-    return this.#run('lease-inspect', () => this.#inner.inspectLease(name));
-  }
-
-  listLeases(prefix?: string): Promise<LeaseState[]> {
-    return this.#run('lease-list', () => this.#inner.listLeases(prefix));
-  }
-
-  deleteLease(name: string): Promise<boolean> {
-    return this.#run('lease-delete', () => this.#inner.deleteLease(name));
-  }
-
-  describe(options?: DescribeOptions): Promise<StoreDescription> {
-    return this.#run('describe', () => this.#inner.describe(options));
-  }
-
-  sweep(options: SweepOptions): Promise<SweepReport> {
-    return this.#run('sweep', () => this.#inner.sweep(options));
   }
 }
