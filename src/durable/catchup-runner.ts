@@ -58,7 +58,10 @@ export class CatchupRunner {
     if (job.schedule.kind !== 'cron') return;
     const name = job.name;
     const stream = catchupStream(name);
-    const checkpoints = await read(store.list(stream, { limit: 1 }), `read the catch-up checkpoints of ${name}`);
+    const checkpoints = await read(
+      store.list(stream, { limit: 1 }),
+      `read the catch-up checkpoints of ${name}`,
+    );
     const newest = checkpoints[0] === undefined ? undefined : parseCatchup(checkpoints[0].data);
     let watermarkMs: number;
     let alreadyRun: Set<number> | undefined;
@@ -67,14 +70,28 @@ export class CatchupRunner {
       // A restart mid-backfill (or mid-jitter): resume from the watermark it was computed from,
       // minus the slots the ledger shows were backfilled since.
       watermarkMs = newest.watermarkMs;
-      const rows = await read(store.list(runsStream(name), { limit: RESUME_SCAN }), `read the run ledger of ${name}`);
+      const rows = await read(
+        store.list(runsStream(name), { limit: RESUME_SCAN }),
+        `read the run ledger of ${name}`,
+      );
       alreadyRun = new Set();
       for (const record of rows) {
         const run = parseLedgerRun(record.data);
-        if (run?.trigger === 'catchup' && run.scheduledAtMs !== undefined) alreadyRun.add(run.scheduledAtMs);
+        if (run?.trigger === 'catchup' && run.scheduledAtMs !== undefined)
+          alreadyRun.add(run.scheduledAtMs);
       }
     } else {
-      const max = await read(store.deriveMax(runsStream(name), 'finishedAtMs'), `read the watermark of ${name}`);
+      // Only runs that ended before this process's scheduler started: the live loop does not
+      // wait for the store, so a slot it fired meanwhile may already be in the ledger, and taking
+      // it as the watermark would silently forfeit every slot the downtime owes.
+      const untilMs = this.#deps.untilMs;
+      const max = await read(
+        store.deriveMax(runsStream(name), 'finishedAtMs', {
+          where: (data) =>
+            typeof data['finishedAtMs'] === 'number' && data['finishedAtMs'] <= untilMs,
+        }),
+        `read the watermark of ${name}`,
+      );
       // A first-ever run is never "missed": no reference point, schedule forward.
       if (max === undefined || typeof max.value !== 'number') return;
       watermarkMs = max.value;
@@ -107,7 +124,9 @@ export class CatchupRunner {
         mode: job.onMissed,
       });
       if (!landed && this.#deps.onStoreUnavailable === 'fail-closed') {
-        logger.warn(`Job ${name}: cannot record the catch-up checkpoint; not backfilling (fail-closed)`);
+        logger.warn(
+          `Job ${name}: cannot record the catch-up checkpoint; not backfilling (fail-closed)`,
+        );
         return;
       }
     }
