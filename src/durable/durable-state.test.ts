@@ -959,6 +959,31 @@ void describe('missed-run catch-up (runBackfill)', () => {
     await d.stop();
   });
 
+  void test('a live run that lands before the store answers does not become the watermark', async () => {
+    // Start just before a slot with a store that opens late: the live loop fires T0 + 1 h and its
+    // row reaches the ledger before the boot sequence reads the watermark.
+    const w = await world(T0 + HOUR - SECOND);
+    await w.store.append(
+      'runs/report',
+      ledgerRow('report', 'success', LAST_RUN_MS + 30 * SECOND, { host: HOST }),
+    );
+    let open: (opened: boolean) => void = () => undefined;
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-all' })],
+      runs: { exitCode: 0, durationMs: SECOND },
+      storeOpened: new Promise<boolean>((resolve) => {
+        open = resolve;
+      }),
+    });
+    await tick(w.clock, 5 * SECOND);
+    assert.equal(d.of('run:finished').length, 1, 'the live slot ran');
+    assert.ok((await streamData(w.store, 'runs/report')).length === 2, 'and reached the ledger');
+    open(true);
+    await tick(w.clock, 10 * MINUTE);
+    assert.deepEqual(backfills(d), MISSED, 'the downtime is still owed');
+    await d.stop();
+  });
+
   void test('run-all: one launch per missed slot, oldest first, one after another', async () => {
     const w = await downtime();
     const d = await boot(w, {
