@@ -50,10 +50,10 @@ function indent(text: string, spaces: number): string {
 }
 
 /**
- * The first line of every job command of these tests. A run launched between the scheduler's
- * start and the job API's bind gets no YACRON2_STATE_* variables (src/daemon.ts starts the
- * scheduler before awaiting applyJobApi); such a run does nothing here instead of consuming a
- * once-guard or writing an empty result. The race is the daemon's, reported, not tested here.
+ * The first line of every job command of these tests: a run without YACRON2_STATE_* variables
+ * does nothing instead of consuming a once-guard or writing an empty result. The daemon binds
+ * the job API before its first launch (ae248eb); the one remaining window is a reload that must
+ * close an API still holding a fixed port before binding its replacement (job-api-reload).
  */
 export const SKIP_WITHOUT_JOB_API = '[ -n "$YACRON2_STATE_TOKEN" ] || exit 0';
 
