@@ -102,6 +102,8 @@ const OUTCOME_REFRESH_MS = 10_000;
 const REHYDRATE_RUNS = 50;
 /** In-flight records kept per job after each close. */
 const INFLIGHT_KEEP = 20;
+/** In-flight streams are pruned on the first close and every this many after it. */
+const INFLIGHT_PRUNE_EVERY = 10;
 /** How many newest in-flight records reconciliation scans per job. */
 const INFLIGHT_SCAN = 50;
 /** Parallel per-job reads in the boot sequence. */
@@ -134,6 +136,7 @@ export class DurableState implements DurableCollaborator {
     { readonly outcome: DurableOutcome | null; readonly readAtMs: number }
   >();
   readonly #appends = new Map<string, number>();
+  readonly #closes = new Map<string, number>();
   #lastCountersMs = Number.NEGATIVE_INFINITY;
   #countersReady = false;
   readonly #boot: Promise<BootInfo | null>;
@@ -374,7 +377,13 @@ export class DurableState implements DurableCollaborator {
           token: this.#deps.process.token,
           reason: 'finished',
         });
-        this.#submitPrune('inflight', stream, INFLIGHT_KEEP);
+        // Pruned every INFLIGHT_PRUNE_EVERY closes, not each: a prune lists the stream. The
+        // stream stays under INFLIGHT_KEEP + INFLIGHT_PRUNE_EVERY * 2 records, inside the
+        // reconciliation's INFLIGHT_SCAN window.
+        const closes = (this.#closes.get(name) ?? 0) + 1;
+        this.#closes.set(name, closes);
+        if (closes % INFLIGHT_PRUNE_EVERY === 1)
+          this.#submitPrune('inflight', stream, INFLIGHT_KEEP);
       } else {
         lives.set(name, live - 1);
       }
