@@ -23,7 +23,6 @@ import { createScheduler, type Scheduler } from './scheduler/index.js';
 import type { DaemonStateDeps, DaemonStateHandle } from './state/service.js';
 import type { DaemonView, WebServer, WebServerDeps } from './http/index.js';
 import type { DurableProcessState, DurableState } from './durable/index.js';
-import { computeTrends, toTrendRuns } from './durable/trends.js';
 import type { JobApi } from './jobapi/index.js';
 
 /** How often the configuration files are checked for changes (spec: about once a minute). */
@@ -137,7 +136,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   unsubscribers.push(
     scheduler.events.on('run:finished', (event) => jobApi?.api.runEnded(event.runId)),
   );
-  const view = daemonView(scheduler, clock, () => durable);
+  const view = daemonView(scheduler, () => durable);
   const webDeps: WebServerDeps = {
     view,
     control: scheduler,
@@ -386,11 +385,7 @@ async function applyJobApi(
 }
 
 /** The HTTP view: the scheduler, plus durable trends while a store is configured. */
-function daemonView(
-  scheduler: Scheduler,
-  clock: Clock,
-  durable: () => DurableState | undefined,
-): DaemonView {
+function daemonView(scheduler: Scheduler, durable: () => DurableState | undefined): DaemonView {
   return {
     events: scheduler.events,
     getStatus: () => scheduler.getStatus(),
@@ -399,12 +394,8 @@ function daemonView(
     getRuns: (name) => scheduler.getRuns(name),
     getJobConfig: (name) => scheduler.getJobConfig(name),
     getNextFireAtMs: (name) => scheduler.getNextFireAtMs(name),
-    getTrends: (name) => {
-      const current = durable();
-      if (current !== undefined) return current.getTrends(name);
-      const runs = toTrendRuns(scheduler.getRuns(name).runs);
-      return Promise.resolve(computeTrends(name, runs, clock.now(), 'memory'));
-    },
+    // Without a store the route computes the memory windows itself.
+    getTrends: (name) => durable()?.getTrends(name),
   };
 }
 

@@ -20,9 +20,10 @@ function memoryTrends({ view, clock }: JobTrendsDeps, name: string): TrendsView 
 export async function readJobTrends(deps: JobTrendsDeps, name: string): Promise<TrendsView | null> {
   const { view, logger } = deps;
   if (view.getJobConfig(name) === undefined) return null;
-  if (view.getTrends) {
+  const durable = view.getTrends?.(name);
+  if (durable !== undefined) {
     try {
-      return await view.getTrends(name);
+      return await durable;
     } catch (error) {
       if (isYacronError(error, 'YC_ERR_JOB_UNKNOWN')) return null;
       logger.warn(

@@ -179,6 +179,19 @@ void describe('GET /jobs/{name}/trends with durable state', () => {
       { getTrends: () => Promise.reject(new Error('store unmounted')) },
     ));
 
+  void it('answers from memory when the daemon has no durable source right now (undefined)', () =>
+    withApi(
+      async (api) => {
+        await twoRuns(api);
+        const response = await api.app.inject({ method: 'GET', url: '/jobs/every-minute/trends' });
+        assert.equal(response.statusCode, 200);
+        const body = response.json<TrendsBody>();
+        assert.equal(body.source, 'memory');
+        assert.equal(body.windows.all?.total, 2);
+      },
+      { getTrends: () => undefined },
+    ));
+
   void it('404s when the daemon says the job is unknown (removed by a reload meanwhile)', () =>
     withApi(
       async ({ app }) => {

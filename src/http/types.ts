@@ -30,12 +30,13 @@ export interface DaemonView {
   getJobConfig(name: string): ResolvedJob | undefined;
   getNextFireAtMs(name: string): number | null;
   /**
-   * GET /jobs/{name}/trends over the durable run ledger: offered only when a `state` section is
-   * configured (absent = the route computes the windows over getRuns(), source "memory"). It
+   * GET /jobs/{name}/trends over the durable run ledger, while a `state` section is configured
+   * (absent, or answering undefined = the route computes the windows over getRuns(), source
+   * "memory"; a daemon whose state section comes and goes with reloads answers undefined). It
    * should itself answer "memory" when the store fails or times out; a rejection other than
    * YC_ERR_JOB_UNKNOWN (-> 404) is logged and answered from memory too.
    */
-  getTrends?(name: string): Promise<TrendsView>;
+  getTrends?(name: string): Promise<TrendsView> | undefined;
 }
 
 /** Manual control (A.11). Rejections carry YC_ERR_JOB_UNKNOWN / _DISABLED / _NOT_RUNNING / YC_ERR_SHUTTING_DOWN. */
