@@ -1,8 +1,14 @@
 // Conversions between the scheduler's run records and the durable ledger's rows, and the
 // synthetic row crash reconciliation appends. Pure functions.
 import type { ResolvedJob } from '../config/index.js';
-import { formatIsoUtc, type RunFinishedEvent, type RunRecord } from '../scheduler/index.js';
-import { ledgerInstantMs, type InflightOpen, type LedgerRun } from './records.js';
+import {
+  formatIsoUtc,
+  type DurableOutcome,
+  type RunFinishedEvent,
+  type RunRecord,
+} from '../scheduler/index.js';
+import type { JsonObject } from '../state/index.js';
+import { ledgerInstantMs, parseLedgerRun, type InflightOpen, type LedgerRun } from './records.js';
 
 /** The ledger row of a finished run (the A.7 record plus what catch-up and trends read). */
 export function ledgerRowOf(
@@ -68,4 +74,29 @@ export function reconciledRow(job: ResolvedJob, open: InflightOpen, host: string
   return job.onMissed === 'skip'
     ? { ...base, finished_at: startedIso, finishedAtMs: open.startedAtMs }
     : { ...base, finished_at: null, interruptedAtMs: open.startedAtMs };
+}
+
+/** The readable ledger rows among `datas`, oldest first by when they ended. */
+export function parseRuns(datas: readonly JsonObject[]): LedgerRun[] {
+  const runs: LedgerRun[] = [];
+  for (const data of datas) {
+    const run = parseLedgerRun(data);
+    if (run !== undefined) runs.push(run);
+  }
+  // Records from several nodes interleave by write time, not by when their runs ended.
+  return runs.sort((a, b) => ledgerInstantMs(a) - ledgerInstantMs(b));
+}
+
+/** The newest success or failure among `runs` (oldest first); unknown and cancelled ignored. */
+export function newestRealOutcome(runs: readonly LedgerRun[]): DurableOutcome | null {
+  for (let index = runs.length - 1; index >= 0; index--) {
+    const run = runs[index] as LedgerRun;
+    if (
+      (run.outcome === 'success' || run.outcome === 'failure') &&
+      run.finishedAtMs !== undefined
+    ) {
+      return { outcome: run.outcome, finishedAtMs: run.finishedAtMs };
+    }
+  }
+  return null;
 }

@@ -1,0 +1,57 @@
+// The durable collaborator's dependencies and the state that outlives one backend: shapes
+// only, shared by DurableState, the run recorder and the boot steps.
+import type { Clock, Logger } from '../common/index.js';
+import type { Scheduler } from '../scheduler/index.js';
+import type { StateStore, StateWriteQueue } from '../state/index.js';
+
+/** A boot's identity: an exact id (Linux) or a boot time compared with a tolerance. */
+export interface BootInfo {
+  readonly bootId: string | null;
+  readonly bootTimeMs: number | null;
+}
+
+/** What survives a state-section reload: the once-per-process steps and the process token. */
+export interface DurableProcessState {
+  /** Identifies this daemon process in in-flight records (the reconciliation's own-process guard). */
+  readonly token: string;
+  historyRehydrated: boolean;
+  countersSeeded: boolean;
+  catchupEvaluated: boolean;
+  /**
+   * Live instances per job on this node, for the in-flight 0->1 / 1->0 records: kept here so a
+   * run started under one backend still gets its close under the next one.
+   */
+  readonly live: Map<string, number>;
+}
+
+export interface CounterSnapshots {
+  snapshot(): unknown;
+  seed(snapshot: unknown, configuredJobNames: ReadonlySet<string>): void;
+}
+
+export interface DurableDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly host: string;
+  readonly store: StateStore;
+  readonly writes: StateWriteQueue;
+  /** Resolves true once the store is open, false when it closed first. Never rejects. */
+  readonly storeOpened: Promise<boolean>;
+  readonly scheduler: Scheduler;
+  readonly process: DurableProcessState;
+  /** Epoch ms of the scheduler's start-up pass: the live loop fires slots after it. */
+  readonly schedulerStartedAtMs: number;
+  readonly readBoot: () => Promise<BootInfo | null>;
+  readonly sameBoot: (a: BootInfo, b: BootInfo) => boolean;
+  /** Does a process with this pid exist on this host? */
+  readonly pidAlive: (pid: number) => boolean;
+  readonly counters?: CounterSnapshots;
+  readonly redact: (text: string) => string;
+  /** The secrets staged for a live run over the job API (scrubbed from its archived output). */
+  readonly secretValues?: (runId: string) => Promise<readonly string[]> | undefined;
+  /**
+   * Whether other hosts may write this store (topology shared); undefined = assume they may.
+   * Only then are the gated jobs' ledger outcomes re-read on a timer.
+   */
+  readonly sharedStore?: () => boolean | undefined;
+}
