@@ -1,43 +1,44 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseSchedule } from '../schedule/index.js';
-import { catchupJitterOffsetMs, MAX_STEPS, planCatchup, RUN_ALL_CAP } from './catchup-plan.js';
+import {
+  catchupJitterOffsetMs,
+  MAX_STEPS,
+  planCatchup,
+  RUN_ALL_CAP,
+  type CatchupInput,
+  type CatchupPlan,
+} from './catchup-plan.js';
 
 const hourly = parseSchedule('0 * * * *');
 const at = (iso: string): number => Date.parse(iso);
 
-void test('skip never plans a backfill, whatever was missed', () => {
-  const plan = planCatchup({
+/** An hourly run-all job last seen at 00:30, started again at 05:10; override what a case needs. */
+function hourlyPlan(overrides: Partial<CatchupInput> = {}): CatchupPlan {
+  return planCatchup({
     schedule: hourly,
-    onMissed: 'skip',
+    onMissed: 'run-all',
     watermarkMs: at('2026-03-01T00:30:00Z'),
     untilMs: at('2026-03-01T05:10:00Z'),
     startingDeadlineMs: null,
+    ...overrides,
   });
+}
+
+void test('skip never plans a backfill, whatever was missed', () => {
+  const plan = hourlyPlan({ onMissed: 'skip' });
   assert.deepEqual(plan.slots, []);
 });
 
 void test('run-once coalesces five missed slots into one launch of the newest', () => {
-  const plan = planCatchup({
-    schedule: hourly,
-    onMissed: 'run-once',
-    watermarkMs: at('2026-03-01T00:30:00Z'),
-    untilMs: at('2026-03-01T05:10:00Z'),
-    startingDeadlineMs: null,
-  });
+  const plan = hourlyPlan({ onMissed: 'run-once' });
   assert.deepEqual(plan.slots, [at('2026-03-01T05:00:00Z')]);
   assert.equal(plan.missed, 5);
   assert.equal(plan.droppedByCap, 0);
 });
 
 void test('run-all replays each missed slot oldest first', () => {
-  const plan = planCatchup({
-    schedule: hourly,
-    onMissed: 'run-all',
-    watermarkMs: at('2026-03-01T00:30:00Z'),
-    untilMs: at('2026-03-01T03:00:00Z'),
-    startingDeadlineMs: null,
-  });
+  const plan = hourlyPlan({ untilMs: at('2026-03-01T03:00:00Z') });
   assert.deepEqual(plan.slots, [
     at('2026-03-01T01:00:00Z'),
     at('2026-03-01T02:00:00Z'),
@@ -46,13 +47,7 @@ void test('run-all replays each missed slot oldest first', () => {
 });
 
 void test('run-all keeps the newest 100 slots and reports the rest as dropped by the cap', () => {
-  const plan = planCatchup({
-    schedule: hourly,
-    onMissed: 'run-all',
-    watermarkMs: at('2026-03-01T00:30:00Z'),
-    untilMs: at('2026-03-08T00:30:00Z'),
-    startingDeadlineMs: null,
-  });
+  const plan = hourlyPlan({ untilMs: at('2026-03-08T00:30:00Z') });
   assert.equal(plan.missed, 168);
   assert.equal(plan.slots.length, RUN_ALL_CAP);
   assert.equal(plan.droppedByCap, 68);
@@ -60,13 +55,7 @@ void test('run-all keeps the newest 100 slots and reports the rest as dropped by
 });
 
 void test('startingDeadlineSeconds drops slots older than the deadline', () => {
-  const plan = planCatchup({
-    schedule: hourly,
-    onMissed: 'run-all',
-    watermarkMs: at('2026-03-01T00:30:00Z'),
-    untilMs: at('2026-03-01T05:10:00Z'),
-    startingDeadlineMs: 2.5 * 3_600_000,
-  });
+  const plan = hourlyPlan({ startingDeadlineMs: 2.5 * 3_600_000 });
   assert.deepEqual(plan.slots, [
     at('2026-03-01T03:00:00Z'),
     at('2026-03-01T04:00:00Z'),
@@ -77,24 +66,14 @@ void test('startingDeadlineSeconds drops slots older than the deadline', () => {
 
 void test('a watermark at or after the window owes nothing', () => {
   for (const watermark of ['2026-03-01T05:10:00Z', '2026-03-01T06:00:00Z']) {
-    const plan = planCatchup({
-      schedule: hourly,
-      onMissed: 'run-all',
-      watermarkMs: at(watermark),
-      untilMs: at('2026-03-01T05:10:00Z'),
-      startingDeadlineMs: null,
-    });
+    const plan = hourlyPlan({ watermarkMs: at(watermark) });
     assert.deepEqual(plan.slots, []);
   }
 });
 
 void test('slots already backfilled by an interrupted checkpoint are not replayed', () => {
-  const plan = planCatchup({
-    schedule: hourly,
-    onMissed: 'run-all',
-    watermarkMs: at('2026-03-01T00:30:00Z'),
+  const plan = hourlyPlan({
     untilMs: at('2026-03-01T03:00:00Z'),
-    startingDeadlineMs: null,
     alreadyRun: new Set([at('2026-03-01T01:00:00Z')]),
   });
   assert.deepEqual(plan.slots, [at('2026-03-01T02:00:00Z'), at('2026-03-01T03:00:00Z')]);
