@@ -22,3 +22,11 @@ export { createDeferred, type Deferred } from './deferred.js';
 export { TaskSet } from './task-set.js';
 export { secondsToMs, formatSeconds } from './duration.js';
 export { readPackageVersion } from './package-version.js';
+export {
+  PyFloat,
+  pyFloat,
+  dumpPythonJson,
+  pythonFloatRepr,
+  pythonJsonString,
+  compareCodePoints,
+} from './python-json.js';
