@@ -1,5 +1,6 @@
 // The composition root: the one place that builds real I/O (system clock, child processes,
 // stdout/stderr, signals) and wires the scheduler, the reporters and the reload loop.
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Counter } from 'prom-client';
 import {
@@ -102,6 +103,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // The store opens in the background: a slow or dead store never delays scheduling. The
   // durable collaborator is attached before the start-up pass (it decides @reboot boot markers).
   const host = env.HOSTNAME;
+  // The daemon's per-process token (12 hex, the reference's `proc`): job-API lock holders carry it.
+  const processToken = randomBytes(6).toString('hex');
   const stateDeps = { clock, logger, host, registry: metrics.registry };
   let durableState = await applyStateSection(undefined, config, stateDeps);
   const schedulerStartedAtMs = clock.now();
@@ -128,6 +131,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clock,
     logger,
     host,
+    processToken,
     env,
     scheduler,
   });
@@ -177,6 +181,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       clock,
       logger,
       host,
+      processToken,
       env,
       scheduler,
     });
@@ -323,6 +328,7 @@ async function applyJobApi(
     clock: Clock;
     logger: Logger;
     host: string;
+    processToken: string;
     env: NodeJS.ProcessEnv;
     scheduler: Scheduler;
   },
@@ -353,6 +359,7 @@ async function applyJobApi(
         clock: deps.clock,
         logger: deps.logger,
         host: deps.host,
+        processToken: deps.processToken,
         store: handle.service.store,
         storeOpened: handle.service.opened,
         env: deps.env,

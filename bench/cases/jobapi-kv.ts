@@ -64,6 +64,7 @@ async function measure(store: StateModule.StateStore): Promise<number[]> {
       clock: common.systemClock,
       logger: common.silentLogger(),
       host: 'bench-host',
+      processToken: 'be0123456789',
       store,
       storeOpened: Promise.resolve(true),
       env: {},
@@ -115,10 +116,14 @@ const fsMs = await measure(fsStore);
 // The same pair as direct store calls (no HTTP, no API): the floor the store itself sets.
 const fsStoreOnlyMs: number[] = [];
 for (let n = 0; n < warmUp + roundTrips; n++) {
-  const key = `kv/bench-etl/direct-${n % 16}`;
+  const key = `direct-${n % 16}`;
   const started = performance.now();
-  await fsStore.putDoc(key, { n, at: 'x' });
-  await fsStore.getDoc(key);
+  await fsStore.updateDocument('kv/bench-etl', key, () => ({
+    kind: 'write',
+    body: { key, updatedAt: n / 1000, value: { n, at: 'x' } },
+    result: null,
+  }));
+  await fsStore.getDocument('kv/bench-etl', key);
   if (n >= warmUp) fsStoreOnlyMs.push(performance.now() - started);
 }
 await fsStore.close();

@@ -1,6 +1,6 @@
 // Group state: the filesystem state store's hot paths (worker cases/state-store.ts): append
 // latency and throughput, derive-max and list over 1,000 records, lease acquire/renew and a
-// document compare-and-set. Each process writes a fresh store under the bench work dir.
+// document read-modify-write. Each process writes a fresh store under the bench work dir.
 import * as path from 'node:path';
 import { metricLine, unmeasured, type Target } from '../lib/metric.js';
 import { max, median, percentile, round, roundAll } from '../lib/stats.js';
@@ -34,7 +34,7 @@ function acrossProcesses(
 export const stateGroup: BenchGroup = {
   id: 'state',
   summary:
-    'durable state store: append p50/p99 and rate, derive-max/list over 1,000 records, lease acquire/renew, doc CAS',
+    'durable state store: append p50/p99 and rate, derive-max/list over 1,000 records, lease acquire/renew, doc update',
   metricPrefixes: ['state.'],
   async run(context) {
     const { runs, failures } = await runFresh(context, 'cases/state-store.js', PROCESSES, {
@@ -166,7 +166,7 @@ export const stateGroup: BenchGroup = {
       'casMs',
       50,
       null,
-      'getDoc + putDoc(expectedVersion) (flock + fsynced write)',
+      'updateDocument read-modify-write (flock + strict read + fsynced write; was getDoc + putDoc CAS)',
     );
   },
 };

@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   YC_ERR_STATE_VALUE_INVALID: 'a value cannot be stored as plain JSON',
   YC_ERR_STATE_TIMEOUT: 'a state store operation did not finish in time',
   YC_ERR_STATE_CORRUPT: 'a state file that must not be skipped is unreadable',
+  YC_ERR_STATE_SCHEMA: 'a state file was written by a newer record scheme',
+  YC_ERR_STATE_UNSAFE: 'a state store directory is not safe to use',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

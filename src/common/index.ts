@@ -29,4 +29,5 @@ export {
   pythonFloatRepr,
   pythonJsonString,
   compareCodePoints,
+  pythonIsoformatUtc,
 } from './python-json.js';

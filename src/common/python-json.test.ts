@@ -5,6 +5,7 @@ import {
   dumpPythonJson,
   pyFloat,
   pythonFloatRepr,
+  pythonIsoformatUtc,
   pythonJsonString,
 } from './python-json.js';
 
@@ -111,4 +112,17 @@ void test('values convert like JSON.stringify: toJSON, undefined dropped from ob
   assert.throws(() => dumpPythonJson(undefined), TypeError);
   const shared = { n: 1 };
   assert.equal(dumpPythonJson({ a: shared, b: shared }), '{"a":{"n":1},"b":{"n":1}}');
+});
+
+void test('pythonIsoformatUtc() is isoformat() of an aware UTC datetime: microseconds, or none when 0', () => {
+  assert.equal(
+    pythonIsoformatUtc(Date.UTC(2026, 11, 1, 14, 30, 51, 560)),
+    '2026-12-01T14:30:51.560000+00:00',
+  );
+  assert.equal(pythonIsoformatUtc(Date.UTC(2026, 11, 1, 14, 30, 51)), '2026-12-01T14:30:51+00:00');
+  assert.equal(
+    pythonIsoformatUtc(Date.UTC(2026, 11, 1, 14, 30, 51) + 0.593),
+    '2026-12-01T14:30:51.000593+00:00',
+  );
+  assert.equal(pythonIsoformatUtc(1796135451560.593), '2026-12-01T14:30:51.560593+00:00');
 });

@@ -166,3 +166,17 @@ export function dumpPythonJson(value: unknown): string {
   if (isSkipped(prepared(value, ''))) throw new TypeError('undefined has no JSON form');
   return dump(value, '');
 }
+
+/**
+ * Python's `datetime.isoformat()` of an aware UTC instant: `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`,
+ * with the fraction omitted when the microsecond is 0 (the reference's timestamps; they compare
+ * as strings, so the shape must be exact). Sub-microsecond digits of `epochMs` are rounded.
+ */
+export function pythonIsoformatUtc(epochMs: number): string {
+  const micros = Math.round(epochMs * 1000);
+  const wholeMs = Math.floor(micros / 1000);
+  const microsecond = micros - Math.floor(micros / 1e6) * 1e6;
+  const base = new Date(wholeMs).toISOString().slice(0, 19);
+  const fraction = microsecond === 0 ? '' : `.${String(microsecond).padStart(6, '0')}`;
+  return `${base}${fraction}+00:00`;
+}

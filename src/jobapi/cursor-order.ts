@@ -1,6 +1,8 @@
-// The order a monotonic cursor moves in (seed "Cursor / watermark"): numbers compare
-// numerically (9 < 10), strings by UTF-16 code unit (ISO-8601 timestamps sort as written). Any
-// other pairing (number vs string, objects, booleans, null) is not comparable. Pure.
+// The order a monotonic cursor moves in, as the Python reference compares
+// (docs/job-state.md "Cursor / watermark"): numbers numerically (9 < 10), strings by code point
+// (ISO-8601 timestamps sort as written). Any other pairing (number vs string, objects, lists,
+// booleans, null) is not comparable. Pure.
+import { compareCodePoints } from '../common/index.js';
 
 export type CursorComparison = 'greater' | 'not-greater' | 'incomparable';
 
@@ -10,7 +12,7 @@ export function compareCursor(next: unknown, current: unknown): CursorComparison
     return next > current ? 'greater' : 'not-greater';
   }
   if (typeof next === 'string' && typeof current === 'string') {
-    return next > current ? 'greater' : 'not-greater';
+    return compareCodePoints(next, current) > 0 ? 'greater' : 'not-greater';
   }
   return 'incomparable';
 }

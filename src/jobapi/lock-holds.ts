@@ -1,5 +1,6 @@
 // Mutexes and semaphores held for runs (http-api B.4 "Lock semantics"): permit i of a lock is
-// the TTL lease `lock/<scope>/<name>#<i>`; the daemon holds it under a holder unique to the hold,
+// the TTL lease `lock/<scope>/<name>#<i>`; the daemon holds it under a holder unique to the hold
+// (`<host>#<process token>#<32 hex>`, the reference's shape),
 // renews it every max(1 s, ttl/3) and releases it on release, at run end, or at close. A lease
 // lost to a takeover keeps the hold "believed" (at-least-once): the job still has its fence.
 import { randomBytes } from 'node:crypto';
@@ -56,6 +57,8 @@ export interface LockHoldsDeps {
   readonly tasks: TaskSet;
   /** Part of each holder string, so `state` inspection shows which node holds a permit. */
   readonly host: string;
+  /** The daemon's per-process token (12 lower-case hex), the holder's middle part. */
+  readonly processToken: string;
 }
 
 /** The renew cadence: a third of the TTL, at least a second. */
@@ -86,7 +89,7 @@ export class LockHolds {
    */
   async acquire(run: LiveRun, request: LockRequest, clientGone: AbortSignal): Promise<LockReply> {
     const { clock } = this.#deps;
-    const holder = `${this.#deps.host}/${run.context.runId}/${randomBytes(8).toString('hex')}`;
+    const holder = `${this.#deps.host}#${this.#deps.processToken}#${randomBytes(16).toString('hex')}`;
     const deadline = request.blockMs === null ? Infinity : clock.monotonic() + request.blockMs;
     const stop = new AbortController();
     const onStop = (): void => stop.abort();

@@ -1,11 +1,8 @@
 // The names a job hands the API (scopes, keys, cursor, lock and artifact names): hostile ones are
 // refused at the edge with a 400 (the store percent-encodes anyway; this is defence in depth),
-// and accepted ones are composed into store names. Pure; no I/O.
-//
-// Invariant: a composed document or lease name is `<family>/<scope>/<escaped name>` where the
-// escaped name holds no `/`, so the scope is exactly what lies between the family and the LAST
-// slash. Scopes may contain slashes (`dagxcom/<dag>/<runId>`); without the escape, job `a` could
-// reach job `a/b`'s key `x` as its own key `b/x`.
+// and accepted ones are composed into the reference's store names. Documents live in one
+// namespace per family and scope (`kv/<scope>`) with the user's key as given, so scopes with
+// slashes (`dagxcom/<dag>/<runId>`) never meet another scope's keys. Pure; no I/O.
 import { ApiError } from './api-error.js';
 
 /** Longest accepted scope, key or name, in UTF-16 code units. */
@@ -33,50 +30,19 @@ export function checkName(field: string, name: string): string {
   return name;
 }
 
-/** `%` → `%25` and `/` → `%2F`: injective, and names without either are unchanged. */
-export function escapeNamePart(name: string): string {
-  return name.replace(/[%/]/g, (char) => (char === '%' ? '%25' : '%2F'));
-}
-
-export function unescapeNamePart(escaped: string): string {
-  return escaped.replace(/%(25|2F)/g, (match) => (match === '%25' ? '%' : '/'));
-}
-
+/** The document families of the job API; a family and a scope make a document namespace. */
 export type DocFamily = 'kv' | 'cursor' | 'idem';
 
-/** `kv/<scope>/<key>` and its siblings (the namespaces the /state/documents route lists). */
-export function docKey(family: DocFamily, scope: string, name: string): string {
-  return `${docPrefix(family, scope)}${escapeNamePart(name)}`;
-}
-
-/** The listing prefix of one scope's documents of a family. */
-export function docPrefix(family: DocFamily, scope: string): string {
-  return `${family}/${scope}/`;
+/** `kv/<scope>` and its siblings: one document namespace (one directory) per scope. */
+export function docNamespace(family: DocFamily, scope: string): string {
+  return `${family}/${scope}`;
 }
 
 /**
- * The names of the listed keys that belong to `scope` itself (a deeper scope `scope/x` shares
- * the listing prefix; its keys carry a raw `/` after it), unescaped.
+ * One permit of a lock or semaphore: `lock/<scope>/<name>#<slot>`, the reference's lease name
+ * as it composes it (the name is not escaped, so scope `a` name `b/c` and scope `a/b` name `c`
+ * are the same lock for both implementations; see docs/job-state.md "Locks").
  */
-export function namesInScope(family: DocFamily, scope: string, keys: readonly string[]): string[] {
-  const prefix = docPrefix(family, scope);
-  const names: string[] = [];
-  for (const key of keys) {
-    if (!key.startsWith(prefix)) continue;
-    const rest = key.slice(prefix.length);
-    if (rest === '' || rest.includes('/')) continue;
-    names.push(unescapeNamePart(rest));
-  }
-  return names.sort(compareCodeUnits);
-}
-
-/** One permit of a lock or semaphore: `lock/<scope>/<name>#<slot>`. */
 export function lockLeaseName(scope: string, name: string, slot: number): string {
-  return `lock/${scope}/${escapeNamePart(name)}#${slot}`;
-}
-
-/** Plain string order by UTF-16 code units (what Array.prototype.sort does by default). */
-export function compareCodeUnits(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
+  return `lock/${scope}/${name}#${slot}`;
 }

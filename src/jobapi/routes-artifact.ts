@@ -1,11 +1,11 @@
 // The artifact store (http-api B.4 /v1/artifact/*): payloads are content-addressed blobs; each
-// put appends a record {name, sha256, size, at} to the stream `artifacts/<scope>` (the names GC
-// reads, src/state/gc-rules.ts and gc-inventory.ts). Reads are newest-record-wins per name; a
+// put appends the reference's record {at: float epoch s, name, sha256, size} to the stream
+// `artifacts/<scope>` (the names GC reads, src/state/gc-rules.ts and gc-inventory.ts). Reads are newest-record-wins per name; a
 // record whose blob GC already swept answers 410.
-import type { StateRecord } from '../state/index.js';
-import { artifactStream } from '../state/gc-rules.js';
+import { compareCodePoints, pyFloat } from '../common/index.js';
+import { artifactStream, type StateRecord } from '../state/index.js';
 import { ApiError } from './api-error.js';
-import { checkName, compareCodeUnits } from './names.js';
+import { checkName } from './names.js';
 import { optionalString, queryFields, requiredString } from './request-fields.js';
 import {
   NOT_FOUND,
@@ -31,7 +31,8 @@ function entryOf(record: StateRecord): ArtifactEntry | undefined {
   if (typeof name !== 'string' || typeof sha256 !== 'string' || typeof size !== 'number') {
     return undefined;
   }
-  return { name, sha256, size, at: typeof at === 'number' ? at : epochSeconds(record.writtenAtMs) };
+  const fallback = Number.isFinite(record.writtenAtMs) ? epochSeconds(record.writtenAtMs) : 0;
+  return { name, sha256, size, at: typeof at === 'number' ? at : fallback };
 }
 
 /** The newest readable version of each name (records come newest first). */
@@ -68,9 +69,9 @@ export function artifactRoutes(services: RouteServices): Record<string, Route> {
           );
         }
         const sha256 = await gate.call('store an artifact', (store) => store.putBlob(request.body));
-        const entry: ArtifactEntry = { name, sha256, size, at: epochSeconds(clock.now()) };
+        const at = pyFloat(epochSeconds(clock.now()));
         await gate.call('record an artifact', (store) =>
-          store.append(artifactStream(scope), entry),
+          store.append(artifactStream(scope), { at, name, sha256, size }),
         );
         return jsonReply({ sha256, size });
       },
@@ -112,7 +113,7 @@ export function artifactRoutes(services: RouteServices): Record<string, Route> {
           store.list(artifactStream(scope)),
         );
         const artifacts = [...newestPerName(records).values()].sort((a, b) =>
-          compareCodeUnits(a.name, b.name),
+          compareCodePoints(a.name, b.name),
         );
         return jsonReply({ scope, artifacts });
       },

@@ -1,10 +1,12 @@
-// Monotonic cursors (http-api B.4 /v1/cursor/*): documents `cursor/<scope>/<name>` holding the
-// value. advance is a compare-and-set loop, so concurrent advancers (other runs, other nodes on
-// a shared store) converge on the furthest value and a replayed batch never walks it back.
+// Monotonic cursors (http-api B.4 /v1/cursor/*): one document per cursor in namespace
+// `cursor/<scope>`, in the reference's body `{name, updatedAt, value}`. advance decides under
+// the document's lock, so concurrent advancers (other runs, other nodes, reference nodes on a
+// shared store) converge on the furthest value and a replayed batch never walks it back.
 import { ApiError } from './api-error.js';
-import { compareCursor, describeCursorType } from './cursor-order.js';
+import { describeCursorType } from './cursor-order.js';
+import { advanceCursor, readStoredValue } from './documents.js';
 import { checkPortable, checkValueSize } from './json-values.js';
-import { checkName, docKey } from './names.js';
+import { checkName, docNamespace } from './names.js';
 import {
   bodyFields,
   optionalFlag,
@@ -16,7 +18,6 @@ import {
 import {
   NOT_FOUND,
   conflict,
-  epochSeconds,
   jsonReply,
   readJsonBody,
   type Route,
@@ -24,26 +25,23 @@ import {
   type RouteServices,
 } from './route-types.js';
 import { resolveScope } from './scopes.js';
-import { unavailable } from './store-gate.js';
 
-/** Compare-and-set attempts before giving up (each loser saw another writer make progress). */
-export const MAX_CAS_ATTEMPTS = 64;
-
-function cursorKey(request: RouteRequest, fields: FieldSource): string {
+function cursorRef(request: RouteRequest, fields: FieldSource): { ns: string; name: string } {
   const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
-  return docKey('cursor', scope, checkName('name', requiredString(fields, 'name')));
+  return { ns: docNamespace('cursor', scope), name: checkName('name', requiredString(fields, 'name')) };
 }
 
 export function cursorRoutes(services: RouteServices): Record<string, Route> {
-  const { gate } = services;
+  const { gate, clock } = services;
   return {
     '/v1/cursor/get': {
       method: 'GET',
       async handle(request) {
-        const key = cursorKey(request, queryFields(request.query));
-        const doc = await gate.call('read a cursor', (store) => store.getDoc(key));
-        if (doc === undefined) return NOT_FOUND;
-        return jsonReply({ value: doc.value, updatedAt: epochSeconds(doc.updatedAtMs) });
+        const { ns, name } = cursorRef(request, queryFields(request.query));
+        const doc = await gate.call('read a cursor', (store) => store.getDocument(ns, name));
+        const stored = readStoredValue(doc);
+        if (stored === undefined) return NOT_FOUND;
+        return jsonReply({ value: stored.value, updatedAt: stored.updatedAt });
       },
     },
     '/v1/cursor/advance': {
@@ -51,36 +49,27 @@ export function cursorRoutes(services: RouteServices): Record<string, Route> {
       async handle(request) {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);
-        const key = cursorKey(request, fields);
+        const { ns, name } = cursorRef(request, fields);
         if (!fields.has('value')) throw new ApiError(400, 'value is required');
         const value = fields.get('value');
         checkPortable(value, text);
         checkValueSize(value, services.settings.maxValueBytes, 'cursor value');
-        if (optionalFlag(fields, 'force')) {
-          await gate.call('write a cursor', (store) => store.putDoc(key, value));
-          return jsonReply({ value, advanced: true });
+        const force = optionalFlag(fields, 'force');
+        const outcome = await gate.call('advance a cursor', (store) =>
+          store.updateDocument(ns, name, (current) =>
+            advanceCursor(current, name, value, force, clock.now()),
+          ),
+        );
+        switch (outcome.kind) {
+          case 'advanced':
+            return jsonReply({ value: outcome.value, advanced: true });
+          case 'unchanged':
+            return jsonReply({ value: outcome.value, advanced: false });
+          case 'incomparable':
+            throw conflict(
+              `cursor value (${describeCursorType(value)}) is not comparable with the stored value (${describeCursorType(outcome.current)}); pass force to overwrite`,
+            );
         }
-        let current = await gate.call('read a cursor', (store) => store.getDoc(key));
-        for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-          if (current !== undefined) {
-            const order = compareCursor(value, current.value);
-            if (order === 'incomparable') {
-              throw conflict(
-                `cursor value (${describeCursorType(value)}) is not comparable with the stored value (${describeCursorType(current.value)}); pass force to overwrite`,
-              );
-            }
-            if (order === 'not-greater')
-              return jsonReply({ value: current.value, advanced: false });
-          }
-          const expectedVersion = current?.version ?? null;
-          const put = await gate.call('advance a cursor', (store) =>
-            store.putDoc(key, value, { expectedVersion }),
-          );
-          if (put.ok) return jsonReply({ value, advanced: true });
-          // Another writer got there first: decide again against what it wrote.
-          current = put.current;
-        }
-        throw unavailable(`the cursor kept changing under ${MAX_CAS_ATTEMPTS} advance attempts`);
       },
     },
   };

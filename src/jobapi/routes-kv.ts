@@ -1,8 +1,10 @@
-// Durable key/value (http-api B.4 /v1/kv/*): documents `kv/<scope>/<key>` holding the value
-// itself; last write wins. A stored null is a value (200), an absent key a bare 404.
+// Durable key/value (http-api B.4 /v1/kv/*): one document per key in namespace `kv/<scope>`,
+// in the reference's body `{key, updatedAt, value}` (src/jobapi/documents.ts); last write wins.
+// A stored null is a value (200), an absent key a bare 404.
 import { ApiError } from './api-error.js';
+import { deleteDocument, readStoredValue, setKv } from './documents.js';
 import { checkPortable, checkValueSize } from './json-values.js';
-import { checkName, docKey, docPrefix, namesInScope } from './names.js';
+import { checkName, docNamespace } from './names.js';
 import {
   bodyFields,
   optionalString,
@@ -12,7 +14,6 @@ import {
 } from './request-fields.js';
 import {
   NOT_FOUND,
-  epochSeconds,
   jsonReply,
   readJsonBody,
   type Route,
@@ -21,9 +22,6 @@ import {
 } from './route-types.js';
 import { resolveScope } from './scopes.js';
 
-/** How many documents a listing reads at once. */
-const LIST_READ_CONCURRENCY = 16;
-
 function scopeAndKey(request: RouteRequest, fields: FieldSource): { scope: string; key: string } {
   const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
   const key = checkName('key', requiredString(fields, 'key'));
@@ -31,17 +29,18 @@ function scopeAndKey(request: RouteRequest, fields: FieldSource): { scope: strin
 }
 
 export function kvRoutes(services: RouteServices): Record<string, Route> {
-  const { gate } = services;
+  const { gate, clock } = services;
   return {
     '/v1/kv/get': {
       method: 'GET',
       async handle(request) {
         const { scope, key } = scopeAndKey(request, queryFields(request.query));
         const doc = await gate.call('read a key', (store) =>
-          store.getDoc(docKey('kv', scope, key)),
+          store.getDocument(docNamespace('kv', scope), key),
         );
-        if (doc === undefined) return NOT_FOUND;
-        return jsonReply({ value: doc.value, updatedAt: epochSeconds(doc.updatedAtMs) });
+        const stored = readStoredValue(doc);
+        if (stored === undefined) return NOT_FOUND;
+        return jsonReply({ value: stored.value, updatedAt: stored.updatedAt });
       },
     },
     '/v1/kv/set': {
@@ -54,21 +53,22 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
         const value = fields.get('value');
         checkPortable(value, text);
         checkValueSize(value, services.settings.maxValueBytes, 'value');
-        const put = await gate.call('write a key', (store) =>
-          store.putDoc(docKey('kv', scope, key), value),
+        const updatedAt = await gate.call('write a key', (store) =>
+          store.updateDocument(docNamespace('kv', scope), key, () =>
+            setKv(key, value, clock.now()),
+          ),
         );
-        if (!put.ok) throw new ApiError(503, 'state backend unavailable: the write did not land');
-        return jsonReply({ ok: true, updatedAt: epochSeconds(put.updatedAtMs) });
+        return jsonReply({ ok: true, updatedAt });
       },
     },
     '/v1/kv/delete': {
       method: 'POST',
       async handle(request) {
         const { scope, key } = scopeAndKey(request, bodyFields(readJsonBody(request).object));
-        const deleted = await gate.call('delete a key', (store) =>
-          store.deleteDoc(docKey('kv', scope, key)),
+        const existed = await gate.call('delete a key', (store) =>
+          store.updateDocument(docNamespace('kv', scope), key, deleteDocument),
         );
-        return jsonReply({ existed: deleted.ok && deleted.existed });
+        return jsonReply({ existed });
       },
     },
     '/v1/kv/list': {
@@ -78,28 +78,13 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
           request.run.context.job,
           optionalString(queryFields(request.query), 'scope'),
         );
-        const listed = await gate.call('list keys', (store) =>
-          store.listDocs(docPrefix('kv', scope)),
+        const docs = await gate.call('list keys', (store) =>
+          store.listDocuments(docNamespace('kv', scope)),
         );
-        const names = namesInScope('kv', scope, listed);
         const keys: { key: string; value: unknown; updatedAt: number }[] = [];
-        for (let start = 0; start < names.length; start += LIST_READ_CONCURRENCY) {
-          const batch = names.slice(start, start + LIST_READ_CONCURRENCY);
-          const docs = await Promise.all(
-            batch.map((key) =>
-              gate.call('read a key', (store) => store.getDoc(docKey('kv', scope, key))),
-            ),
-          );
-          docs.forEach((doc, index) => {
-            // A key deleted between the listing and the read is simply gone.
-            if (doc !== undefined) {
-              keys.push({
-                key: batch[index] ?? '',
-                value: doc.value,
-                updatedAt: epochSeconds(doc.updatedAtMs),
-              });
-            }
-          });
+        for (const doc of docs) {
+          const stored = readStoredValue(doc);
+          if (stored !== undefined) keys.push({ key: doc.key, ...stored });
         }
         return jsonReply({ scope, keys });
       },

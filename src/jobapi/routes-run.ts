@@ -1,7 +1,7 @@
 // The calling run's own facts and its staged secrets (http-api B.4 /v1/run, /v1/secret/*).
 // Neither touches the store: secrets live only in memory, for the run they were staged for.
+import { compareCodePoints } from '../common/index.js';
 import { formatIsoUtc } from '../scheduler/index.js';
-import { compareCodeUnits } from './names.js';
 import { queryFields, requiredString } from './request-fields.js';
 import { NOT_FOUND, jsonReply, type Route, type RouteServices } from './route-types.js';
 
@@ -35,7 +35,7 @@ export function runRoutes(services: RouteServices): Record<string, Route> {
     '/v1/secret/list': {
       method: 'GET',
       async handle(request) {
-        const names = [...(await request.run.secrets()).keys()].sort(compareCodeUnits);
+        const names = [...(await request.run.secrets()).keys()].sort(compareCodePoints);
         return jsonReply({ names });
       },
     },

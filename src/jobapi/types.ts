@@ -4,13 +4,15 @@
 import type { AsyncDisposableLike } from './disposable.js';
 import type { Clock, Logger } from '../common/index.js';
 import type { RunContext } from '../scheduler/index.js';
-import type { StateStore } from '../state/types.js';
+import type { StateStore } from '../state/index.js';
 
 export interface JobApiDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   /** YACRON2_HOST: the node's host identity. */
   readonly host: string;
+  /** The daemon's per-process token (12 lower-case hex): lock holders are `<host>#<token>#…`. */
+  readonly processToken: string;
   /** The state service's (metered, rate-limited) store; it may still be opening. */
   readonly store: StateStore;
   /** Resolves true once the store is open, false when it was closed first. Never rejects. */

@@ -3,17 +3,14 @@
 // wrapper states only what it adds. Must not: change arguments or results on its own.
 import type {
   BlobInfo,
-  DeleteDocOptions,
   DeriveMaxOptions,
   DerivedMax,
   DescribeOptions,
-  DocDeleteResult,
-  DocEntry,
-  DocWriteResult,
+  DocumentDecision,
   LeaseResult,
   LeaseState,
   ListOptions,
-  PutDocOptions,
+  StateDocument,
   StateRecord,
   StateStore,
   StoreDescription,
@@ -75,20 +72,20 @@ export abstract class DelegatingStateStore implements StateStore {
     return this.around('listStreams', () => this.inner.listStreams(prefix));
   }
 
-  getDoc(key: string): Promise<DocEntry | undefined> {
-    return this.around('getDoc', () => this.inner.getDoc(key));
+  getDocument(ns: string, key: string): Promise<StateDocument | undefined> {
+    return this.around('getDocument', () => this.inner.getDocument(ns, key));
   }
 
-  putDoc(key: string, value: unknown, options?: PutDocOptions): Promise<DocWriteResult> {
-    return this.around('putDoc', () => this.inner.putDoc(key, value, options));
+  updateDocument<T>(ns: string, key: string, decide: DocumentDecision<T>): Promise<T> {
+    return this.around('updateDocument', () => this.inner.updateDocument(ns, key, decide));
   }
 
-  deleteDoc(key: string, options?: DeleteDocOptions): Promise<DocDeleteResult> {
-    return this.around('deleteDoc', () => this.inner.deleteDoc(key, options));
+  listDocuments(ns: string): Promise<StateDocument[]> {
+    return this.around('listDocuments', () => this.inner.listDocuments(ns));
   }
 
-  listDocs(prefix?: string): Promise<string[]> {
-    return this.around('listDocs', () => this.inner.listDocs(prefix));
+  listDocumentNamespaces(prefix?: string): Promise<string[]> {
+    return this.around('listDocumentNamespaces', () => this.inner.listDocumentNamespaces(prefix));
   }
 
   putBlob(bytes: Uint8Array): Promise<string> {

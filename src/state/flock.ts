@@ -1,14 +1,19 @@
-// Advisory flock(2) over a dedicated lock file, via fs-native-extensions (the kernel drops the
-// lock when the holder dies, even by kill -9). The event loop never blocks on a lock: the main
-// thread only ever tries (LOCK_NB), and only on a local filesystem; contention, and every lock
-// on a shared mount (where even a non-blocking flock is a network round trip that a hung server
-// can stall), goes to one helper worker thread that retries with a short backoff. The fd is
-// opened by the main thread; flock belongs to the open file description, so the worker locks
-// the main thread's file. Closing the fd releases the lock.
+// BSD flock(2) over a dedicated lock side file, via fs-ext, exactly as the Python reference locks
+// (docs/durable-state-store.md "Lock side files"): opened O_RDWR|O_CREAT 0600, one NUL byte
+// written when empty, an exclusive flock, then the inode re-checked against the path (GC may
+// have unlinked the file meanwhile) and the whole thing started over if it changed. It must be
+// flock(2): Linux's POSIX and OFD record locks (fcntl, lockf) do not exclude flock holders on a
+// local filesystem, so a reference process and ours would both "hold" the lock. The kernel
+// drops the lock when the holder dies, even by kill -9. The event loop never blocks on a lock:
+// the main thread only ever tries (LOCK_NB), and only on a local filesystem; contention, and
+// every lock on a shared mount (where even a non-blocking flock is a network round trip that a
+// hung server can stall), goes to one helper worker thread that retries with a short backoff.
+// The fd is opened by the main thread; flock belongs to the open file description, so the
+// worker locks the main thread's file. Closing the fd releases the lock.
 import { constants, type FileHandle, open, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import fsNative from 'fs-native-extensions';
+import { flockSync } from 'fs-ext';
 import type { Clock } from '../common/clock.js';
 import { YacronError, describeError } from '../common/errors.js';
 import { KeyedMutex } from './keyed-mutex.js';
@@ -30,17 +35,22 @@ export interface HeldLock {
 }
 
 // The worker is CommonJS source evaluated in the thread, so it needs no build step and works
-// the same from src/ (tsx) and dist/. It polls every pending fd with tryLock, backing off from
-// 1 ms to 16 ms while anything is contended.
+// the same from src/ (tsx) and dist/. It polls every pending fd with a non-blocking flock,
+// backing off from 1 ms to 16 ms while anything is contended.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const native = require(workerData.modulePath);
+const { flockSync } = require(workerData.modulePath);
 const pending = new Map();
 let timer = null;
 let delayMs = 1;
 function attempt(id, fd) {
   try {
-    if (!native.tryLock(fd)) return false;
+    try {
+      flockSync(fd, 'exnb');
+    } catch (error) {
+      if (error && (error.code === 'EAGAIN' || error.code === 'EWOULDBLOCK')) return false;
+      throw error;
+    }
     parentPort.postMessage({ id, locked: true });
   } catch (error) {
     parentPort.postMessage({ id, error: String(error && error.message || error), code: error && error.code });
@@ -103,9 +113,9 @@ export class FileLocker {
   }
 
   /**
-   * Open (creating 0600) and exclusively lock `lockPath`, waiting at most `timeoutMs`. Retries
-   * when the lock file was replaced while we waited (a deleted lock file must not split the
-   * lock between two inodes).
+   * Open (creating 0600, one NUL byte when empty) and exclusively flock `lockPath`, waiting at
+   * most `timeoutMs`. Retries when the lock file was replaced while we waited (a deleted lock
+   * file must not split the lock between two inodes).
    */
   async acquire(lockPath: string, timeoutMs: number): Promise<HeldLock> {
     const startedMs = this.#clock.monotonic();
@@ -117,6 +127,8 @@ export class FileLocker {
         0o600,
       );
       try {
+        // The reference's lock files hold one NUL byte; content is otherwise meaningless.
+        if ((await handle.stat()).size === 0) await handle.write(NUL_BYTE, 0, 1, 0);
         await this.#lockFd(handle, remainingMs, lockPath);
       } catch (error) {
         await handle.close();
@@ -138,7 +150,7 @@ export class FileLocker {
   }
 
   async #lockFd(handle: FileHandle, timeoutMs: number, lockPath: string): Promise<void> {
-    if (!this.#workerOnly && fsNative.tryLock(handle.fd)) return;
+    if (!this.#workerOnly && tryFlock(handle.fd)) return;
     const worker = this.#ensureWorker();
     const id = this.#nextId++;
     const reply = new Promise<WorkerReply>((resolve) => this.#pending.set(id, { resolve }));
@@ -167,7 +179,7 @@ export class FileLocker {
 
   #ensureWorker(): Worker {
     if (this.#worker) return this.#worker;
-    const modulePath = createRequire(import.meta.url).resolve('fs-native-extensions');
+    const modulePath = createRequire(import.meta.url).resolve('fs-ext');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { modulePath },
@@ -193,6 +205,20 @@ export class FileLocker {
     worker.unref();
     this.#worker = worker;
     return worker;
+  }
+}
+
+const NUL_BYTE = new Uint8Array(1);
+
+/** A non-blocking exclusive flock: false when another open file description holds it. */
+function tryFlock(fd: number): boolean {
+  try {
+    flockSync(fd, 'exnb');
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return false;
+    throw error;
   }
 }
 

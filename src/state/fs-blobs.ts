@@ -1,16 +1,20 @@
-// Content-addressed blobs: blobs/<sha256 hex>, written through tmp/ and renamed into place, so
-// identical bytes land once. The file's mtime is the blob's age for GC: re-publishing identical
-// bytes refreshes it. A blob whose bytes no longer match its name is quarantined on read.
+// Content-addressed blobs in the reference's layout (docs/durable-state-store.md "Blobs"):
+// blobs/<h[0:2]>/<h>.blob, h = lower-case hex sha256 of the bytes, written through tmp/ and
+// renamed into place, so identical bytes land once. The file's mtime is the blob's age for GC:
+// putting bytes that are already stored only touches it. With fsyncRecords the blob, its shard
+// directory and a new shard's parent are fsynced. A blob path that is not a regular file, or
+// whose bytes no longer match its name, is moved to quarantine/ on read.
 import { createHash } from 'node:crypto';
 import { constants, lstat, open, readdir, unlink, utimes } from 'node:fs/promises';
 import * as path from 'node:path';
 import { YacronError, describeError } from '../common/errors.js';
 import type { FsContext } from './fs-context.js';
-import { errorCode, placeTemp, writeTemp } from './fs-files.js';
-import { assertSha256 } from './record-format.js';
-import type { BlobInfo } from './types.js';
+import { ensureOwnDir, errorCode, placeTemp, writeTemp } from './fs-files.js';
+import { assertSha256, isSha256 } from './record-format.js';
+import type { BlobInfo, QuarantineReason } from './types.js';
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+export const BLOB_SUFFIX = '.blob';
+const SHARD = /^[0-9a-f]{2}$/;
 
 export class FsBlobs {
   readonly #ctx: FsContext;
@@ -19,53 +23,51 @@ export class FsBlobs {
     this.#ctx = ctx;
   }
 
-  #path(sha256: string): string {
+  #path(sha256: string): { shard: string; file: string } {
     assertSha256(sha256);
-    return path.join(this.#ctx.layout.blobs, sha256);
+    const shard = path.join(this.#ctx.layout.blobs, sha256.slice(0, 2));
+    return { shard, file: path.join(shard, `${sha256}${BLOB_SUFFIX}`) };
   }
 
   async put(bytes: Uint8Array): Promise<string> {
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const target = this.#path(sha256);
+    const { shard, file } = this.#path(sha256);
     const nowSeconds = this.#ctx.clock.now() / 1000;
-    try {
-      await utimes(target, nowSeconds, nowSeconds);
+    const existing = await lstat(file).catch((error: unknown) => {
+      if (errorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (existing?.isFile()) {
+      await utimes(file, nowSeconds, nowSeconds);
       return sha256; // already stored: refreshing its age is the whole write
-    } catch (error) {
-      if (errorCode(error) !== 'ENOENT') throw error;
     }
-    const tmpPath = await writeTemp(
-      this.#ctx.layout.tmp,
-      `${this.#ctx.ids.token()}.blob.tmp`,
-      bytes,
-      {
-        durable: this.#ctx.fsyncRecords,
-        mtimeMs: this.#ctx.clock.now(),
-      },
-    );
-    await placeTemp(tmpPath, target);
+    if (existing !== undefined) await this.#quarantine(file, 'not-a-file', 'not a regular file');
+    const durable = this.#ctx.fsyncRecords;
+    await ensureOwnDir(shard, { durable, syncDir: this.#ctx.syncDir });
+    const tmpPath = await writeTemp(this.#ctx.layout.tmp, this.#ctx.seq.nextTemp(), bytes, {
+      durable,
+      mtimeMs: this.#ctx.clock.now(),
+    });
+    await placeTemp(tmpPath, file);
+    if (durable) await this.#ctx.syncDir(shard);
     return sha256;
   }
 
   async get(sha256: string): Promise<Uint8Array | undefined> {
-    const file = this.#path(sha256);
+    const { file } = this.#path(sha256);
     let handle;
     try {
       handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
       const code = errorCode(error);
-      if (code === 'ENOENT') return undefined;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       if (code === 'ELOOP') {
-        await this.#ctx.quarantine.move('blobs', '', sha256, 'not-a-file', 'a symbolic link');
+        await this.#quarantine(file, 'not-a-file', 'a symbolic link');
         return undefined;
       }
-      throw new YacronError(
-        'YC_ERR_STATE_IO',
-        `Cannot read blob ${file}: ${describeError(error)}`,
-        {
-          cause: error,
-        },
-      );
+      throw new YacronError('YC_ERR_STATE_IO', `Cannot read blob ${file}: ${describeError(error)}`, {
+        cause: error,
+      });
     }
     let bytes: Buffer;
     try {
@@ -73,7 +75,7 @@ export class FsBlobs {
       if (!stats.isFile()) {
         await handle.close();
         handle = undefined;
-        await this.#ctx.quarantine.move('blobs', '', sha256, 'not-a-file', 'not a regular file');
+        await this.#quarantine(file, 'not-a-file', 'not a regular file');
         return undefined;
       }
       bytes = await handle.readFile();
@@ -81,58 +83,80 @@ export class FsBlobs {
       await handle?.close();
     }
     if (createHash('sha256').update(bytes).digest('hex') !== sha256) {
-      await this.#ctx.quarantine.move(
-        'blobs',
-        '',
-        sha256,
-        'digest-mismatch',
-        'content does not match its sha256',
-      );
+      await this.#quarantine(file, 'digest-mismatch', 'content does not match its sha256');
       return undefined;
     }
     return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
+  #quarantine(file: string, reason: QuarantineReason, detail: string): Promise<void> {
+    return this.#ctx.quarantine.move(file, reason, detail);
+  }
+
   async has(sha256: string): Promise<boolean> {
     try {
-      return (await lstat(this.#path(sha256))).isFile();
+      return (await lstat(this.#path(sha256).file)).isFile();
     } catch (error) {
-      if (errorCode(error) === 'ENOENT') return false;
+      const code = errorCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
       throw error;
     }
   }
 
   async delete(sha256: string): Promise<boolean> {
     try {
-      await unlink(this.#path(sha256));
+      await unlink(this.#path(sha256).file);
       return true;
     } catch (error) {
-      if (errorCode(error) === 'ENOENT') return false;
+      const code = errorCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
       throw error;
     }
   }
 
   async list(): Promise<BlobInfo[]> {
     const out: BlobInfo[] = [];
-    for (const entry of (await readdir(this.#ctx.layout.blobs)).sort()) {
-      if (!SHA256_HEX.test(entry)) continue;
+    for (const { shard, sha256 } of await this.#files()) {
       try {
-        const stats = await lstat(path.join(this.#ctx.layout.blobs, entry));
+        const stats = await lstat(path.join(this.#ctx.layout.blobs, shard, `${sha256}${BLOB_SUFFIX}`));
         if (stats.isFile()) {
-          out.push({
-            sha256: entry,
-            sizeBytes: stats.size,
-            modifiedAtMs: Math.round(stats.mtimeMs),
-          });
+          out.push({ sha256, sizeBytes: stats.size, modifiedAtMs: Math.round(stats.mtimeMs) });
         }
       } catch (error) {
         if (errorCode(error) !== 'ENOENT') throw error;
       }
     }
-    return out;
+    return out.sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
   }
 
   async count(): Promise<number> {
-    return (await readdir(this.#ctx.layout.blobs)).filter((entry) => SHA256_HEX.test(entry)).length;
+    return (await this.#files()).length;
+  }
+
+  /** Every `<sha256>.blob` in the shard its name belongs to. */
+  async #files(): Promise<{ shard: string; sha256: string }[]> {
+    const found: { shard: string; sha256: string }[] = [];
+    for (const shard of await readdirOrEmpty(this.#ctx.layout.blobs)) {
+      if (!SHARD.test(shard)) continue;
+      for (const entry of await readdirOrEmpty(path.join(this.#ctx.layout.blobs, shard))) {
+        const sha256 = entry.slice(0, -BLOB_SUFFIX.length);
+        if (entry.endsWith(BLOB_SUFFIX) && isSha256(sha256) && sha256.startsWith(shard)) {
+          found.push({ shard, sha256 });
+        }
+      }
+    }
+    return found;
+  }
+}
+
+async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new YacronError('YC_ERR_STATE_IO', `Cannot list ${dir}: ${describeError(error)}`, {
+      cause: error,
+    });
   }
 }

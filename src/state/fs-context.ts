@@ -1,17 +1,16 @@
 // What the filesystem store's parts (streams, docs, leases, blobs) share: the layout, the clock,
-// id source, the lock path discipline, and the quarantine rule — a file this build cannot
-// understand is moved aside to quarantine/ with a warning; a plain I/O error leaves it in place
-// and is skipped for this read only (warned once per file, so an NFS blip does not flood logs).
-import { mkdir, rename } from 'node:fs/promises';
+// the instance sequence, the fsync seam, the lock discipline, and the quarantine rule — a record
+// that is not a JSON object envelope is moved to `quarantine/<file name>.<instance>.bad` (flat,
+// as the reference does) with a warning; anything else unreadable is left in place and skipped
+// for this read only (warned once per file, so an NFS blip does not flood logs).
+import { rename, utimes } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
-import { DIR_MODE, errorCode, type FsLayout } from './fs-files.js';
-import type { RecordIdSource } from './record-format.js';
+import { errorCode, type FsLayout, type SyncDir } from './fs-files.js';
+import type { StoreSequence } from './record-format.js';
 import { emptyQuarantineTally } from './store-checks.js';
 import type { QuarantineReason } from './types.js';
-
-export type QuarantineArea = 'records' | 'docs' | 'leases' | 'blobs';
 
 /** Files already warned about (bounded, so a huge unreadable store cannot grow it forever). */
 const MAX_WARNED_PATHS = 1000;
@@ -19,32 +18,29 @@ const MAX_WARNED_PATHS = 1000;
 export class FsQuarantine {
   readonly #layout: FsLayout;
   readonly #logger: Logger;
-  readonly #ids: RecordIdSource;
+  readonly #clock: Clock;
+  readonly #instance: string;
   readonly tally: Record<QuarantineReason, number> = emptyQuarantineTally();
   readonly #warned = new Set<string>();
 
-  constructor(layout: FsLayout, logger: Logger, ids: RecordIdSource) {
+  constructor(layout: FsLayout, logger: Logger, clock: Clock, instance: string) {
     this.#layout = layout;
     this.#logger = logger;
-    this.#ids = ids;
+    this.#clock = clock;
+    this.#instance = instance;
   }
 
   /**
-   * Move `area/group/fileName` to quarantine/area/group/fileName.<token>. A file already moved
-   * by another reader (ENOENT) is fine; a failed move is warned and the file left in place.
+   * Move `source` to quarantine/<its file name>.<instance>.bad and set its mtime to now (the
+   * sweep's age). A file already moved by another reader (ENOENT) is fine; a failed move is
+   * warned and the file left in place.
    */
-  async move(
-    area: QuarantineArea,
-    group: string,
-    fileName: string,
-    reason: QuarantineReason,
-    detail: string,
-  ): Promise<void> {
-    const source = path.join(this.#layout[area], group, fileName);
-    const targetDir = path.join(this.#layout.quarantine, area, group);
-    const target = path.join(targetDir, `${fileName}.${this.#ids.token()}`);
+  async move(source: string, reason: QuarantineReason, detail: string): Promise<void> {
+    const target = path.join(
+      this.#layout.quarantine,
+      `${path.basename(source)}.${this.#instance}.bad`,
+    );
     try {
-      await mkdir(targetDir, { recursive: true, mode: DIR_MODE });
       await rename(source, target);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return;
@@ -54,10 +50,12 @@ export class FsQuarantine {
       );
       return;
     }
+    const nowSeconds = this.#clock.now() / 1000;
+    await utimes(target, nowSeconds, nowSeconds).catch(() => undefined);
     this.tally[reason] += 1;
     this.#logger.warn(
       { path: source, quarantinedTo: target, reason, detail },
-      `Quarantined ${source}: ${reason} (${detail}); it is skipped and kept in ${targetDir}`,
+      `Quarantined ${source}: ${reason} (${detail}); it is skipped and kept as ${target}`,
     );
   }
 
@@ -79,6 +77,15 @@ export class FsQuarantine {
       code,
     });
   }
+
+  /** The warning for a file of a newer record scheme: left for the build that wrote it. */
+  warnNewerSchema(filePath: string, version: string): void {
+    this.warnOnce(
+      filePath,
+      `Skipping ${filePath}: schemaVersion ${version} is newer than this build understands (v1); it is left in place`,
+      { schemaVersion: version },
+    );
+  }
 }
 
 /** Everything the store's parts need. */
@@ -86,11 +93,14 @@ export interface FsContext {
   readonly layout: FsLayout;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly ids: RecordIdSource;
+  /** The backend's instance token and the sequence of its record and temp names. */
+  readonly seq: StoreSequence;
   readonly quarantine: FsQuarantine;
   readonly maxRecordBytes: number;
-  /** fsync each record (and its directory) before reporting the append done. */
+  /** fsync each record and blob (and its directory) before reporting the write done. */
   readonly fsyncRecords: boolean;
+  /** fsync a directory (the seam tests observe). */
+  readonly syncDir: SyncDir;
   /** Run `work` holding the flock of `lockPath` (in-process queueing included). */
   readonly withLock: <T>(lockPath: string, work: () => Promise<T>) => Promise<T>;
 }

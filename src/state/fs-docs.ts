@@ -1,38 +1,40 @@
-// Mutable documents on disk: docs/<encoded key>.json, replaced whole by atomic rename (readers
-// never lock and never see a torn file), with compare-and-set writes serialised by a flock on
-// the sibling docs/<encoded key>.lock. Writes are fsynced (file and directory): a document is a
-// coordination fact (an idempotency claim, a cursor) that must survive power loss.
-import { readdir, unlink } from 'node:fs/promises';
+// Mutable documents on disk (docs/durable-state-store.md "Documents"), in the reference's layout:
+// docs/<enc(ns)>/<enc(key)>.doc holding the envelope around the body, with the lock side file
+// docs/<enc(ns)>/<enc(key)>.lock beside it. There is no version field: every change is a
+// read-modify-write under an exclusive flock of the `.lock` (whose mtime it refreshes), reading
+// the current body strictly (corrupt, unreadable or newer → the change fails, never "absent"),
+// then replacing the `.doc` by atomic rename or unlinking it, fsynced either way. Plain reads
+// take no lock and read what they cannot use as missing. A `.lock` is never removed here.
+import { readdir, unlink, utimes } from 'node:fs/promises';
 import * as path from 'node:path';
 import { YacronError, describeError } from '../common/errors.js';
 import type { FsContext } from './fs-context.js';
-import { errorCode, readCapped, syncDir, writeAtomic } from './fs-files.js';
-import { casHolds } from './lease-logic.js';
-import { decodeName, encodeName, isHashedEncoding } from './name-encoding.js';
-import { assertJsonValue, parseEnvelope, serializeEnvelope } from './record-format.js';
-import { assertRecordSize, filterPrefix, validateStreamName } from './store-checks.js';
-import type {
-  DeleteDocOptions,
-  DocDeleteResult,
-  DocEntry,
-  DocWriteResult,
-  PutDocOptions,
-} from './types.js';
+import { ensureOwnDir, errorCode, readCapped, writeAtomic } from './fs-files.js';
+import {
+  decodeName,
+  encodeName,
+  encodeStoreName,
+  isTruncatedToken,
+} from './name-encoding.js';
+import { assertPlainObject, parseEnvelope, serializeEnvelope } from './record-format.js';
+import { assertRecordSize, filterPrefix } from './store-checks.js';
+import type { DocumentDecision, JsonObject, StateDocument } from './types.js';
 
-const DOC_SUFFIX = '.json';
+export const DOC_SUFFIX = '.doc';
 export const LOCK_SUFFIX = '.lock';
+/** Body fields that name a document whose key was truncated out of its file name. */
+const KEY_FIELDS = ['key', 'name', 'runKey'] as const;
 
-function isDocEntry(data: unknown): data is DocEntry {
-  const doc = data as Partial<DocEntry> | null;
-  return (
-    typeof doc === 'object' &&
-    doc !== null &&
-    typeof doc.key === 'string' &&
-    typeof doc.version === 'string' &&
-    typeof doc.updatedAtMs === 'number' &&
-    'value' in doc
-  );
+interface DocPaths {
+  readonly dir: string;
+  readonly file: string;
+  readonly lock: string;
 }
+
+type StrictRead =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'body'; readonly body: JsonObject; readonly mtimeMs: number }
+  | { readonly kind: 'unusable'; readonly code: 'YC_ERR_STATE_IO' | 'YC_ERR_STATE_CORRUPT' | 'YC_ERR_STATE_SCHEMA'; readonly detail: string };
 
 export class FsDocs {
   readonly #ctx: FsContext;
@@ -41,123 +43,164 @@ export class FsDocs {
     this.#ctx = ctx;
   }
 
-  #paths(key: string): { encoded: string; file: string; lock: string } {
-    validateStreamName(key, 'document');
-    const encoded = encodeName(key, 'document');
-    const base = path.join(this.#ctx.layout.docs, encoded);
-    return { encoded, file: `${base}${DOC_SUFFIX}`, lock: `${base}${LOCK_SUFFIX}` };
+  #paths(ns: string, key: string): DocPaths {
+    const dir = path.join(this.#ctx.layout.docs, encodeStoreName(ns, 'document namespace'));
+    const base = path.join(dir, encodeStoreName(key, 'document'));
+    return { dir, file: `${base}${DOC_SUFFIX}`, lock: `${base}${LOCK_SUFFIX}` };
   }
 
-  /** Read a document; a corrupt one is quarantined (reads as absent), an I/O error throws. */
-  async #read(encoded: string, file: string): Promise<DocEntry | undefined> {
+  async #read(file: string): Promise<StrictRead> {
     const verdict = await readCapped(file, this.#ctx.maxRecordBytes);
     switch (verdict.kind) {
       case 'missing':
-        return undefined;
+        return { kind: 'absent' };
       case 'io-error':
-        throw new YacronError('YC_ERR_STATE_IO', `Cannot read document ${file}: ${verdict.detail}`);
-      case 'bad':
-        await this.#ctx.quarantine.move(
-          'docs',
-          '',
-          `${encoded}${DOC_SUFFIX}`,
-          verdict.reason,
-          verdict.detail,
+        return { kind: 'unusable', code: 'YC_ERR_STATE_IO', detail: verdict.detail };
+      case 'not-a-file':
+      case 'too-large':
+        return { kind: 'unusable', code: 'YC_ERR_STATE_CORRUPT', detail: verdict.detail };
+      case 'ok':
+        break;
+    }
+    const parsed = parseEnvelope(verdict.text);
+    switch (parsed.kind) {
+      case 'ok':
+        return { kind: 'body', body: parsed.data, mtimeMs: verdict.mtimeMs };
+      case 'corrupt':
+        return { kind: 'unusable', code: 'YC_ERR_STATE_CORRUPT', detail: parsed.detail };
+      case 'newer-schema':
+        return {
+          kind: 'unusable',
+          code: 'YC_ERR_STATE_SCHEMA',
+          detail: `schemaVersion ${parsed.version} is newer than this build understands`,
+        };
+    }
+  }
+
+  /** A plain read: what cannot be used reads as missing (warned once); an I/O error throws. */
+  async #readPlain(ns: string, key: string, file: string): Promise<StateDocument | undefined> {
+    const read = await this.#read(file);
+    switch (read.kind) {
+      case 'absent':
+        return undefined;
+      case 'body':
+        return { ns, key, body: read.body, modifiedAtMs: read.mtimeMs };
+      case 'unusable':
+        if (read.code === 'YC_ERR_STATE_IO') {
+          throw new YacronError('YC_ERR_STATE_IO', `Cannot read document ${file}: ${read.detail}`);
+        }
+        this.#ctx.quarantine.warnOnce(
+          file,
+          `Cannot use document ${file}: ${read.detail}; it reads as missing and is left in place`,
         );
         return undefined;
-      case 'ok': {
-        const parsed = parseEnvelope(verdict.text);
-        if (!parsed.ok || !isDocEntry(parsed.data)) {
-          const reason = parsed.ok ? 'malformed' : parsed.reason;
-          const detail = parsed.ok ? 'not a document' : parsed.detail;
-          await this.#ctx.quarantine.move('docs', '', `${encoded}${DOC_SUFFIX}`, reason, detail);
-          return undefined;
+    }
+  }
+
+  get(ns: string, key: string): Promise<StateDocument | undefined> {
+    return this.#readPlain(ns, key, this.#paths(ns, key).file);
+  }
+
+  async update<T>(ns: string, key: string, decide: DocumentDecision<T>): Promise<T> {
+    const { dir, file, lock } = this.#paths(ns, key);
+    await ensureOwnDir(dir, { durable: true, syncDir: this.#ctx.syncDir });
+    return this.#ctx.withLock(lock, async () => {
+      const nowSeconds = this.#ctx.clock.now() / 1000;
+      await utimes(lock, nowSeconds, nowSeconds).catch(() => undefined);
+      const read = await this.#read(file);
+      if (read.kind === 'unusable') {
+        throw new YacronError(read.code, `Cannot update document ${file}: ${read.detail}`);
+      }
+      const current =
+        read.kind === 'body' ? { ns, key, body: read.body, modifiedAtMs: read.mtimeMs } : undefined;
+      const change = decide(current);
+      switch (change.kind) {
+        case 'keep':
+          return change.result;
+        case 'write': {
+          const what = `document ${key} of ${ns}`;
+          assertPlainObject(change.body, what);
+          const text = serializeEnvelope(change.body, what);
+          assertRecordSize(text, this.#ctx.maxRecordBytes, what);
+          await writeAtomic(this.#ctx.layout.tmp, this.#ctx.seq.nextTemp(), file, text, {
+            durable: true,
+            syncDir: this.#ctx.syncDir,
+          });
+          return change.result;
         }
-        return parsed.data;
+        case 'delete': {
+          try {
+            await unlink(file);
+          } catch (error) {
+            if (errorCode(error) !== 'ENOENT') throw error;
+          }
+          await this.#ctx.syncDir(dir);
+          return change.result;
+        }
       }
-    }
-  }
-
-  async get(key: string): Promise<DocEntry | undefined> {
-    const { encoded, file } = this.#paths(key);
-    return this.#read(encoded, file);
-  }
-
-  async put(key: string, value: unknown, options: PutDocOptions = {}): Promise<DocWriteResult> {
-    const { encoded, file, lock } = this.#paths(key);
-    assertJsonValue(value, `document ${key}`);
-    // Serialise once up front so a non-JSON value fails before taking the lock.
-    assertRecordSize(
-      serializeEnvelope({ key, value }, `document ${key}`),
-      this.#ctx.maxRecordBytes,
-      `document ${key}`,
-    );
-    return this.#ctx.withLock(lock, async () => {
-      const current = await this.#read(encoded, file);
-      if (!casHolds(current, options.expectedVersion)) return { ok: false, current };
-      const next = {
-        key,
-        value,
-        version: this.#ctx.ids.token(),
-        updatedAtMs: this.#ctx.clock.now(),
-      };
-      const text = serializeEnvelope(next, `document ${key}`);
-      await writeAtomic(this.#ctx.layout.tmp, `${next.version}.doc.tmp`, file, text, {
-        durable: true,
-      });
-      return { ok: true, version: next.version, updatedAtMs: next.updatedAtMs };
     });
   }
 
-  async delete(key: string, options: DeleteDocOptions = {}): Promise<DocDeleteResult> {
-    const { encoded, file, lock } = this.#paths(key);
-    return this.#ctx.withLock(lock, async () => {
-      const current = await this.#read(encoded, file);
-      if (!casHolds(current, options.expectedVersion)) return { ok: false, current };
-      if (!current) return { ok: true, existed: false };
-      try {
-        await unlink(file);
-      } catch (error) {
-        if (errorCode(error) === 'ENOENT') return { ok: true, existed: false };
-        throw error;
-      }
-      await syncDir(this.#ctx.layout.docs);
-      return { ok: true, existed: true };
-    });
-  }
-
-  async list(prefix?: string): Promise<string[]> {
-    const keys: string[] = [];
-    for (const entry of await this.#entries()) {
+  async list(ns: string): Promise<StateDocument[]> {
+    const dir = path.join(this.#ctx.layout.docs, encodeStoreName(ns, 'document namespace'));
+    const docs = new Map<string, StateDocument>();
+    for (const entry of await this.#entries(dir)) {
       if (!entry.endsWith(DOC_SUFFIX)) continue;
-      const encoded = entry.slice(0, -DOC_SUFFIX.length);
-      if (!isHashedEncoding(encoded)) {
-        const key = decodeName(encoded);
-        if (key !== undefined) keys.push(key);
-        continue;
-      }
-      const doc = await this.#read(encoded, path.join(this.#ctx.layout.docs, entry)).catch(
-        () => undefined,
-      );
-      if (doc && encodeName(doc.key) === encoded) keys.push(doc.key);
+      const token = entry.slice(0, -DOC_SUFFIX.length);
+      const named = decodeName(token);
+      if (named === undefined && !isTruncatedToken(token)) continue; // not a reference name
+      const doc = await this.#readPlain(ns, named ?? token, path.join(dir, entry));
+      if (doc === undefined) continue;
+      const key = named ?? keyFromBody(doc.body, token);
+      if (key !== undefined) docs.set(key, { ...doc, key });
     }
-    return filterPrefix(keys, prefix);
+    return filterPrefix(docs.keys(), undefined).map((key) => docs.get(key)!);
+  }
+
+  async namespaces(prefix?: string): Promise<string[]> {
+    const names: string[] = [];
+    for (const entry of await this.#entries(this.#ctx.layout.docs)) {
+      const name = decodeName(entry);
+      if (name !== undefined) names.push(name);
+    }
+    return filterPrefix(names, prefix);
   }
 
   /** Documents on disk (describe()). */
   async count(): Promise<number> {
-    return (await this.#entries()).filter(
-      (entry) => entry.endsWith(DOC_SUFFIX) && !entry.startsWith('.'),
-    ).length;
+    let docs = 0;
+    for (const entry of await this.#entries(this.#ctx.layout.docs)) {
+      const inner = await this.#entries(path.join(this.#ctx.layout.docs, entry));
+      docs += inner.filter((name) => name.endsWith(DOC_SUFFIX)).length;
+    }
+    return docs;
   }
 
-  async #entries(): Promise<string[]> {
+  /** Every namespace directory (for the lock sweep). */
+  async namespaceDirs(): Promise<string[]> {
+    return (await this.#entries(this.#ctx.layout.docs)).map((entry) =>
+      path.join(this.#ctx.layout.docs, entry),
+    );
+  }
+
+  async #entries(dir: string): Promise<string[]> {
     try {
-      return await readdir(this.#ctx.layout.docs);
+      return await readdir(dir);
     } catch (error) {
-      throw new YacronError('YC_ERR_STATE_IO', `Cannot list documents: ${describeError(error)}`, {
+      const code = errorCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+      throw new YacronError('YC_ERR_STATE_IO', `Cannot list ${dir}: ${describeError(error)}`, {
         cause: error,
       });
     }
   }
+}
+
+/** The key a truncated document names in its body, if that key encodes to its token. */
+function keyFromBody(body: JsonObject, token: string): string | undefined {
+  for (const field of KEY_FIELDS) {
+    const value = body[field];
+    if (typeof value === 'string' && value !== '' && encodeName(value) === token) return value;
+  }
+  return undefined;
 }

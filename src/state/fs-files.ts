@@ -1,67 +1,90 @@
-// File primitives of the filesystem store: the namespace layout, atomic placement (write a temp
-// under tmp/, then rename), and a capped, symlink-refusing read that returns a verdict instead of
-// throwing. Files are created 0600 and directories 0700; the umask can only narrow them.
+// File primitives of the filesystem store: the namespace layout, atomic placement (a temp under
+// tmp/ written, optionally fsynced, renamed into place, the directory optionally fsynced),
+// directories created 0700 with their parent fsynced, and a capped, symlink-refusing read that
+// returns a verdict instead of throwing. Files are created 0600 and directories 0700; the umask
+// can only narrow them (docs/durable-state-store.md "File modes").
 import * as fsCallbacks from 'node:fs';
-import { constants, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { constants, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { describeError } from '../common/errors.js';
+import { YacronError, describeError } from '../common/errors.js';
 import { encodeName } from './name-encoding.js';
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 
-export interface FsLayout {
-  /** `<path>/<deploymentId>`: the namespace directory. */
+/** The six directories of a namespace, created 0700 at backend start. */
+export const NAMESPACE_DIRS = ['records', 'docs', 'blobs', 'leases', 'quarantine', 'tmp'] as const;
+export type NamespaceDir = (typeof NAMESPACE_DIRS)[number];
+
+export interface FsLayout extends Readonly<Record<NamespaceDir, string>> {
+  /** state.path, resolved. */
+  readonly storePath: string;
+  /** `<path>/<enc(deploymentId or "default")>`: the namespace directory. */
   readonly root: string;
-  readonly records: string;
-  readonly docs: string;
-  readonly blobs: string;
-  readonly leases: string;
-  readonly tmp: string;
-  readonly quarantine: string;
 }
 
-/** The namespace directory name of an unset deploymentId. */
+/** The namespace of an unset or empty deploymentId. */
 export const DEFAULT_NAMESPACE = 'default';
 
-export function layoutFor(storePath: string, deploymentId: string | null | undefined): FsLayout {
-  const root = path.join(
-    path.resolve(storePath),
-    encodeName(deploymentId ?? DEFAULT_NAMESPACE, 'deploymentId'),
-  );
-  return {
-    root,
-    records: path.join(root, 'records'),
-    docs: path.join(root, 'docs'),
-    blobs: path.join(root, 'blobs'),
-    leases: path.join(root, 'leases'),
-    tmp: path.join(root, 'tmp'),
-    quarantine: path.join(root, 'quarantine'),
-  };
+export function namespaceName(deploymentId: string | null | undefined): string {
+  return deploymentId === undefined || deploymentId === null || deploymentId === ''
+    ? DEFAULT_NAMESPACE
+    : deploymentId;
 }
 
-export async function ensureLayout(layout: FsLayout): Promise<void> {
-  await mkdir(layout.root, { recursive: true, mode: DIR_MODE });
-  for (const dir of [
-    layout.records,
-    layout.docs,
-    layout.blobs,
-    layout.leases,
-    layout.tmp,
-    layout.quarantine,
-  ]) {
-    await mkdir(dir, { recursive: true, mode: DIR_MODE });
-  }
+export function layoutFor(storePath: string, deploymentId: string | null | undefined): FsLayout {
+  const resolved = path.resolve(storePath);
+  const root = path.join(resolved, encodeName(namespaceName(deploymentId)));
+  const dirs = Object.fromEntries(NAMESPACE_DIRS.map((dir) => [dir, path.join(root, dir)]));
+  return { storePath: resolved, root, ...(dirs as Record<NamespaceDir, string>) };
 }
 
 export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** fsync a directory so a rename or mkdir inside it survives power loss. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The fsync seam: directory syncs go through it (tests observe them). */
+export type SyncDir = (dir: string) => Promise<void>;
+
 /**
- * Write `content` to a new temp file in `tmpDir` (exclusive create, 0600); `durable` fsyncs it.
- * Returns the temp path; the caller renames it into place or removes it.
+ * Make sure `dir` (a directory the store owns, inside the namespace) exists: created 0700, its
+ * parent fsynced when `durable`. An existing symbolic link or non-directory there is refused
+ * (YC_ERR_STATE_UNSAFE): the store never writes through a link someone planted.
+ */
+export async function ensureOwnDir(
+  dir: string,
+  options: { durable: boolean; syncDir: SyncDir },
+): Promise<void> {
+  try {
+    await mkdir(dir, { mode: DIR_MODE });
+    if (options.durable) await options.syncDir(path.dirname(dir));
+    return;
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+  }
+  const stats = await lstat(dir);
+  if (!stats.isDirectory()) {
+    throw new YacronError(
+      'YC_ERR_STATE_UNSAFE',
+      `Cannot use ${dir}: it is ${stats.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the store creates its directories itself and never follows a link there`,
+    );
+  }
+}
+
+/**
+ * Write `content` to a new temp file in `tmpDir` (exclusive create, 0600, never through a link);
+ * `durable` fsyncs it. Returns the temp path; the caller renames it into place or removes it.
  */
 export async function writeTemp(
   tmpDir: string,
@@ -101,27 +124,17 @@ export async function placeTemp(tmpPath: string, target: string): Promise<void> 
   }
 }
 
-/** fsync a directory so a rename into it survives power loss. */
-export async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Write `content` at `target` atomically: temp, optional fsync, rename, optional dir fsync. */
 export async function writeAtomic(
   tmpDir: string,
   tmpName: string,
   target: string,
   content: string | Uint8Array,
-  options: { durable: boolean },
+  options: { durable: boolean; syncDir: SyncDir; mtimeMs?: number },
 ): Promise<void> {
   const tmpPath = await writeTemp(tmpDir, tmpName, content, options);
   await placeTemp(tmpPath, target);
-  if (options.durable) await syncDir(path.dirname(target));
+  if (options.durable) await options.syncDir(path.dirname(target));
 }
 
 // The append hot path uses the callback API (promisified): it costs noticeably less per call
@@ -196,15 +209,21 @@ export async function placeNewFile(
   if (closed.status === 'rejected') throw closed.reason;
 }
 
+/**
+ * What reading a small file gave: its text; `missing` (vanished); `not-a-file` (a directory, a
+ * symbolic link, a FIFO or device: never read, never followed); `too-large` (over the cap,
+ * judged by fstat and never read whole); or a plain I/O error.
+ */
 export type ReadVerdict =
   | { readonly kind: 'ok'; readonly text: string; readonly mtimeMs: number }
   | { readonly kind: 'missing' }
-  | { readonly kind: 'bad'; readonly reason: 'too-large' | 'not-a-file'; readonly detail: string }
+  | { readonly kind: 'not-a-file'; readonly detail: string }
+  | { readonly kind: 'too-large'; readonly detail: string }
   | { readonly kind: 'io-error'; readonly code: string; readonly detail: string };
 
 /**
  * Read a small file, refusing symlinks (O_NOFOLLOW), FIFOs and devices (O_NONBLOCK + fstat: it
- * must be a regular file) and anything over `maxBytes` (judged by fstat; never read whole).
+ * must be a regular file) and anything over `maxBytes`.
  */
 export async function readCapped(filePath: string, maxBytes: number): Promise<ReadVerdict> {
   let fd: number;
@@ -213,21 +232,19 @@ export async function readCapped(filePath: string, maxBytes: number): Promise<Re
   } catch (error) {
     const code = errorCode(error) ?? 'EIO';
     if (code === 'ENOENT') return { kind: 'missing' };
-    if (code === 'ELOOP') return { kind: 'bad', reason: 'not-a-file', detail: 'a symbolic link' };
+    if (code === 'ELOOP') return { kind: 'not-a-file', detail: 'a symbolic link' };
     return { kind: 'io-error', code, detail: describeError(error) };
   }
   try {
     const stats = await fstatFd(fd);
     if (!stats.isFile()) {
-      const what = stats.isDirectory() ? 'a directory' : 'not a regular file';
-      return { kind: 'bad', reason: 'not-a-file', detail: what };
+      return {
+        kind: 'not-a-file',
+        detail: stats.isDirectory() ? 'a directory' : 'not a regular file',
+      };
     }
     if (stats.size > maxBytes) {
-      return {
-        kind: 'bad',
-        reason: 'too-large',
-        detail: `${stats.size} bytes, over the ${maxBytes}-byte cap`,
-      };
+      return { kind: 'too-large', detail: `${stats.size} bytes, over the ${maxBytes}-byte cap` };
     }
     // Read at most maxBytes + 1 so a file growing under us is still caught, never read whole.
     const buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1);
@@ -239,12 +256,12 @@ export async function readCapped(filePath: string, maxBytes: number): Promise<Re
       if (filled === buffer.length) break;
     }
     if (filled > maxBytes) {
-      return { kind: 'bad', reason: 'too-large', detail: `grew past the ${maxBytes}-byte cap` };
+      return { kind: 'too-large', detail: `grew past the ${maxBytes}-byte cap` };
     }
     return { kind: 'ok', text: buffer.toString('utf8', 0, filled), mtimeMs: stats.mtimeMs };
   } catch (error) {
     const code = errorCode(error) ?? 'EIO';
-    if (code === 'EISDIR') return { kind: 'bad', reason: 'not-a-file', detail: 'a directory' };
+    if (code === 'EISDIR') return { kind: 'not-a-file', detail: 'a directory' };
     return { kind: 'io-error', code, detail: describeError(error) };
   } finally {
     await closeFd(fd).catch(() => undefined);

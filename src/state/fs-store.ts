@@ -1,8 +1,9 @@
-// The filesystem StateStore (spec "The store model"): <path>/<deploymentId>/ holding records/,
-// docs/, blobs/, leases/, tmp/ and quarantine/, plus the meta version stamp. It needs only
-// atomic rename and advisory flock, so the same code serves a local directory and a shared
-// NFS/EFS mount. This file wires the parts together and owns the lifecycle, the meta stamp,
-// describe() and sweep(); the parts own their file formats.
+// The filesystem StateStore in the Python reference's on-disk format (docs/durable-state-store.md):
+// <path>/<enc(deploymentId or "default")>/ holding records/, docs/, blobs/, leases/, quarantine/
+// and tmp/, plus the meta version stamp. It needs only atomic rename and advisory flock, so the
+// same code serves a local directory and a shared NFS/EFS mount, and a Python node and ours can
+// share one directory. This file wires the parts together and owns the lifecycle, the meta
+// stamp, describe() and sweep(); the parts own their file formats.
 import { lstat, readdir, rm, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Clock } from '../common/clock.js';
@@ -11,35 +12,34 @@ import type { Logger } from '../common/logger.js';
 import { FileLocker, processLockQueue } from './flock.js';
 import { FsBlobs } from './fs-blobs.js';
 import { FsQuarantine, type FsContext } from './fs-context.js';
-import { FsDocs, LOCK_SUFFIX } from './fs-docs.js';
+import { DOC_SUFFIX, FsDocs, LOCK_SUFFIX } from './fs-docs.js';
 import {
-  DEFAULT_NAMESPACE,
-  ensureLayout,
   errorCode,
   layoutFor,
+  namespaceName,
+  syncDir as realSyncDir,
   writeAtomic,
   type FsLayout,
+  type SyncDir,
 } from './fs-files.js';
-import { FsLeases } from './fs-leases.js';
+import { FsLeases, LEASE_SUFFIX } from './fs-leases.js';
+import { prepareNamespace } from './fs-root.js';
 import { FsStreams, META_STREAM } from './fs-streams.js';
 import type { StateMetrics } from './metrics.js';
-import { RecordIdSource, newProcessId } from './record-format.js';
+import { StoreSequence } from './record-format.js';
 import { DEFAULT_MAX_RECORD_BYTES } from './store-checks.js';
 import { resolveTopology, type TopologyProbeDeps } from './topology.js';
 import {
   RECORD_SCHEMA_VERSION,
   type BlobInfo,
-  type DeleteDocOptions,
   type DeriveMaxOptions,
   type DerivedMax,
   type DescribeOptions,
-  type DocDeleteResult,
-  type DocEntry,
-  type DocWriteResult,
+  type DocumentDecision,
   type LeaseResult,
   type LeaseState,
   type ListOptions,
-  type PutDocOptions,
+  type StateDocument,
   type StateRecord,
   type StateStore,
   type StateTopology,
@@ -60,7 +60,7 @@ export interface FsStateStoreOptions {
   readonly maxRecordBytes?: number;
   /**
    * fsync each record and blob (and its directory) before the write reports done (default
-   * false; documents and leases are always fsynced). See docs/durable-state-store.md.
+   * false; documents and leases are always fsynced). See docs/durable-state-store.md "Fsync".
    */
   readonly fsyncRecords?: boolean;
   /** Longest wait for a contended flock before the operation fails (default 10 s). */
@@ -74,6 +74,8 @@ export interface FsStateStoreDeps extends TopologyProbeDeps {
   readonly logger: Logger;
   /** Lock contention is counted here (ops are counted by InstrumentedStateStore). */
   readonly metrics?: StateMetrics;
+  /** The directory fsync (a seam: tests observe which directories are synced). */
+  readonly syncDir?: SyncDir;
 }
 
 interface OpenParts {
@@ -83,13 +85,14 @@ interface OpenParts {
   readonly blobs: FsBlobs;
   readonly locker: FileLocker;
   readonly quarantine: FsQuarantine;
+  readonly syncDir: SyncDir;
 }
 
 export class FsStateStore implements StateStore {
   readonly #options: FsStateStoreOptions;
   readonly #deps: FsStateStoreDeps;
   readonly #layout: FsLayout;
-  readonly #ids: RecordIdSource;
+  readonly #seq: StoreSequence;
   #parts: OpenParts | undefined;
   #topology: StateTopology = 'single-node';
   #stamped: string[] = [];
@@ -100,12 +103,17 @@ export class FsStateStore implements StateStore {
     this.#options = options;
     this.#deps = deps;
     this.#layout = layoutFor(options.path, options.deploymentId);
-    this.#ids = new RecordIdSource(deps.clock, newProcessId());
+    this.#seq = new StoreSequence(deps.clock);
   }
 
   /** The namespace directory. */
   get root(): string {
     return this.#layout.root;
+  }
+
+  /** This backend object's instance token (in its record, temp and quarantine names). */
+  get instance(): string {
+    return this.#seq.instance;
   }
 
   /** The resolved topology (valid after open()). */
@@ -118,18 +126,24 @@ export class FsStateStore implements StateStore {
     const setting = this.#options.topology ?? 'auto';
     const resolution = await resolveTopology(setting, this.#options.path, this.#deps);
     this.#topology = resolution.topology;
-    await ensureLayout(this.#layout);
     const { clock, logger } = this.#deps;
-    const quarantine = new FsQuarantine(this.#layout, logger, this.#ids);
+    const syncDir = this.#deps.syncDir ?? realSyncDir;
+    const dirWarnings = await prepareNamespace(this.#layout, this.#seq.instance, {
+      logger,
+      syncDir,
+      euid: process.geteuid?.(),
+    });
+    const quarantine = new FsQuarantine(this.#layout, logger, clock, this.#seq.instance);
     const locker = new FileLocker({ workerOnly: this.#topology === 'shared', clock });
     const ctx: FsContext = {
       layout: this.#layout,
       clock,
       logger,
-      ids: this.#ids,
+      seq: this.#seq,
       quarantine,
       maxRecordBytes: this.#options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
       fsyncRecords: this.#options.fsyncRecords ?? false,
+      syncDir,
       withLock: (lockPath, work) => this.#withLock(locker, lockPath, work),
     };
     const streams = new FsStreams(ctx, this.#options.recordCacheBytes ?? 16 * 1024 * 1024);
@@ -140,6 +154,7 @@ export class FsStateStore implements StateStore {
       blobs: new FsBlobs(ctx),
       locker,
       quarantine,
+      syncDir,
     };
     try {
       await this.#stamp(streams);
@@ -148,11 +163,13 @@ export class FsStateStore implements StateStore {
       await locker.close();
       throw error;
     }
+    this.#warnings.unshift(...dirWarnings);
     logger.info(
       {
         root: this.#layout.root,
         topology: this.#topology,
         topologySetting: setting,
+        instance: this.#seq.instance,
         ...(resolution.fsType !== undefined && { fsType: resolution.fsType }),
       },
       `State store open at ${this.#layout.root} (${this.#topology})`,
@@ -171,31 +188,30 @@ export class FsStateStore implements StateStore {
     return this.close();
   }
 
-  /** Write the meta stamp once; warn when the store was stamped by a newer record scheme. */
+  /**
+   * Write the meta stamp `{storeVersion: "v1"}` once: when no meta record parses to an object
+   * with a schemaVersion. A newest stamp of another scheme only logs a warning.
+   */
   async #stamp(streams: FsStreams): Promise<void> {
     const stamps = await streams.readMetaStamps();
-    const versions = new Set<string>();
+    if (stamps.length === 0) {
+      await streams.append(META_STREAM, { storeVersion: RECORD_SCHEMA_VERSION });
+    }
+    const versions = new Set<string>([RECORD_SCHEMA_VERSION]);
+    if (stamps.length > 0) versions.clear();
     for (const stamp of stamps) {
       versions.add(stamp.schemaVersion);
-      const scheme = (stamp.data as { recordSchema?: unknown } | null)?.recordSchema;
-      if (typeof scheme === 'string') versions.add(scheme);
-    }
-    if (versions.size === 0) {
-      await streams.append(META_STREAM, {
-        recordSchema: RECORD_SCHEMA_VERSION,
-        stampedAtMs: this.#deps.clock.now(),
-        stampedBy: 'yacron2',
-      });
-      versions.add(RECORD_SCHEMA_VERSION);
+      const declared = (stamp.data as { storeVersion?: unknown } | null)?.storeVersion;
+      if (typeof declared === 'string') versions.add(declared);
     }
     this.#stamped = [...versions].sort();
     this.#warnings = [];
-    const unknown = this.#stamped.filter((version) => version !== RECORD_SCHEMA_VERSION);
-    if (unknown.length > 0) {
+    const newest = stamps[0]?.schemaVersion;
+    if (newest !== undefined && newest !== RECORD_SCHEMA_VERSION) {
       const message =
-        `The state store at ${this.#layout.root} is stamped by record scheme ${unknown.join(', ')}, ` +
+        `The state store at ${this.#layout.root} is stamped by record scheme ${newest}, ` +
         `newer than this build understands (${RECORD_SCHEMA_VERSION}): records of the newer ` +
-        'scheme will be quarantined on read. Upgrade this node, or see `yacron2 state migrate-schema`.';
+        'scheme are skipped and left in place. Upgrade this node, or see `yacron2 state migrate-schema`.';
       this.#warnings.push(message);
       this.#deps.logger.warn({ root: this.#layout.root, stamped: this.#stamped }, message);
     }
@@ -269,20 +285,20 @@ export class FsStateStore implements StateStore {
     return this.#op((parts) => parts.streams.listStreams(prefix));
   }
 
-  getDoc(key: string): Promise<DocEntry | undefined> {
-    return this.#op((parts) => parts.docs.get(key));
+  getDocument(ns: string, key: string): Promise<StateDocument | undefined> {
+    return this.#op((parts) => parts.docs.get(ns, key));
   }
 
-  putDoc(key: string, value: unknown, options?: PutDocOptions): Promise<DocWriteResult> {
-    return this.#op((parts) => parts.docs.put(key, value, options));
+  updateDocument<T>(ns: string, key: string, decide: DocumentDecision<T>): Promise<T> {
+    return this.#op((parts) => parts.docs.update(ns, key, decide));
   }
 
-  deleteDoc(key: string, options?: DeleteDocOptions): Promise<DocDeleteResult> {
-    return this.#op((parts) => parts.docs.delete(key, options));
+  listDocuments(ns: string): Promise<StateDocument[]> {
+    return this.#op((parts) => parts.docs.list(ns));
   }
 
-  listDocs(prefix?: string): Promise<string[]> {
-    return this.#op((parts) => parts.docs.list(prefix));
+  listDocumentNamespaces(prefix?: string): Promise<string[]> {
+    return this.#op((parts) => parts.docs.namespaces(prefix));
   }
 
   putBlob(bytes: Uint8Array): Promise<string> {
@@ -343,7 +359,7 @@ export class FsStateStore implements StateStore {
       };
       const description: StoreDescription = {
         backend: 'filesystem',
-        namespace: this.#options.deploymentId ?? DEFAULT_NAMESPACE,
+        namespace: namespaceName(this.#options.deploymentId),
         topology: this.#topology,
         topologySetting: this.#options.topology ?? 'auto',
         root: this.#layout.root,
@@ -354,16 +370,16 @@ export class FsStateStore implements StateStore {
         warnings: [...this.#warnings],
       };
       if (!options.probeWrite) return description;
-      return { ...description, writable: await this.#probeWrite() };
+      return { ...description, writable: await this.#probeWrite(parts.syncDir) };
     });
   }
 
-  /** Place and remove a probe document file: proves tmp/ and docs/ take writes and renames. */
-  async #probeWrite(): Promise<boolean> {
-    const token = this.#ids.token();
-    const target = path.join(this.#layout.docs, `.probe-${token}`);
+  /** Write, fsync and remove a probe file: proves tmp/ takes writes and renames. */
+  async #probeWrite(syncDir: SyncDir): Promise<boolean> {
+    const temp = this.#seq.nextTemp();
+    const target = path.join(this.#layout.tmp, `startup-${this.#seq.instance}.probe`);
     try {
-      await writeAtomic(this.#layout.tmp, `${token}.probe.tmp`, target, 'probe', { durable: true });
+      await writeAtomic(this.#layout.tmp, temp, target, 'probe', { durable: true, syncDir });
       await unlink(target);
       return true;
     } catch (error) {
@@ -382,44 +398,56 @@ export class FsStateStore implements StateStore {
       let quarantined = 0;
       let orphanLocks = 0;
       if (options.tempOlderThanMs !== undefined) {
-        for (const entry of await readdir(this.#layout.tmp)) {
-          const entryPath = path.join(this.#layout.tmp, entry);
-          if (await olderThan(entryPath, nowMs - options.tempOlderThanMs)) {
-            await rm(entryPath, { recursive: true, force: true });
-            tempFiles += 1;
-          }
-        }
+        tempFiles = await removeOldTopLevel(this.#layout.tmp, nowMs - options.tempOlderThanMs, {
+          ownDirs: /^deleted-/,
+        });
       }
       if (options.quarantineOlderThanMs !== undefined) {
-        for (const file of await walkFiles(this.#layout.quarantine)) {
-          if (await olderThan(file, nowMs - options.quarantineOlderThanMs)) {
-            await rm(file, { recursive: true, force: true });
-            quarantined += 1;
-          }
-        }
+        quarantined = await removeOldTopLevel(
+          this.#layout.quarantine,
+          nowMs - options.quarantineOlderThanMs,
+          {},
+        );
       }
       if (options.orphanLocksIdleMs !== undefined) {
         const cutoffMs = nowMs - options.orphanLocksIdleMs;
-        for (const dir of [this.#layout.docs, this.#layout.leases]) {
-          orphanLocks += await this.#sweepOrphanLocks(parts.locker, dir, cutoffMs);
+        for (const dir of await parts.docs.namespaceDirs()) {
+          orphanLocks += await this.#sweepOrphanLocks(parts.locker, dir, DOC_SUFFIX, cutoffMs);
         }
+        orphanLocks += await this.#sweepOrphanLocks(
+          parts.locker,
+          this.#layout.leases,
+          LEASE_SUFFIX,
+          cutoffMs,
+        );
       }
       return { tempFiles, quarantined, orphanLocks };
     });
   }
 
   /**
-   * Remove `<x>.lock` files whose `<x>.json` is gone and which are older than the cutoff. Each is
-   * taken with a try-lock first (a lock in use is skipped) and the data file re-checked under it;
-   * a waiter that opened the old inode notices the swap and re-opens (FileLocker.acquire).
+   * Remove `<x>.lock` files whose `<x><dataSuffix>` is gone and which have been idle since the
+   * cutoff. Each is taken with a try-lock first (a lock in use is skipped) and the data file
+   * re-checked under it; a waiter that opened the old inode notices the swap and re-opens.
    */
-  async #sweepOrphanLocks(locker: FileLocker, dir: string, cutoffMs: number): Promise<number> {
+  async #sweepOrphanLocks(
+    locker: FileLocker,
+    dir: string,
+    dataSuffix: string,
+    cutoffMs: number,
+  ): Promise<number> {
     let removed = 0;
-    const entries = await readdir(dir);
+    let entries: string[];
+    try {
+      entries = await readdir(dir);
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return 0;
+      throw error;
+    }
     const present = new Set(entries);
     for (const entry of entries) {
       if (!entry.endsWith(LOCK_SUFFIX)) continue;
-      const dataFile = `${entry.slice(0, -LOCK_SUFFIX.length)}.json`;
+      const dataFile = `${entry.slice(0, -LOCK_SUFFIX.length)}${dataSuffix}`;
       const lockPath = path.join(dir, entry);
       if (present.has(dataFile) || !(await olderThan(lockPath, cutoffMs))) continue;
       try {
@@ -458,7 +486,27 @@ async function exists(filePath: string): Promise<boolean> {
   }
 }
 
-/** Every non-directory entry under `dir`, recursively (missing dir = none). */
+/**
+ * Remove the top-level regular files of `dir` last modified before the cutoff (and directories
+ * whose names match `ownDirs`: this build's own litter); subdirectories are left alone.
+ */
+async function removeOldTopLevel(
+  dir: string,
+  cutoffMs: number,
+  options: { readonly ownDirs?: RegExp },
+): Promise<number> {
+  let removed = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const removable = entry.isFile() || (entry.isDirectory() && options.ownDirs?.test(entry.name));
+    const entryPath = path.join(dir, entry.name);
+    if (!removable || !(await olderThan(entryPath, cutoffMs))) continue;
+    await rm(entryPath, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
+/** Every regular file under `dir`, recursively (missing dir = none). */
 async function walkFiles(dir: string): Promise<string[]> {
   let entries;
   try {
@@ -470,13 +518,8 @@ async function walkFiles(dir: string): Promise<string[]> {
   const files: string[] = [];
   for (const entry of entries) {
     const entryPath = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      // A quarantined record directory counts as one quarantined item, not its contents.
-      if (/\.[0-9a-f]{12}-[0-9a-z]+-[0-9a-f]{6}$/.test(entry.name)) files.push(entryPath);
-      else files.push(...(await walkFiles(entryPath)));
-    } else {
-      files.push(entryPath);
-    }
+    if (entry.isDirectory()) files.push(...(await walkFiles(entryPath)));
+    else files.push(entryPath);
   }
   return files;
 }

@@ -1,45 +1,46 @@
-// Streams on disk: records/<encoded stream>/<record id>.json, one immutable envelope per file,
-// placed by rename from tmp/. Reads never throw for a bad file: unknown schema, truncated or
-// non-JSON content, wrong file types, oversized files and foreign names are quarantined; plain
-// I/O errors skip the file for this read. The meta stream is never quarantined (a newer
-// build's stamp must survive an older build's reads).
-import { mkdir, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
+// Streams on disk (docs/durable-state-store.md "Records"): records/<enc(stream)>/<name>.json,
+// one immutable envelope per file, placed by rename from tmp/. Every regular `*.json` file in a
+// stream directory is a record whatever the rest of its name (byte order of the names is the
+// order; other files are ignored, never quarantined). Reads follow the reference's rules: a
+// vanished file is skipped; an unreadable one (I/O error, directory, link, over the size cap)
+// is warned about and left; a file that is not a JSON object envelope is quarantined; a newer
+// schemaVersion is warned about and left. Strict reads fail instead of skipping.
+// Must not: quarantine anything in the `meta` stream (a newer build's stamp must survive).
+import { readdir, rename, rm, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
+import { compareCodePoints } from '../common/python-json.js';
 import { YacronError, describeError } from '../common/errors.js';
 import { maxOverRecords } from './derive.js';
 import type { FsContext } from './fs-context.js';
-import { DIR_MODE, FILE_MODE, errorCode, placeNewFile, readCapped, syncDir } from './fs-files.js';
-import { decodeName, encodeName, isHashedEncoding } from './name-encoding.js';
+import { ensureOwnDir, errorCode, placeNewFile, readCapped, writeAtomic } from './fs-files.js';
+import { decodeName, encodeStoreName, isTruncatedToken, encodeName } from './name-encoding.js';
 import { RecordCache } from './record-cache.js';
 import {
   RECORD_FILE_SUFFIX,
   assertKeep,
   assertPlainObject,
-  parseRecordEnvelope,
-  parseRecordId,
+  parseEnvelope,
+  recordTimeMs,
   serializeEnvelope,
 } from './record-format.js';
-import { assertDecideInputs, assertRecordSize, validateStreamName } from './store-checks.js';
+import { assertDecideInputs, assertRecordSize, filterPrefix } from './store-checks.js';
 import type { DeriveMaxOptions, DerivedMax, ListOptions, StateRecord } from './types.js';
 
 /** The stream holding the store's version stamp. */
 export const META_STREAM = 'meta';
-/** Inside a hashed (long-name) stream directory: the stream's real name. */
-const NAME_FILE = '.stream-name';
+/** Inside a truncated stream directory: the stream's real name (raw UTF-8, no newline). */
+export const STREAM_NAME_FILE = 'stream-name.txt';
 /** Records read at once while listing. */
 const READ_BATCH = 32;
+/** A stream name sidecar is small; anything bigger is not one. */
+const MAX_SIDECAR_BYTES = 64 * 1024;
 
-function recordNames(entries: readonly string[]): { valid: string[]; foreign: string[] } {
-  const valid: string[] = [];
-  const foreign: string[] = [];
-  for (const entry of entries) {
-    if (entry.startsWith('.')) continue;
-    const id = entry.endsWith(RECORD_FILE_SUFFIX) ? entry.slice(0, -RECORD_FILE_SUFFIX.length) : '';
-    if (parseRecordId(id) === undefined) foreign.push(entry);
-    else valid.push(entry);
-  }
-  valid.sort().reverse();
-  return { valid, foreign };
+/** The record file names of a directory listing, newest first (reverse byte order). */
+function recordNames(entries: readonly string[]): string[] {
+  return entries
+    .filter((entry) => entry.endsWith(RECORD_FILE_SUFFIX))
+    .sort(compareCodePoints)
+    .reverse();
 }
 
 async function readdirOrEmpty(dir: string): Promise<string[]> {
@@ -53,6 +54,11 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
   }
 }
 
+export interface MetaStamp {
+  readonly schemaVersion: string;
+  readonly data: unknown;
+}
+
 export class FsStreams {
   readonly #ctx: FsContext;
   readonly #cache: RecordCache;
@@ -64,54 +70,59 @@ export class FsStreams {
     this.#cache = new RecordCache(cacheBytes);
   }
 
-  #dir(stream: string): { encoded: string; dir: string } {
-    const encoded = encodeName(stream, 'stream');
-    return { encoded, dir: path.join(this.#ctx.layout.records, encoded) };
+  #dir(stream: string): { token: string; dir: string } {
+    const token = encodeStoreName(stream, 'stream');
+    return { token, dir: path.join(this.#ctx.layout.records, token) };
   }
 
-  async #ensureDir(stream: string, encoded: string, dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true, mode: DIR_MODE });
-    if (isHashedEncoding(encoded)) {
-      await writeFile(path.join(dir, NAME_FILE), stream, { mode: FILE_MODE });
+  async #ensureDir(stream: string, token: string, dir: string): Promise<void> {
+    const durable = this.#ctx.fsyncRecords;
+    await ensureOwnDir(dir, { durable, syncDir: this.#ctx.syncDir });
+    if (isTruncatedToken(token)) {
+      await writeAtomic(
+        this.#ctx.layout.tmp,
+        this.#ctx.seq.nextTemp(),
+        path.join(dir, STREAM_NAME_FILE),
+        stream,
+        { durable, syncDir: this.#ctx.syncDir },
+      );
     }
     this.#knownDirs.add(dir);
   }
 
   async append(stream: string, data: object): Promise<StateRecord> {
-    validateStreamName(stream);
+    const { token, dir } = this.#dir(stream);
     assertPlainObject(data, `record of ${stream}`);
     const text = serializeEnvelope(data, `record of ${stream}`);
     assertRecordSize(text, this.#ctx.maxRecordBytes, `record of ${stream}`);
-    const { encoded, dir } = this.#dir(stream);
-    const { id, writtenAtMs } = this.#ctx.ids.next();
+    const { id, writtenAtMs } = this.#ctx.seq.nextRecord();
     const durable = this.#ctx.fsyncRecords;
-    if (!this.#knownDirs.has(dir)) await this.#ensureDir(stream, encoded, dir);
+    if (!this.#knownDirs.has(dir)) await this.#ensureDir(stream, token, dir);
     const target = path.join(dir, `${id}${RECORD_FILE_SUFFIX}`);
-    await placeNewFile(this.#ctx.layout.tmp, `${id}.tmp`, target, text, {
+    await placeNewFile(this.#ctx.layout.tmp, this.#ctx.seq.nextTemp(), target, text, {
       durable,
       // Another process deleted the stream directory (GC, deleteStream): recreate it.
       onMissingDir: async () => {
         this.#knownDirs.delete(dir);
-        await this.#ensureDir(stream, encoded, dir);
+        await this.#ensureDir(stream, token, dir);
       },
     });
-    if (durable) await syncDir(dir);
+    if (durable) await this.#ctx.syncDir(dir);
     const parsed = JSON.parse(text) as { data: StateRecord['data'] };
     return { stream, id, writtenAtMs, data: parsed.data };
   }
 
   async list(stream: string, options: ListOptions = {}): Promise<StateRecord[]> {
-    validateStreamName(stream);
-    const { encoded, dir } = this.#dir(stream);
-    const { valid, foreign } = recordNames(await readdirOrEmpty(dir));
-    await this.#quarantineForeign(stream, encoded, dir, foreign);
-    const limit = options.limit ?? valid.length;
+    const { dir } = this.#dir(stream);
+    const names = recordNames(await readdirOrEmpty(dir));
+    const limit = options.limit ?? names.length;
+    const strict = options.strict ?? false;
     const out: StateRecord[] = [];
     let next = 0;
-    while (out.length < limit && next < valid.length) {
-      const batch = valid.slice(next, next + Math.min(READ_BATCH, limit - out.length));
+    while (out.length < limit && next < names.length) {
+      const batch = names.slice(next, next + Math.min(READ_BATCH, limit - out.length));
       next += batch.length;
-      const read = await Promise.all(batch.map((name) => this.#read(stream, encoded, dir, name)));
+      const read = await Promise.all(batch.map((name) => this.#read(stream, dir, name, strict)));
       for (const record of read) if (record && out.length < limit) out.push(record);
     }
     return out;
@@ -123,15 +134,13 @@ export class FsStreams {
     options: DeriveMaxOptions = {},
   ): Promise<DerivedMax | undefined> {
     assertDecideInputs(field);
-    return maxOverRecords(await this.list(stream), field, options);
+    return maxOverRecords(await this.list(stream, { strict: true }), field, options);
   }
 
   async prune(stream: string, keep: number): Promise<number> {
-    validateStreamName(stream);
-    assertKeep(keep);
     const { dir } = this.#dir(stream);
-    const { valid } = recordNames(await readdirOrEmpty(dir));
-    const doomed = valid.slice(keep);
+    assertKeep(keep);
+    const doomed = recordNames(await readdirOrEmpty(dir)).slice(keep);
     let deleted = 0;
     for (let i = 0; i < doomed.length; i += READ_BATCH) {
       const results = await Promise.all(
@@ -142,7 +151,9 @@ export class FsStreams {
             await unlink(filePath);
             return 1;
           } catch (error) {
-            if (errorCode(error) === 'ENOENT') return 0; // a peer pruned it first
+            const code = errorCode(error);
+            if (code === 'ENOENT') return 0; // a peer pruned it first
+            if (code === 'EISDIR' || code === 'EPERM') return 0; // not a record file
             throw error;
           }
         }),
@@ -154,9 +165,8 @@ export class FsStreams {
 
   /** Rename the directory into tmp/ first, so the stream vanishes at once, then remove it. */
   async deleteStream(stream: string): Promise<boolean> {
-    validateStreamName(stream);
     const { dir } = this.#dir(stream);
-    const doomed = path.join(this.#ctx.layout.tmp, `${this.#ctx.ids.token()}.deleted-stream`);
+    const doomed = path.join(this.#ctx.layout.tmp, `deleted-${this.#ctx.seq.nextTemp()}`);
     this.#knownDirs.delete(dir);
     this.#cache.deletePrefix(`${dir}${path.sep}`);
     try {
@@ -173,9 +183,9 @@ export class FsStreams {
     const names: string[] = [];
     for (const entry of await readdirOrEmpty(this.#ctx.layout.records)) {
       const name = await this.#streamName(entry);
-      if (name !== undefined && (prefix === undefined || name.startsWith(prefix))) names.push(name);
+      if (name !== undefined) names.push(name);
     }
-    return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return filterPrefix(names, prefix);
   }
 
   /** Streams and records on disk (describe()). */
@@ -185,17 +195,17 @@ export class FsStreams {
     for (const entry of await readdirOrEmpty(this.#ctx.layout.records)) {
       if ((await this.#streamName(entry)) === undefined) continue;
       streams += 1;
-      records += recordNames(await readdirOrEmpty(path.join(this.#ctx.layout.records, entry))).valid
+      records += recordNames(await readdirOrEmpty(path.join(this.#ctx.layout.records, entry)))
         .length;
     }
     return { streams, records };
   }
 
-  /** The raw envelopes of the meta stream (schema versions included), never quarantined. */
-  async readMetaStamps(): Promise<{ schemaVersion: string; data: unknown }[]> {
+  /** The meta stream's envelopes that carry a string schemaVersion, newest first; never moved. */
+  async readMetaStamps(): Promise<MetaStamp[]> {
     const { dir } = this.#dir(META_STREAM);
-    const stamps: { schemaVersion: string; data: unknown }[] = [];
-    for (const name of recordNames(await readdirOrEmpty(dir)).valid) {
+    const stamps: MetaStamp[] = [];
+    for (const name of recordNames(await readdirOrEmpty(dir))) {
       const verdict = await readCapped(path.join(dir, name), this.#ctx.maxRecordBytes);
       if (verdict.kind !== 'ok') continue;
       try {
@@ -210,70 +220,64 @@ export class FsStreams {
     return stamps;
   }
 
+  /** A stream directory's name: its decoding, or (truncated) the sidecar that encodes to it. */
   async #streamName(entry: string): Promise<string | undefined> {
-    if (entry.startsWith('.')) return undefined;
-    if (!isHashedEncoding(entry)) return decodeName(entry);
+    if (!isTruncatedToken(entry)) return decodeName(entry);
     const verdict = await readCapped(
-      path.join(this.#ctx.layout.records, entry, NAME_FILE),
-      64 * 1024,
+      path.join(this.#ctx.layout.records, entry, STREAM_NAME_FILE),
+      MAX_SIDECAR_BYTES,
     );
     if (verdict.kind !== 'ok' || encodeName(verdict.text) !== entry) return undefined;
     return verdict.text;
   }
 
-  async #quarantineForeign(
-    stream: string,
-    encoded: string,
-    dir: string,
-    foreign: readonly string[],
-  ): Promise<void> {
-    if (stream === META_STREAM) return;
-    for (const name of foreign) {
-      await this.#ctx.quarantine.move(
-        'records',
-        encoded,
-        name,
-        'bad-name',
-        `not a record name in ${dir}`,
-      );
-    }
-  }
-
   async #read(
     stream: string,
-    encoded: string,
     dir: string,
     name: string,
+    strict: boolean,
   ): Promise<StateRecord | undefined> {
     const filePath = path.join(dir, name);
     const cached = this.#cache.get(filePath);
     if (cached) return cached;
     const verdict = await readCapped(filePath, this.#ctx.maxRecordBytes);
-    const quarantine = stream !== META_STREAM;
+    const { quarantine } = this.#ctx;
     switch (verdict.kind) {
       case 'missing':
         return undefined; // pruned or deleted since the listing
       case 'io-error':
-        this.#ctx.quarantine.warnIoError(filePath, verdict.code, verdict.detail);
-        return undefined;
-      case 'bad':
-        if (quarantine) {
-          await this.#ctx.quarantine.move('records', encoded, name, verdict.reason, verdict.detail);
+      case 'not-a-file':
+      case 'too-large': {
+        const code = verdict.kind === 'io-error' ? verdict.code : verdict.kind;
+        if (strict) {
+          throw new YacronError('YC_ERR_STATE_IO', `Cannot read record ${filePath}: ${verdict.detail}`);
         }
+        quarantine.warnIoError(filePath, code, verdict.detail);
+        return undefined;
+      }
+      case 'ok':
+        break;
+    }
+    const parsed = parseEnvelope(verdict.text);
+    switch (parsed.kind) {
+      case 'corrupt':
+        if (stream !== META_STREAM) await quarantine.move(filePath, 'malformed', parsed.detail);
+        return undefined;
+      case 'newer-schema':
+        if (strict) {
+          throw new YacronError(
+            'YC_ERR_STATE_SCHEMA',
+            `Cannot read record ${filePath}: schemaVersion ${parsed.version} is newer than this build understands`,
+          );
+        }
+        quarantine.warnNewerSchema(filePath, parsed.version);
         return undefined;
       case 'ok': {
-        const parsed = parseRecordEnvelope(verdict.text);
-        if (!parsed.ok) {
-          if (quarantine) {
-            await this.#ctx.quarantine.move('records', encoded, name, parsed.reason, parsed.detail);
-          }
-          return undefined;
-        }
         const id = name.slice(0, -RECORD_FILE_SUFFIX.length);
         const record: StateRecord = {
           stream,
           id,
-          writtenAtMs: parseRecordId(id) ?? 0,
+          writtenAtMs: recordTimeMs(name),
           data: parsed.data,
         };
         return this.#cache.set(filePath, record, verdict.text.length);

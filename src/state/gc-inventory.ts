@@ -8,7 +8,7 @@ import {
   DAG_ADVANCE_LEASE_PREFIX,
   DAG_RUN_DOC_PREFIX,
   classifyStream,
-  parseDagRunDocKey,
+  parseDagRunNamespace,
 } from './gc-rules.js';
 import {
   referencesOf,
@@ -71,25 +71,32 @@ async function newestOf(store: StateStore, stream: string): Promise<number | nul
 async function readDagRuns(store: StateStore): Promise<DagRunDoc[] | null> {
   try {
     const runs: DagRunDoc[] = [];
-    for (const key of await store.listDocs(DAG_RUN_DOC_PREFIX)) {
-      const parsed = parseDagRunDocKey(key);
-      const doc = await store.getDoc(key);
-      if (parsed === undefined || doc === undefined) continue;
-      const value = (doc.value ?? {}) as Record<string, unknown>;
-      runs.push({
-        key,
-        dag: parsed.dag,
-        runKey: parsed.runKey,
-        runId: typeof value.runId === 'string' ? value.runId : null,
-        state: typeof value.state === 'string' ? value.state : null,
-        version: doc.version,
-        updatedAtMs: doc.updatedAtMs,
-      });
+    for (const ns of await store.listDocumentNamespaces(DAG_RUN_DOC_PREFIX)) {
+      const dag = parseDagRunNamespace(ns);
+      if (dag === undefined) continue;
+      for (const doc of await store.listDocuments(ns)) {
+        const { runId, state, updatedAt } = doc.body;
+        runs.push({
+          ns,
+          dag,
+          runKey: doc.key,
+          runId: typeof runId === 'string' ? runId : null,
+          state: typeof state === 'string' ? state : null,
+          updatedAtMs: dagRunUpdatedAtMs(updatedAt, doc.modifiedAtMs),
+        });
+      }
     }
     return runs;
   } catch {
     return null;
   }
+}
+
+/** A dag_run body's `updatedAt` (epoch seconds) in ms, else the file's last write. */
+export function dagRunUpdatedAtMs(updatedAt: unknown, modifiedAtMs: number): number {
+  return typeof updatedAt === 'number' && Number.isFinite(updatedAt)
+    ? updatedAt * 1000
+    : modifiedAtMs;
 }
 
 /**
@@ -103,7 +110,7 @@ async function readArtifactRefs(store: StateStore): Promise<ArtifactRefs> {
     const byStream = new Map<string, string[]>();
     for (const name of names) {
       const hashes: string[] = [];
-      for (const record of await store.list(name)) {
+      for (const record of await store.list(name, { strict: true })) {
         const sha256 = record.data.sha256;
         if (typeof sha256 !== 'string') {
           return { ok: false, reason: `an artifact record in ${name} names no blob` };

@@ -1,4 +1,4 @@
-// GC planning (spec/seed-durable-state.txt "Garbage collection and manifests"): a pure function
+// GC planning (docs/durable-state.md "Garbage collection and manifests"): a pure function
 // from an inventory of the store to what a pass would delete, each with its reason. Execution is
 // gc-run.ts. Every rule is biased to KEEP: anything not positively recognised as garbage, or
 // whose age or references cannot be established, stays.
@@ -10,6 +10,7 @@ import {
   parseDagXcomScope,
   TERMINAL_DAG_RUN_STATES,
 } from './gc-rules.js';
+import { isHeld } from './lease-logic.js';
 import type { ManifestEntry } from './manifest.js';
 import type { BlobInfo, LeaseState, SweepOptions } from './types.js';
 
@@ -21,12 +22,13 @@ export interface StreamAge {
 }
 
 export interface DagRunDoc {
-  readonly key: string;
+  /** The document namespace (`dagrun/<dag>`); the key is the run key. */
+  readonly ns: string;
   readonly dag: string;
   readonly runKey: string;
   readonly runId: string | null;
   readonly state: string | null;
-  readonly version: string;
+  /** The body's `updatedAt` (epoch s → ms), else the file's last write. */
   readonly updatedAtMs: number;
 }
 
@@ -56,8 +58,8 @@ export interface GcAction {
   readonly target: GcTarget;
   readonly name: string;
   readonly reason: string;
-  /** Docs: the version seen, deleted only if unchanged. */
-  readonly version?: string;
+  /** Docs: which one, and the update time seen (deleted only if unchanged and still terminal). */
+  readonly doc?: { readonly ns: string; readonly key: string; readonly updatedAtMs: number };
 }
 
 export type GcPlan =
@@ -191,7 +193,7 @@ export function planGc(inventory: GcInventory, graceMs: number): GcPlan {
 
   const heldRuns = new Set(
     inventory.dagAdvanceLeases
-      .filter((lease) => lease.holder !== null && lease.expiresAtMs > nowMs)
+      .filter((lease) => isHeld(lease, nowMs))
       .map((lease) => lease.name.slice(DAG_ADVANCE_LEASE_PREFIX.length)),
   );
   for (const run of inventory.dagRuns ?? []) {
@@ -208,8 +210,8 @@ export function planGc(inventory: GcInventory, graceMs: number): GcPlan {
     }
     actions.push({
       target: 'doc',
-      name: run.key,
-      version: run.version,
+      name: `${run.ns}/${run.runKey}`,
+      doc: { ns: run.ns, key: run.runKey, updatedAtMs: run.updatedAtMs },
       reason: `dag '${run.dag}' is in no manifest of the last ${grace} and this ${run.state ?? ''} run was last updated ${formatDuration(nowMs - run.updatedAtMs)} ago`,
     });
   }

@@ -1,5 +1,5 @@
-// The names GC recognises (spec/seed-durable-state.txt "Garbage collection and manifests",
-// spec/dashboard-and-dags.md §2.4, §2.8, §2.9): which stream family a stream belongs to and who
+// The names GC recognises (docs/durable-state.md "Garbage collection and manifests"): which
+// stream family a stream belongs to and who
 // owns it, the DAG document / lease / XCom naming, and the GC timings. Pure; no I/O. Anything
 // not positively recognised here is never collected.
 
@@ -24,7 +24,7 @@ export const META_STREAM = 'meta';
 
 export const MANIFEST_STREAM_PREFIX = 'manifests/';
 export const ARTIFACT_STREAM_PREFIX = 'artifacts/';
-/** dag_run documents: `dagrun/<dag>/<runKey>`. */
+/** dag_run documents: namespace `dagrun/<dag>`, key = the run key. */
 export const DAG_RUN_DOC_PREFIX = 'dagrun/';
 /** Per-run DAG advance leases: `dagadvance/<dag>/<runKey>` (the only leases GC may delete). */
 export const DAG_ADVANCE_LEASE_PREFIX = 'dagadvance/';
@@ -79,8 +79,9 @@ export function artifactStream(scope: string): string {
   return `${ARTIFACT_STREAM_PREFIX}${scope}`;
 }
 
-export function dagRunDocKey(dag: string, runKey: string): string {
-  return `${DAG_RUN_DOC_PREFIX}${dag}/${runKey}`;
+/** The document namespace of a dag's runs. */
+export function dagRunNamespace(dag: string): string {
+  return `${DAG_RUN_DOC_PREFIX}${dag}`;
 }
 
 export function dagAdvanceLeaseName(dag: string, runKey: string): string {
@@ -91,16 +92,11 @@ export function dagXcomScope(dag: string, runId: string): string {
   return `${DAG_XCOM_SCOPE_PREFIX}${dag}/${runId}`;
 }
 
-/**
- * `dagrun/<dag>/<runKey>` → its parts. Run keys never contain `/` (ISO dates, `manual-<hex>`),
- * so the dag is everything up to the last slash.
- */
-export function parseDagRunDocKey(key: string): { dag: string; runKey: string } | undefined {
-  if (!key.startsWith(DAG_RUN_DOC_PREFIX)) return undefined;
-  const rest = key.slice(DAG_RUN_DOC_PREFIX.length);
-  const slash = rest.lastIndexOf('/');
-  if (slash <= 0 || slash === rest.length - 1) return undefined;
-  return { dag: rest.slice(0, slash), runKey: rest.slice(slash + 1) };
+/** `dagrun/<dag>` → the dag, or undefined for any other document namespace. */
+export function parseDagRunNamespace(ns: string): string | undefined {
+  if (!ns.startsWith(DAG_RUN_DOC_PREFIX)) return undefined;
+  const dag = ns.slice(DAG_RUN_DOC_PREFIX.length);
+  return dag === '' ? undefined : dag;
 }
 
 /** `dagxcom/<dag>/<runId>` → the dag, or undefined for any other scope. */

@@ -2,7 +2,8 @@
 // deleting it (a stream written since the inventory, a document changed since, a lease revived
 // since, all stay), and sweeps blobs only after every other deletion succeeded.
 import { describeError } from '../common/index.js';
-import { gatherGcInventory } from './gc-inventory.js';
+import { dagRunUpdatedAtMs, gatherGcInventory } from './gc-inventory.js';
+import { TERMINAL_DAG_RUN_STATES } from './gc-rules.js';
 import { planGc, type GcAction, type GcPlan } from './gc-plan.js';
 import type { StateStore, SweepReport } from './types.js';
 
@@ -119,10 +120,18 @@ async function removeIfStillGarbage(
       return (await store.deleteStream(action.name)) ? null : 'already gone';
     }
     case 'doc': {
-      if (action.version === undefined) return 'no version to compare';
-      const result = await store.deleteDoc(action.name, { expectedVersion: action.version });
-      if (!result.ok) return 'changed since the scan';
-      return result.existed ? null : 'already gone';
+      const seen = action.doc;
+      if (seen === undefined) return 'no document named';
+      return store.updateDocument(seen.ns, seen.key, (current) => {
+        if (current === undefined) return { kind: 'keep', result: 'already gone' };
+        const updatedAtMs = dagRunUpdatedAtMs(current.body.updatedAt, current.modifiedAtMs);
+        const state = current.body.state;
+        const terminal = typeof state === 'string' && TERMINAL_DAG_RUN_STATES.has(state);
+        if (updatedAtMs !== seen.updatedAtMs || !terminal) {
+          return { kind: 'keep', result: 'changed since the scan' };
+        }
+        return { kind: 'delete', result: null };
+      });
     }
     case 'lease': {
       const lease = await store.inspectLease(action.name);

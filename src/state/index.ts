@@ -3,21 +3,19 @@
 export {
   RECORD_SCHEMA_VERSION,
   type BlobInfo,
-  type DeleteDocOptions,
   type DeriveMaxOptions,
   type DerivedMax,
   type DescribeOptions,
-  type DocDeleteResult,
-  type DocEntry,
-  type DocWriteResult,
+  type DocumentChange,
+  type DocumentDecision,
   type DroppedWriteKind,
   type JsonObject,
   type LeaseResult,
   type LeaseState,
   type ListOptions,
   type MaxValue,
-  type PutDocOptions,
   type QuarantineReason,
+  type StateDocument,
   type StateRecord,
   type StateStore,
   type StateTopology,
@@ -47,6 +45,8 @@ export { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';
 export { resolveTopology, isSharedFsType, type TopologyResolution } from './topology.js';
 export { encodeName, decodeName } from './name-encoding.js';
 export { isHeld as isLeaseHeld } from './lease-logic.js';
+export { newInstanceToken } from './record-format.js';
+export { artifactStream } from './gc-rules.js';
 export { DEFAULT_MAX_RECORD_BYTES } from './store-checks.js';
 export {
   FaultyStateStore,

@@ -1,8 +1,10 @@
-// The lease and compare-and-set rules as pure functions, so every backend decides exactly alike
-// (the backend only supplies the locking): given the current state and the clock, what the
-// next state and the caller's answer are. Must not: do I/O or read a clock.
+// The lease rules as pure functions, so every backend decides exactly alike (the backend only
+// supplies the locking), and exactly as the reference does (docs/durable-state-store.md "Leases
+// and fences"): given the current state and the clock, what the next state and the caller's
+// answer are. A released lease keeps its holder and fence with expiry 0.
+// Must not: do I/O or read a clock.
 import { YacronError } from '../common/errors.js';
-import type { DocEntry, LeaseResult, LeaseState } from './types.js';
+import type { LeaseResult, LeaseState } from './types.js';
 
 export interface LeaseDecision {
   /** The state to write, or undefined when nothing changes. */
@@ -16,8 +18,14 @@ export function assertTtl(ttlMs: number): void {
   }
 }
 
+/** Held = unexpired (a released lease has expiry 0, so it never is). */
 export function isHeld(state: LeaseState | undefined, nowMs: number): boolean {
-  return state !== undefined && state.holder !== null && nowMs < state.expiresAtMs;
+  return state !== undefined && nowMs < state.expiresAtMs;
+}
+
+/** Released by its holder (expiry 0), as opposed to lapsed. */
+export function isReleased(state: LeaseState): boolean {
+  return state.expiresAtMs <= 0;
 }
 
 function answer(state: LeaseState | undefined, acquired: boolean, fresh: boolean): LeaseResult {
@@ -30,6 +38,10 @@ function answer(state: LeaseState | undefined, acquired: boolean, fresh: boolean
   };
 }
 
+/**
+ * No lease: fence 1. Another holder, unexpired: denied. Ours, unexpired: extended, same fence.
+ * Otherwise (expired, released, or ours but expired): a new tenure, fence + 1.
+ */
 export function decideAcquire(
   name: string,
   current: LeaseState | undefined,
@@ -39,8 +51,9 @@ export function decideAcquire(
 ): LeaseDecision {
   const expiresAtMs = nowMs + ttlMs;
   if (current && isHeld(current, nowMs)) {
-    if (current.holder !== holder)
+    if (current.holder !== holder) {
       return { next: undefined, result: answer(current, false, false) };
+    }
     const next = { ...current, expiresAtMs, updatedAtMs: nowMs };
     return { next, result: answer(next, true, false) };
   }
@@ -51,17 +64,16 @@ export function decideAcquire(
     expiresAtMs,
     updatedAtMs: nowMs,
   };
-  const previous = current?.holder;
-  const result: LeaseResult =
-    previous !== undefined && previous !== null && previous !== holder
-      ? { ...answer(next, true, true), previousHolder: previous }
-      : answer(next, true, true);
+  const lapsed = current !== undefined && !isReleased(current) && current.holder !== holder;
+  const result: LeaseResult = lapsed
+    ? { ...answer(next, true, true), previousHolder: current.holder }
+    : answer(next, true, true);
   return { next, result };
 }
 
 /**
- * Renew succeeds while the tenure is ours (holder and fence match). An expired lease nobody took
- * over is still ours: the unchanged fence proves no one else held it in between.
+ * Renew succeeds while the tenure is ours (holder and fence match, not released). An expired
+ * lease nobody took over is still ours: the unchanged fence proves no one else held it.
  */
 export function decideRenew(
   current: LeaseState | undefined,
@@ -70,34 +82,22 @@ export function decideRenew(
   ttlMs: number,
   nowMs: number,
 ): LeaseDecision {
-  if (!current || current.holder !== holder || current.fence !== fence) {
+  if (!current || current.holder !== holder || current.fence !== fence || isReleased(current)) {
     return { next: undefined, result: answer(current, false, false) };
   }
   const next = { ...current, expiresAtMs: nowMs + ttlMs, updatedAtMs: nowMs };
   return { next, result: answer(next, true, false) };
 }
 
+/** Release: our tenure (holder and fence match, not yet released) gets expiry 0. */
 export function decideRelease(
   current: LeaseState | undefined,
   holder: string,
   fence: number,
   nowMs: number,
 ): { next: LeaseState | undefined; released: boolean } {
-  if (!current || current.holder !== holder || current.fence !== fence) {
+  if (!current || current.holder !== holder || current.fence !== fence || isReleased(current)) {
     return { next: undefined, released: false };
   }
-  return {
-    next: { ...current, holder: null, expiresAtMs: nowMs, updatedAtMs: nowMs },
-    released: true,
-  };
-}
-
-/** Whether a compare-and-set condition holds for the current document. */
-export function casHolds(
-  current: DocEntry | undefined,
-  expectedVersion: string | null | undefined,
-): boolean {
-  if (expectedVersion === undefined) return true;
-  if (expectedVersion === null) return current === undefined;
-  return current?.version === expectedVersion;
+  return { next: { ...current, expiresAtMs: 0, updatedAtMs: nowMs }, released: true };
 }

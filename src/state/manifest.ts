@@ -1,8 +1,10 @@
-// Per-node manifests (spec/seed-durable-state.txt "Garbage collection and manifests"): which job
+// Per-node manifests (docs/durable-state.md "Garbage collection and manifests"): which job
 // names, shared artifact scopes and dag names this node's loaded config can write, recorded in
-// `manifests/<host>` at backend start and every 6 hours. They are GC's only evidence that
+// `manifests/<host>` at backend start and every 6 hours, in the reference's record
+// `{at: ISO, dags, host, jobSetId, jobs, scopes}` (lists sorted). They are GC's only evidence that
 // something is still wanted; this module builds, writes, prunes and reads them. It never
 // deletes anything but this host's own old manifest records.
+import { compareCodePoints, pythonIsoformatUtc } from '../common/python-json.js';
 import { GLOBAL_SCOPE, MANIFEST_STREAM_PREFIX, manifestStream } from './gc-rules.js';
 import type { StateRecord, StateStore } from './types.js';
 
@@ -52,13 +54,18 @@ export function buildManifest(input: ManifestInput): Manifest {
   });
 }
 
-export async function writeManifest(store: StateStore, manifest: Manifest): Promise<StateRecord> {
+export async function writeManifest(
+  store: StateStore,
+  manifest: Manifest,
+  nowMs: number,
+): Promise<StateRecord> {
   return store.append(manifestStream(manifest.host), {
+    at: pythonIsoformatUtc(nowMs),
+    dags: manifest.dags,
     host: manifest.host,
     jobSetId: manifest.jobSetId,
     jobs: manifest.jobs,
     scopes: manifest.scopes,
-    dags: manifest.dags,
   });
 }
 
@@ -125,6 +132,7 @@ function stringList(value: unknown): string[] | undefined {
   return value.every((item) => typeof item === 'string') ? value : undefined;
 }
 
+/** Python's sorted(set(values)): code point order. */
 function sortedUnique(values: Iterable<string>): string[] {
-  return [...new Set(values)].sort();
+  return [...new Set(values)].sort(compareCodePoints);
 }

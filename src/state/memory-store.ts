@@ -12,30 +12,25 @@ import {
   validateLeaseName,
   validateStreamName,
 } from './store-checks.js';
-import { casHolds, decideAcquire, decideRelease, decideRenew } from './lease-logic.js';
+import { decideAcquire, decideRelease, decideRenew } from './lease-logic.js';
 import {
-  RecordIdSource,
-  assertJsonValue,
+  StoreSequence,
   assertKeep,
   assertPlainObject,
   assertSha256,
   jsonRoundTrip,
-  newProcessId,
   serializeEnvelope,
 } from './record-format.js';
 import {
   RECORD_SCHEMA_VERSION,
   type BlobInfo,
-  type DeleteDocOptions,
   type DeriveMaxOptions,
   type DerivedMax,
-  type DocDeleteResult,
-  type DocEntry,
-  type DocWriteResult,
+  type DocumentDecision,
   type LeaseResult,
   type LeaseState,
   type ListOptions,
-  type PutDocOptions,
+  type StateDocument,
   type StateRecord,
   type StateStore,
   type StoreDescription,
@@ -51,10 +46,11 @@ export interface MemoryStateStoreOptions {
 export class MemoryStateStore implements StateStore {
   readonly #clock: Clock;
   readonly #namespace: string;
-  readonly #ids: RecordIdSource;
+  readonly #seq: StoreSequence;
   /** Per stream, records oldest first (ids grow, so appends stay sorted). */
   readonly #streams = new Map<string, StateRecord[]>();
-  readonly #docs = new Map<string, DocEntry>();
+  /** Per document namespace, documents by key. */
+  readonly #docs = new Map<string, Map<string, StateDocument>>();
   readonly #blobs = new Map<string, { bytes: Uint8Array; modifiedAtMs: number }>();
   readonly #leases = new Map<string, LeaseState>();
   #open = false;
@@ -62,18 +58,14 @@ export class MemoryStateStore implements StateStore {
   constructor(options: MemoryStateStoreOptions) {
     this.#clock = options.clock;
     this.#namespace = options.namespace ?? 'default';
-    this.#ids = new RecordIdSource(options.clock, newProcessId());
+    this.#seq = new StoreSequence(options.clock);
   }
 
   /** Like the filesystem store, the first open writes the `meta` version stamp. */
   async open(): Promise<void> {
     this.#open = true;
     if (!this.#streams.has('meta')) {
-      await this.append('meta', {
-        recordSchema: RECORD_SCHEMA_VERSION,
-        stampedAtMs: this.#clock.now(),
-        stampedBy: 'yacron2',
-      });
+      await this.append('meta', { storeVersion: RECORD_SCHEMA_VERSION });
     }
   }
 
@@ -104,7 +96,7 @@ export class MemoryStateStore implements StateStore {
       validateStreamName(stream);
       assertPlainObject(data, `record of ${stream}`);
       const text = serializeEnvelope(data, `record of ${stream}`);
-      const { id, writtenAtMs } = this.#ids.next();
+      const { id, writtenAtMs } = this.#seq.nextRecord();
       const stored = (JSON.parse(text) as { data: StateRecord['data'] }).data;
       const record: StateRecord = { stream, id, writtenAtMs, data: stored };
       let records = this.#streams.get(stream);
@@ -164,46 +156,53 @@ export class MemoryStateStore implements StateStore {
     return this.#op(() => filterPrefix(this.#streams.keys(), prefix));
   }
 
-  getDoc(key: string): Promise<DocEntry | undefined> {
+  getDocument(ns: string, key: string): Promise<StateDocument | undefined> {
     return this.#op(() => {
+      validateStreamName(ns, 'document namespace');
       validateStreamName(key, 'document');
-      const doc = this.#docs.get(key);
+      const doc = this.#docs.get(ns)?.get(key);
       return doc && jsonRoundTrip(doc);
     });
   }
 
-  putDoc(key: string, value: unknown, options: PutDocOptions = {}): Promise<DocWriteResult> {
+  updateDocument<T>(ns: string, key: string, decide: DocumentDecision<T>): Promise<T> {
     return this.#op(() => {
+      validateStreamName(ns, 'document namespace');
       validateStreamName(key, 'document');
-      assertJsonValue(value, `document ${key}`);
-      serializeEnvelope(value, `document ${key}`);
-      const current = this.#docs.get(key);
-      if (!casHolds(current, options.expectedVersion)) {
-        return { ok: false, current: current && jsonRoundTrip(current) };
+      const docs = this.#docs.get(ns) ?? new Map<string, StateDocument>();
+      const current = docs.get(key);
+      const change = decide(current && jsonRoundTrip(current));
+      switch (change.kind) {
+        case 'keep':
+          break;
+        case 'write': {
+          const what = `document ${key} of ${ns}`;
+          assertPlainObject(change.body, what);
+          const text = serializeEnvelope(change.body, what);
+          const body = (JSON.parse(text) as { data: StateDocument['body'] }).data;
+          docs.set(key, { ns, key, body, modifiedAtMs: this.#clock.now() });
+          this.#docs.set(ns, docs);
+          break;
+        }
+        case 'delete':
+          docs.delete(key);
+          if (docs.size === 0) this.#docs.delete(ns);
+          break;
       }
-      const next: DocEntry = {
-        key,
-        value: jsonRoundTrip(value),
-        version: this.#ids.token(),
-        updatedAtMs: this.#clock.now(),
-      };
-      this.#docs.set(key, next);
-      return { ok: true, version: next.version, updatedAtMs: next.updatedAtMs };
+      return change.result;
     });
   }
 
-  deleteDoc(key: string, options: DeleteDocOptions = {}): Promise<DocDeleteResult> {
+  listDocuments(ns: string): Promise<StateDocument[]> {
     return this.#op(() => {
-      validateStreamName(key, 'document');
-      const current = this.#docs.get(key);
-      if (!casHolds(current, options.expectedVersion)) {
-        return { ok: false, current: current && jsonRoundTrip(current) };
-      }
-      return { ok: true, existed: this.#docs.delete(key) };
+      validateStreamName(ns, 'document namespace');
+      const docs = this.#docs.get(ns);
+      if (!docs) return [];
+      return filterPrefix(docs.keys(), undefined).map((key) => jsonRoundTrip(docs.get(key)!));
     });
   }
 
-  listDocs(prefix?: string): Promise<string[]> {
+  listDocumentNamespaces(prefix?: string): Promise<string[]> {
     return this.#op(() => filterPrefix(this.#docs.keys(), prefix));
   }
 
@@ -321,7 +320,7 @@ export class MemoryStateStore implements StateStore {
         counts: {
           streams: this.#streams.size,
           records,
-          docs: this.#docs.size,
+          docs: [...this.#docs.values()].reduce((sum, docs) => sum + docs.size, 0),
           blobs: this.#blobs.size,
           leases: this.#leases.size,
           quarantined: 0,

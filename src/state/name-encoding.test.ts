@@ -1,156 +1,112 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { isYacronError } from '../common/errors.js';
 import {
-  MAX_PLAIN_ENCODED_LENGTH,
+  MAX_TOKEN_LENGTH,
   decodeName,
   encodeName,
-  isHashedEncoding,
+  encodeStoreName,
+  escapeNameBytes,
+  isTruncatedToken,
+  percentDecode,
 } from './name-encoding.js';
 
-const TRICKY = [
-  'runs/backup',
-  'runs%2Fbackup',
-  'runs%2fbackup',
-  'Backup',
-  'backup',
-  'BACKUP',
-  'bAckup',
-  '.',
-  '..',
-  '...',
-  '.hidden',
-  'trailing.',
-  'a.b',
-  'CON',
-  'con',
-  'Con',
-  'con.json',
-  'con.',
-  'console',
-  'nul',
-  'NUL.txt',
-  'aux',
-  'com1',
-  'COM1',
-  'lpt9',
-  'conin$',
-  'a\u0000b',
-  '\u0000',
-  'a/b',
-  'a\\b',
-  'a b',
-  'a:b',
-  'a*b?',
-  '~',
-  'x~y',
-  'é',
-  'e\u0301',
-  '日本',
-  '🙂',
-  '%',
-  '%25',
-  '-',
-  '_',
-];
+void test('encodeName() gives the reference tokens of the golden stores', () => {
+  assert.equal(encodeName('runs/Report.Daily'), 'runs%2F%52eport%2E%44aily');
+  assert.equal(encodeName('runs/nightly report'), 'runs%2Fnightly%20report');
+  assert.equal(encodeName('lock/writer/nightly#0'), 'lock%2Fwriter%2Fnightly%230');
+  assert.equal(encodeName('Config.Main'), '%43onfig%2E%4Dain');
+  assert.equal(encodeName('Ops.West-2'), '%4Fps%2E%57est-2');
+  assert.equal(encodeName('k'.repeat(140)), `${'k'.repeat(96)}%.86e9c82008dafb50760e667fedafd675`);
+  assert.equal(encodeName('default'), 'default');
+  assert.equal(encodeName('kv/writer'), 'kv%2Fwriter');
+});
 
-/** A tiny deterministic PRNG so the fuzz cases are reproducible. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+void test('every byte outside [a-z0-9_-] is escaped, upper-case hex, inner dots included', () => {
+  assert.equal(encodeName('a.b'), 'a%2Eb');
+  assert.equal(encodeName('%'), '%25');
+  assert.equal(encodeName('ü'), '%C3%BC');
+  assert.equal(encodeName('a b#c'), 'a%20b%23c');
+  assert.equal(encodeName('ABC'), '%41%42%43');
+  assert.equal(encodeName('snake_case-9'), 'snake_case-9');
+  assert.equal(encodeName('..'), '%2E%2E');
+});
 
-function randomName(random: () => number): string {
-  const alphabet = [
+void test('reserved device names are whole tokens only; com0/lpt0 are not reserved', () => {
+  assert.equal(encodeName('aux'), '%61ux');
+  assert.equal(encodeName('con'), '%63on');
+  assert.equal(encodeName('nul'), '%6Eul');
+  assert.equal(encodeName('com9'), '%63om9');
+  assert.equal(encodeName('lpt1'), '%6Cpt1');
+  assert.equal(encodeName('com0'), 'com0');
+  assert.equal(encodeName('lpt0'), 'lpt0');
+  assert.equal(encodeName('runs/con'), 'runs%2Fcon');
+  assert.equal(encodeName('con.json'), 'con%2Ejson');
+  assert.equal(encodeName('CON'), '%43%4F%4E');
+  assert.equal(encodeName('console'), 'console');
+});
+
+void test('truncation: exactly 130 characters, the cut may split an escape, the hash is of the name', () => {
+  const long = 'Ä'.repeat(60); // 6 characters per Ä once escaped: 360
+  const token = encodeName(long);
+  assert.equal(token.length, MAX_TOKEN_LENGTH);
+  assert.equal(token.slice(0, 96), escapeNameBytes(long).slice(0, 96));
+  assert.ok(token.slice(0, 96).endsWith('%C3%84'));
+  const digest = createHash('sha256').update(long, 'utf8').digest('hex').slice(0, 32);
+  assert.equal(token.slice(96), `%.${digest}`);
+  const split = encodeName(`abcd${'Ä'.repeat(60)}`);
+  assert.ok(split.slice(0, 96).endsWith('%C'), 'the cut splits %C3 after its C');
+  assert.ok(isTruncatedToken(token));
+  assert.equal(encodeName('a'.repeat(130)), 'a'.repeat(130), '130 characters stay whole');
+  assert.equal(encodeName('a'.repeat(131)).length, 130);
+  assert.equal(decodeName(token), undefined, 'a truncated token cannot be decoded');
+});
+
+void test('the empty name is `_` (the same token as `_`); the store refuses to write it', () => {
+  assert.equal(encodeName(''), '_');
+  assert.equal(encodeName('_'), '_');
+  assert.equal(decodeName('_'), '_');
+  assert.throws(
+    () => encodeStoreName('', 'stream'),
+    (error) => isYacronError(error, 'YC_ERR_STATE_NAME_INVALID'),
+  );
+  assert.throws(
+    () => encodeStoreName('a\ud800', 'stream'),
+    (error) => isYacronError(error, 'YC_ERR_STATE_NAME_INVALID'),
+  );
+});
+
+void test('decoding is percent-decoding, and only canonical tokens name something', () => {
+  for (const name of ['runs/Report.Daily', 'a b', 'ü😀', 'aux', 'com0', '%41', 'x'.repeat(130)]) {
+    assert.equal(decodeName(encodeName(name)), name, name);
+  }
+  assert.equal(percentDecode('runs%2fx%zz%'), 'runs/x%zz%');
+  assert.equal(percentDecode('%FF'), '\ufffd');
+  assert.equal(decodeName('runs%2fx'), undefined, 'a lower-case escape is not the reference token');
+  assert.equal(decodeName('Runs'), undefined);
+  assert.equal(decodeName('aux'), undefined, 'the reference writes aux as %61ux');
+  assert.equal(decodeName(''), undefined);
+});
+
+void test('distinct names never share a token (short names), whatever their case', () => {
+  const names = [
     'a',
     'A',
-    'z',
-    'Z',
-    '.',
-    '/',
-    '%',
-    '0',
-    '~',
-    '-',
+    'a.',
+    '.a',
+    'a%2E',
+    'a/b',
+    'a%2Fb',
+    'A/B',
+    'aux',
+    '%61ux',
+    'con',
+    'CON',
     '_',
-    ' ',
-    '\u0000',
-    'é',
-    '🙂',
+    'x y',
   ];
-  const length = 1 + Math.floor(random() * 8);
-  let name = '';
-  for (let i = 0; i < length; i++) name += alphabet[Math.floor(random() * alphabet.length)]!;
-  return name;
-}
-
-void test('encodeName() round-trips through decodeName() for tricky names', () => {
-  for (const name of TRICKY) {
-    const encoded = encodeName(name);
-    assert.equal(decodeName(encoded), name, `round trip of ${JSON.stringify(name)}`);
-  }
-});
-
-void test('encodeName() is injective even after case folding (case-insensitive filesystems)', () => {
-  const random = prng(42);
-  const names = new Set(TRICKY);
-  while (names.size < 5000) names.add(randomName(random));
-  const folded = new Map<string, string>();
-  for (const name of names) {
-    const key = encodeName(name).toLowerCase();
-    const previous = folded.get(key);
-    assert.equal(previous, undefined, `${JSON.stringify(previous)} and ${JSON.stringify(name)}`);
-    folded.set(key, name);
-  }
-});
-
-void test('encoded names are portable file names: no separators, NUL, dot names or device names', () => {
-  for (const name of TRICKY) {
-    const encoded = encodeName(name);
-    assert.match(encoded, /^[a-z0-9_.%A-F-]+$/, encoded);
-    assert.ok(!/^[A-Z]/.test(encoded.replace(/%[0-9A-F]{2}/g, '')), 'no raw upper case');
-    assert.notEqual(encoded[0], '.');
-    assert.notEqual(encoded.at(-1), '.');
-    const base = encoded.split('.')[0]!.toLowerCase();
-    assert.ok(!/^(con|prn|aux|nul|com\d|lpt\d|conin\$|conout\$)$/.test(base), encoded);
-  }
-  assert.equal(encodeName('runs/backup'), 'runs%2Fbackup');
-  assert.equal(encodeName('Backup'), '%42ackup');
-  assert.equal(encodeName('con'), '%63on');
-  assert.equal(encodeName('..'), '%2E%2E');
-  assert.equal(encodeName('a\u0000b'), 'a%00b');
-});
-
-void test('long names get a bounded hashed form that stays distinct', () => {
-  const long = 'Job'.repeat(100);
-  const other = 'Job'.repeat(99) + 'Jox';
-  const encoded = encodeName(long);
-  assert.ok(isHashedEncoding(encoded));
-  assert.ok(encoded.length <= MAX_PLAIN_ENCODED_LENGTH, `${encoded.length}`);
-  assert.notEqual(encoded, encodeName(other));
-  assert.equal(decodeName(encoded), undefined, 'the hashed form does not decode');
-  const fits = 'a'.repeat(MAX_PLAIN_ENCODED_LENGTH);
-  assert.equal(encodeName(fits), fits);
-  assert.ok(isHashedEncoding(encodeName(fits + 'a')));
-});
-
-void test('decodeName() refuses non-canonical and foreign file names', () => {
-  for (const foreign of ['runs%2fbackup', 'Backup', '%4', '%ZZ', 'a~b', '', '.x', 'x.', '%C3']) {
-    assert.equal(decodeName(foreign), undefined, foreign);
-  }
-});
-
-void test('empty names and lone surrogates are refused with YC_ERR_STATE_NAME_INVALID', () => {
-  for (const bad of ['', 'a\uD800', '\uDC00b']) {
-    assert.throws(
-      () => encodeName(bad),
-      (error) => isYacronError(error, 'YC_ERR_STATE_NAME_INVALID'),
-    );
-  }
+  const tokens = names.map((name) => encodeName(name));
+  assert.equal(new Set(tokens).size, names.length);
+  assert.equal(new Set(tokens.map((token) => token.toLowerCase())).size, names.length);
 });

@@ -1,29 +1,29 @@
-// Stream, document, lease and namespace names → file names, injectively. Only [a-z0-9_-] and
-// inner dots stay as they are; every other UTF-8 byte (upper-case letters included, so names
-// that differ only in case never meet on a case-insensitive filesystem) becomes %XX with
-// upper-case hex. Decoding is plain percent-decoding, so distinct names always give distinct
-// file names, even after case folding (a token is either one lower-case character or %XX).
+// Namespace, stream, document and lease names → file-name tokens, byte-identical to the Python
+// reference (docs/durable-state-store.md "Name encoding"): every UTF-8 byte outside [a-z0-9_-]
+// becomes %XX (upper-case hex, so `.` is `%2E` and `A` is `%41`); a whole token that is a
+// Windows device name has its first character escaped; a token longer than 130 characters is
+// cut to 96 and ends in `%.` + 32 hex of the name's sha256; the empty name is `_`. Decoding is
+// plain percent-decoding; a truncated token (it holds `%.`, which step 1 never produces) cannot
+// be decoded, so its name is kept elsewhere (a sidecar, a document body, the lease body).
 // Must not: touch the filesystem.
 import { createHash } from 'node:crypto';
 import { YacronError } from '../common/errors.js';
 
-/** Longest encoded name kept readable; longer names get the hashed form (NAME_MAX is 255). */
-export const MAX_PLAIN_ENCODED_LENGTH = 200;
-/** How much of the readable encoding a hashed name keeps as a prefix, for humans. */
-const HASHED_PREFIX_LENGTH = 120;
-/** Separates a hashed name's prefix from its digest; never produced by the plain encoding. */
-const HASH_MARK = '~';
+/** Longest token kept whole; longer ones are truncated (NAME_MAX is 255 with suffixes). */
+export const MAX_TOKEN_LENGTH = 130;
+/** How much of the step-1 encoding a truncated token keeps. */
+const TRUNCATED_PREFIX_LENGTH = 96;
+/** Marks a truncated token: `%` is always followed by hex in step-1 output. */
+const TRUNCATION_MARK = '%.';
 
-/** Windows device names: reserved with any extension and in any case (CON, con.json, COM1). */
-const RESERVED_BASENAMES = new Set([
+/** Whole tokens that are Windows device names (com0/lpt0 are not reserved). */
+const RESERVED_TOKENS = new Set([
   'con',
   'prn',
   'aux',
   'nul',
-  'conin$',
-  'conout$',
-  ...Array.from({ length: 10 }, (_, i) => `com${i}`),
-  ...Array.from({ length: 10 }, (_, i) => `lpt${i}`),
+  ...Array.from({ length: 9 }, (_, i) => `com${i + 1}`),
+  ...Array.from({ length: 9 }, (_, i) => `lpt${i + 1}`),
 ]);
 
 /** In unicode mode a valid pair is one code point, so \p{Cs} matches only lone halves. */
@@ -42,7 +42,7 @@ function escapeByte(byte: number): string {
   return `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
 }
 
-/** Throws unless `name` can be stored: non-empty and well-formed UTF-16 (no lone surrogates). */
+/** Throws unless the store accepts `name`: non-empty and well-formed UTF-16. */
 export function assertValidName(name: string, what: string): void {
   if (typeof name !== 'string' || name.length === 0) {
     throw new YacronError('YC_ERR_STATE_NAME_INVALID', `Cannot use the ${what} name: it is empty`);
@@ -55,60 +55,68 @@ export function assertValidName(name: string, what: string): void {
   }
 }
 
-/**
- * The file-name form of `name`. A leading or trailing dot is escaped (no hidden files, no `.` or
- * `..`, no Windows trailing-dot stripping), and so is the first character of a name whose part
- * before the first dot is a Windows device name. Encodings longer than MAX_PLAIN_ENCODED_LENGTH
- * become `<readable prefix>~<sha256 of the name>` (injective up to sha256 collisions).
- */
-export function encodeName(name: string, what = 'state'): string {
-  assertValidName(name, what);
-  const bytes = Buffer.from(name, 'utf8');
-  const basename = name.split('.', 1)[0] ?? '';
-  const escapeFirst = RESERVED_BASENAMES.has(basename);
+/** Step 1 alone: the byte escaping (what prefix scans compare with the start of a token). */
+export function escapeNameBytes(name: string): string {
   let out = '';
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    const isEdge = i === 0 || i === bytes.length - 1;
-    if (i === 0 && escapeFirst) out += escapeByte(byte);
-    else if (isPlainByte(byte)) out += String.fromCharCode(byte);
-    else if (byte === 0x2e && !isEdge) out += '.';
-    else out += escapeByte(byte);
+  for (const byte of Buffer.from(name, 'utf8')) {
+    out += isPlainByte(byte) ? String.fromCharCode(byte) : escapeByte(byte);
   }
-  if (out.length <= MAX_PLAIN_ENCODED_LENGTH) return out;
-  let prefix = out.slice(0, HASHED_PREFIX_LENGTH);
-  const lastPercent = prefix.lastIndexOf('%');
-  if (lastPercent > prefix.length - 3) prefix = prefix.slice(0, lastPercent);
-  const digest = createHash('sha256').update(bytes).digest('hex');
-  return `${prefix}${HASH_MARK}${digest}`;
-}
-
-/** True for the hashed long-name form, which cannot be decoded (the name is stored inside). */
-export function isHashedEncoding(fileName: string): boolean {
-  return fileName.includes(HASH_MARK);
+  return out;
 }
 
 /**
- * The name a plain encoding stands for, or undefined when `fileName` is not the canonical
- * encoding of any name (a foreign file, a hashed name, a lower-case escape).
+ * The reference's token for `name`. The empty name encodes to `_` (the same token as `_`): the
+ * store refuses empty names itself (assertValidName), so it never writes that collision.
  */
-export function decodeName(fileName: string): string | undefined {
-  if (fileName.length === 0 || isHashedEncoding(fileName)) return undefined;
+export function encodeName(name: string): string {
+  if (name.length === 0) return '_';
+  const escaped = escapeNameBytes(name);
+  if (RESERVED_TOKENS.has(escaped))
+    return `${escapeByte(escaped.charCodeAt(0))}${escaped.slice(1)}`;
+  if (escaped.length <= MAX_TOKEN_LENGTH) return escaped;
+  const digest = createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 32);
+  return `${escaped.slice(0, TRUNCATED_PREFIX_LENGTH)}${TRUNCATION_MARK}${digest}`;
+}
+
+/** The store's checked encoding: refuses names it must not write, then encodes. */
+export function encodeStoreName(name: string, what: string): string {
+  assertValidName(name, what);
+  return encodeName(name);
+}
+
+/** True for a length-truncated token, whose name cannot be decoded from it. */
+export function isTruncatedToken(token: string): boolean {
+  return token.includes(TRUNCATION_MARK);
+}
+
+/**
+ * Plain percent-decoding of UTF-8 (Python's urllib.parse.unquote: a `%` not followed by two
+ * hex digits stays as it is; bytes that are not UTF-8 decode to U+FFFD).
+ */
+export function percentDecode(token: string): string {
+  if (!token.includes('%')) return token;
   const bytes: number[] = [];
-  for (let i = 0; i < fileName.length; i++) {
-    const char = fileName.charCodeAt(i);
-    if (char === 0x25) {
-      const hex = fileName.slice(i + 1, i + 3);
-      if (!/^[0-9A-F]{2}$/.test(hex)) return undefined;
+  for (let index = 0; index < token.length; index++) {
+    const char = token[index]!;
+    const hex = char === '%' ? token.slice(index + 1, index + 3) : '';
+    if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
       bytes.push(Number.parseInt(hex, 16));
-      i += 2;
-    } else if (char < 0x80) {
-      bytes.push(char);
+      index += 2;
     } else {
-      return undefined;
+      bytes.push(...Buffer.from(char, 'utf8'));
     }
   }
-  const name = new TextDecoder('utf-8', { fatal: false }).decode(Uint8Array.from(bytes));
-  if (LONE_SURROGATE.test(name) || name.length === 0) return undefined;
-  return encodeName(name) === fileName ? name : undefined;
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * The name a token stands for, when `token` is exactly the reference's encoding of it;
+ * undefined for a truncated token or a foreign one (another spelling of the same bytes would
+ * be read by nobody: both implementations open the canonical token).
+ */
+export function decodeName(token: string): string | undefined {
+  if (token.length === 0 || isTruncatedToken(token)) return undefined;
+  const name = token === '_' ? '_' : percentDecode(token);
+  if (name.length === 0 || LONE_SURROGATE.test(name)) return undefined;
+  return encodeName(name) === token ? name : undefined;
 }

@@ -1,16 +1,25 @@
-// The byte format shared by every backend: the `{"schemaVersion":"v1","data":...}` envelope, its
-// tolerant parser (a verdict, never a throw), and record ids that sort by write time and stay
-// unique across processes and hosts. Must not: do I/O.
+// The bytes and names every store file shares with the Python reference
+// (docs/durable-state-store.md "Records"): the `{"data":…,"schemaVersion":"v1"}` envelope in
+// Python's json.dumps bytes, its reader's verdict per the read-rule table, and the per-backend
+// instance and sequence behind record names (`<time %020.6f>-<instance>-<seq %012d>.json`) and
+// temp names (`w-<instance>-<seq>.tmp`), which share one counter. Must not: do I/O.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../common/clock.js';
 import { YacronError, describeError } from '../common/errors.js';
-import { RECORD_SCHEMA_VERSION, type JsonObject, type QuarantineReason } from './types.js';
+import { dumpPythonJson } from '../common/python-json.js';
+import { RECORD_SCHEMA_VERSION, type JsonObject } from './types.js';
 
-/** Serialise a record/doc/lease payload inside the envelope. Throws for non-JSON values. */
+export const RECORD_FILE_SUFFIX = '.json';
+
+/** The envelope's bytes around `data` (sorted keys, compact, ASCII, no newline). */
 export function serializeEnvelope(data: unknown, what: string): string {
-  let text: string | undefined;
+  return serializeBody({ data, schemaVersion: RECORD_SCHEMA_VERSION }, what);
+}
+
+/** Any store body (a lease is written without the envelope) in the reference's bytes. */
+export function serializeBody(body: unknown, what: string): string {
   try {
-    text = JSON.stringify({ schemaVersion: RECORD_SCHEMA_VERSION, data });
+    return dumpPythonJson(body);
   } catch (error) {
     throw new YacronError(
       'YC_ERR_STATE_VALUE_INVALID',
@@ -18,7 +27,6 @@ export function serializeEnvelope(data: unknown, what: string): string {
       { cause: error },
     );
   }
-  return text;
 }
 
 /** Throws unless `data` is a plain JSON object (records are objects; arrays are not). */
@@ -31,97 +39,121 @@ export function assertPlainObject(data: unknown, what: string): asserts data is 
   }
 }
 
-/** Throws unless `value` survives JSON (undefined and functions do not; cycles throw). */
-export function assertJsonValue(value: unknown, what: string): void {
-  if (value === undefined || typeof value === 'function' || typeof value === 'symbol') {
-    throw new YacronError('YC_ERR_STATE_VALUE_INVALID', `Cannot store the ${what}: not JSON`);
-  }
-}
-
+/**
+ * What a reader makes of a record or document file (the reference's read rules):
+ * - `ok`: the envelope's `data` object (unknown fields are the consumer's business);
+ * - `corrupt`: not JSON, truncated, not an object, or `data` not an object: quarantined
+ *   (records) or read as missing (documents);
+ * - `newer-schema`: well-formed but `schemaVersion` is not `v1`: warned, left in place, skipped.
+ */
 export type EnvelopeVerdict =
-  | { readonly ok: true; readonly data: unknown }
-  | { readonly ok: false; readonly reason: QuarantineReason; readonly detail: string };
+  | { readonly kind: 'ok'; readonly data: JsonObject }
+  | { readonly kind: 'corrupt'; readonly detail: string }
+  | { readonly kind: 'newer-schema'; readonly version: string };
 
-/** Parse an envelope. Unknown versions and anything not `{schemaVersion, data}` are verdicts. */
 export function parseEnvelope(text: string): EnvelopeVerdict {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // A UTF-8 byte order mark is accepted, as Python's json.loads(bytes) accepts it.
+    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
-    return { ok: false, reason: 'malformed', detail: `not JSON (${describeError(error)})` };
+    return { kind: 'corrupt', detail: `not JSON (${describeError(error)})` };
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { ok: false, reason: 'malformed', detail: 'not a JSON object' };
-  }
-  const envelope = parsed as { schemaVersion?: unknown; data?: unknown };
-  if (envelope.schemaVersion !== RECORD_SCHEMA_VERSION) {
+  if (!isObject(parsed)) return { kind: 'corrupt', detail: 'not a JSON object' };
+  if (!isObject(parsed.data)) return { kind: 'corrupt', detail: 'data is not a JSON object' };
+  if (parsed.schemaVersion !== RECORD_SCHEMA_VERSION) {
+    const version = parsed.schemaVersion;
     return {
-      ok: false,
-      reason: typeof envelope.schemaVersion === 'string' ? 'unknown-schema' : 'malformed',
-      detail: `schemaVersion ${JSON.stringify(envelope.schemaVersion) ?? 'missing'}`,
+      kind: 'newer-schema',
+      version: typeof version === 'string' ? version : (JSON.stringify(version) ?? 'missing'),
     };
   }
-  if (!('data' in envelope)) return { ok: false, reason: 'malformed', detail: 'no data' };
-  return { ok: true, data: envelope.data };
+  return { kind: 'ok', data: parsed.data };
 }
 
-/** Parse a record envelope whose data must be an object. */
-export function parseRecordEnvelope(
-  text: string,
-): { ok: true; data: JsonObject } | { ok: false; reason: QuarantineReason; detail: string } {
-  const verdict = parseEnvelope(text);
-  if (!verdict.ok) return verdict;
-  const { data } = verdict;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return { ok: false, reason: 'malformed', detail: 'data is not a JSON object' };
-  }
-  return { ok: true, data: data as JsonObject };
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Record ids: `<ms, 15 digits>-<per-process sequence, 10 digits>-<process id, 12 hex>`.
-// Lexical order = write-time order (ties broken by sequence within a process, then by process).
+// Instance, sequence and record names
 
-const RECORD_ID = /^(\d{15})-(\d{10})-([0-9a-f]{12})$/;
-export const RECORD_FILE_SUFFIX = '.json';
-
-/** A random id for this store instance: separates processes and hosts in record ids. */
-export function newProcessId(): string {
+/** Six random bytes as 12 lower-case hex: a backend instance, or a daemon's process token. */
+export function newInstanceToken(): string {
   return randomBytes(6).toString('hex');
 }
 
-export class RecordIdSource {
+/** `%020.6f` of epoch seconds given as whole microseconds. */
+export function formatRecordTime(epochMicros: number): string {
+  const micros = Math.max(0, Math.round(epochMicros));
+  const seconds = Math.floor(micros / 1e6);
+  const fraction = micros - seconds * 1e6;
+  return `${String(seconds).padStart(13, '0')}.${String(fraction).padStart(6, '0')}`;
+}
+
+/**
+ * One backend object's instance token and its sequence, shared by record names and every temp
+ * file (records, documents, leases, blobs), as the reference numbers them. The time in a record
+ * name never goes backwards within one instance, even when the wall clock steps back.
+ */
+export class StoreSequence {
+  readonly instance: string;
   readonly #clock: Clock;
-  readonly #processId: string;
-  #lastMs = 0;
-  #sequence = 0;
+  #seq = 0;
+  #lastMicros = 0;
 
-  constructor(clock: Clock, processId: string) {
+  constructor(clock: Clock, instance: string = newInstanceToken()) {
     this.#clock = clock;
-    this.#processId = processId;
+    this.instance = instance;
   }
 
-  /** A fresh id; never smaller than the previous one from this source, even if the clock steps back. */
-  next(): { id: string; writtenAtMs: number } {
-    const ms = Math.max(this.#lastMs, Math.floor(this.#clock.now()), 0);
-    this.#lastMs = ms;
-    this.#sequence = (this.#sequence + 1) % 1e10;
-    const id = `${String(ms).padStart(15, '0')}-${String(this.#sequence).padStart(10, '0')}-${this.#processId}`;
-    return { id, writtenAtMs: ms };
+  #next(): string {
+    this.#seq += 1;
+    return String(this.#seq).padStart(12, '0');
   }
 
-  /** A fresh opaque token (document versions): unique per process, never reused. */
-  token(): string {
-    this.#sequence = (this.#sequence + 1) % 1e10;
-    return `${this.#processId}-${this.#sequence.toString(36)}-${randomBytes(3).toString('hex')}`;
+  /** A new record's id (its file name without `.json`) and its write time. */
+  nextRecord(): { id: string; writtenAtMs: number } {
+    const micros = Math.max(this.#lastMicros, Math.round(this.#clock.now() * 1000));
+    this.#lastMicros = micros;
+    const id = `${formatRecordTime(micros)}-${this.instance}-${this.#next()}`;
+    return { id, writtenAtMs: micros / 1000 };
+  }
+
+  /** A new temp file name under tmp/. */
+  nextTemp(): string {
+    return `w-${this.instance}-${this.#next()}.tmp`;
   }
 }
 
-/** The write time encoded in a record id, or undefined when `id` is not one of ours. */
-export function parseRecordId(id: string): number | undefined {
-  const match = RECORD_ID.exec(id);
-  return match ? Number(match[1]) : undefined;
+/** Python's float() literal syntax (underscores between digits, inf, nan). */
+const PYTHON_FLOAT =
+  /^[+-]?(?:(?:\d(?:_?\d)*)?\.\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.?(?:[eE][+-]?\d(?:_?\d)*)?|inf|infinity|nan)$/i;
+
+/** Python's float(text), or undefined where it would raise. */
+export function parsePythonFloat(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!PYTHON_FLOAT.test(trimmed)) return undefined;
+  const plain = trimmed.replaceAll('_', '').toLowerCase();
+  const sign = plain.startsWith('-') ? -1 : 1;
+  const body = plain.replace(/^[+-]/, '');
+  if (body === 'nan') return Number.NaN;
+  if (body === 'inf' || body === 'infinity') return sign * Infinity;
+  return Number(plain);
 }
+
+/**
+ * A record's write time from its file name, in epoch ms, as GC reads it: the float before the
+ * first `-` of the name; a name without one (a foreign grammar) is +Infinity, i.e. never old.
+ */
+export function recordTimeMs(fileName: string): number {
+  const seconds = parsePythonFloat(fileName.split('-')[0] ?? '');
+  if (seconds === undefined || Number.isNaN(seconds)) return Infinity;
+  return seconds * 1000;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument checks
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -133,6 +165,10 @@ export function assertSha256(sha256: string): void {
       `Cannot use the blob name ${JSON.stringify(sha256)}: not a lower-case hex sha256`,
     );
   }
+}
+
+export function isSha256(text: string): boolean {
+  return SHA256_HEX.test(text);
 }
 
 /** Throws unless `keep` is a usable retention count. */

@@ -154,7 +154,7 @@ export function startStateService(
     if (!isOpen || closed) return;
     const manifest: Manifest = buildManifest({ host, ...current });
     try {
-      await writeManifest(store, manifest);
+      await writeManifest(store, manifest, clock.now());
       lastManifested = manifest.jobSetId;
       const retainMs = (settings.gcGraceMs ?? 7 * 86_400_000) + MANIFEST_INTERVAL_MS;
       await pruneManifests(store, host, clock.now(), retainMs);

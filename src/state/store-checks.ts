@@ -1,6 +1,7 @@
 // Argument checks and small helpers every backend shares, so bad input fails alike everywhere
 // (YC_ERR_STATE_NAME_INVALID / YC_ERR_STATE_VALUE_INVALID) before any I/O happens.
 import { YacronError } from '../common/errors.js';
+import { compareCodePoints } from '../common/python-json.js';
 import { assertTtl } from './lease-logic.js';
 import { assertValidName } from './name-encoding.js';
 import type { QuarantineReason } from './types.js';
@@ -36,20 +37,13 @@ export function assertRecordSize(text: string, maxBytes: number, what: string): 
   }
 }
 
-/** The names starting with `prefix` (all when undefined), sorted by code unit. */
+/** The names starting with `prefix` (all when undefined), sorted by code point. */
 export function filterPrefix(names: Iterable<string>, prefix: string | undefined): string[] {
   const out: string[] = [];
   for (const name of names) if (prefix === undefined || name.startsWith(prefix)) out.push(name);
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return out.sort(compareCodePoints);
 }
 
 export function emptyQuarantineTally(): Record<QuarantineReason, number> {
-  return {
-    'unknown-schema': 0,
-    malformed: 0,
-    'too-large': 0,
-    'not-a-file': 0,
-    'bad-name': 0,
-    'digest-mismatch': 0,
-  };
+  return { malformed: 0, 'not-a-file': 0, 'digest-mismatch': 0 };
 }

@@ -17,7 +17,7 @@ export async function bundleFixtures(
   outDir: string,
 ): Promise<Record<string, string>> {
   const require = createRequire(import.meta.url);
-  const nativePath = require.resolve('fs-native-extensions');
+  const nativePath = require.resolve('fs-ext');
   const bundles: Record<string, string> = {};
   await Promise.all(
     names.map(async (name) => {
@@ -31,7 +31,7 @@ export async function bundleFixtures(
         outfile,
         logLevel: 'warning',
         external: ['pino'],
-        // The native addon loads its prebuilt binary relative to itself, and flock.ts resolves
+        // The native addon loads its built binary relative to itself, and flock.ts resolves
         // it for its helper thread from import.meta.url: keep both pointing into the repo.
         define: {
           'import.meta.url': JSON.stringify(
@@ -42,7 +42,7 @@ export async function bundleFixtures(
           {
             name: 'native-addon-external',
             setup(builder) {
-              builder.onResolve({ filter: /^fs-native-extensions$/ }, () => ({
+              builder.onResolve({ filter: /^fs-ext$/ }, () => ({
                 path: nativePath,
                 external: true,
               }));

@@ -1,5 +1,5 @@
-// The durable store's contract (spec/seed-durable-state.txt "The store model"): append-only
-// streams of immutable records, CAS documents, content-addressed blobs and fenced TTL leases.
+// The durable store's contract (docs/durable-state-store.md): append-only streams of immutable
+// records, documents changed under a lock, content-addressed blobs and fenced TTL leases.
 // Every backend (FsStateStore, MemoryStateStore, wrappers) implements StateStore and is held to
 // one contract suite (store.contract.ts). This file declares shapes only; it does no I/O.
 
@@ -19,9 +19,9 @@ export type StateTopologySetting = 'auto' | StateTopology;
 // Streams
 
 /**
- * One immutable record of a stream. `id` is the record's file name (unique across processes and
- * hosts, and sorting by write time); `writtenAtMs` is the writer's wall clock when it was
- * written. `data` is whatever the writer appended, round-tripped through JSON (so `undefined`
+ * One immutable record of a stream. `id` is the record's file name without `.json` (unique
+ * across processes and hosts; names sort by write time); `writtenAtMs` is the writer's wall clock
+ * read from that name (+Infinity for a name without one: a foreign grammar). `data` is whatever the writer appended, round-tripped through JSON (so `undefined`
  * fields are gone and Dates are strings), and is NOT validated: readers check the shape.
  * Records read back may be shared with the store's cache and deeply frozen: never mutate them.
  */
@@ -35,6 +35,11 @@ export interface StateRecord {
 export interface ListOptions {
   /** At most this many records, newest first; undefined = every record of the stream. */
   readonly limit?: number;
+  /**
+   * Fail the whole read (YC_ERR_STATE_IO / YC_ERR_STATE_SCHEMA) on a record that cannot be read
+   * or has a newer schemaVersion, instead of skipping it: for answers that must not under-count.
+   */
+  readonly strict?: boolean;
 }
 
 /** A value deriveMax compares: numbers numerically, strings by code unit (ISO-8601 sorts). */
@@ -52,42 +57,34 @@ export interface DerivedMax {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Documents (mutable, compare-and-set)
+// Documents (mutable; changed only by a read-modify-write under the document's lock)
 
 /**
- * A mutable document (KV values, cursors, idempotency claims, dag_run documents). `version` is an
- * opaque token that changes on every write and is never reused, even after a delete and
- * re-create, so a stale compare-and-set can never succeed by coincidence (no ABA).
+ * A mutable document (KV values, cursors, idempotency claims, dag_run documents): `body` is the
+ * whole JSON object the writer stored, in the shape its consumer defines (the reference's
+ * bodies, docs/durable-state-store.md "Documents"). There is no version field: writers
+ * serialise on the document's lock (updateDocument), readers take no lock.
  */
-export interface DocEntry {
+export interface StateDocument {
+  /** The document namespace (`kv/<scope>`, `cursor/<scope>`, `idem/<scope>`, `dagrun/<dag>`). */
+  readonly ns: string;
   readonly key: string;
-  /** Any JSON value (round-tripped through JSON). */
-  readonly value: unknown;
-  readonly version: string;
-  readonly updatedAtMs: number;
+  readonly body: JsonObject;
+  /** When the document file was last written (its mtime on the filesystem backend). */
+  readonly modifiedAtMs: number;
 }
 
-export interface PutDocOptions {
-  /**
-   * Compare-and-set condition: undefined = unconditional write; null = create only if absent;
-   * a version string = write only if the current version is exactly this one.
-   */
-  readonly expectedVersion?: string | null;
-}
+/** What an updateDocument() decision does, and what the call then resolves to. */
+export type DocumentChange<T> =
+  | { readonly kind: 'keep'; readonly result: T }
+  | { readonly kind: 'write'; readonly body: object; readonly result: T }
+  | { readonly kind: 'delete'; readonly result: T };
 
-export interface DeleteDocOptions {
-  /** Delete only if the current version is exactly this one; undefined = unconditional. */
-  readonly expectedVersion?: string;
-}
-
-/** A CAS write either lands (the new version) or reports what is there now. */
-export type DocWriteResult =
-  | { readonly ok: true; readonly version: string; readonly updatedAtMs: number }
-  | { readonly ok: false; readonly current: DocEntry | undefined };
-
-export type DocDeleteResult =
-  | { readonly ok: true; readonly existed: boolean }
-  | { readonly ok: false; readonly current: DocEntry | undefined };
+/**
+ * Decides the change from the current document (undefined = absent). Runs under the document's
+ * lock, synchronously: it must not wait on anything. A throw aborts the update (nothing written).
+ */
+export type DocumentDecision<T> = (current: StateDocument | undefined) => DocumentChange<T>;
 
 // ---------------------------------------------------------------------------------------------
 // Blobs (content-addressed)
@@ -106,22 +103,23 @@ export interface BlobInfo {
 /**
  * What a lease file holds. `fence` increases by one on every fresh acquisition (a new holder, or
  * the same holder after expiry or release) and is never reset, so a fence value identifies one
- * tenure for as long as the lease exists. `holder` is null once released.
+ * tenure for as long as the lease exists. A release keeps the holder and sets the expiry to 0.
  */
 export interface LeaseState {
   readonly name: string;
-  readonly holder: string | null;
+  /** The current or last holder (kept on release). */
+  readonly holder: string;
   readonly fence: number;
-  /** Wall-clock expiry; a lease is held while `holder !== null && now < expiresAtMs`. */
+  /** Wall-clock expiry; 0 = released. A lease is held while `now < expiresAtMs`. */
   readonly expiresAtMs: number;
-  /** Last write of the lease (acquire, renew or release). */
+  /** Last write of the lease file (acquire, renew or release): its mtime on the filesystem. */
   readonly updatedAtMs: number;
 }
 
 /**
  * acquire/renew/release outcome. `acquired` = the caller holds the lease now (for renew: the
- * renewal landed). When it does not, `holder`/`fence`/`expiresAtMs` describe the current tenure
- * (holder null = nobody holds it).
+ * renewal landed). When it does not, `holder`/`fence`/`expiresAtMs` describe the lease as it
+ * is (holder null = no lease file yet).
  */
 export interface LeaseResult {
   readonly acquired: boolean;
@@ -130,7 +128,7 @@ export interface LeaseResult {
   readonly expiresAtMs: number;
   /** acquire only: true when this call started a new tenure (the fence moved). */
   readonly fresh: boolean;
-  /** acquire only, fresh only: the previous tenure's holder when it was someone else. */
+  /** acquire only, fresh only: the lapsed tenure's holder when it was someone else's. */
   readonly previousHolder?: string;
 }
 
@@ -171,8 +169,11 @@ export interface StoreDescription {
   readonly warnings: readonly string[];
 }
 
-export type QuarantineReason =
-  'unknown-schema' | 'malformed' | 'too-large' | 'not-a-file' | 'bad-name' | 'digest-mismatch';
+/**
+ * Why a file was moved to quarantine/: a record that is not a JSON object envelope
+ * (`malformed`), or a blob whose path is not a regular file or whose bytes do not match its name.
+ */
+export type QuarantineReason = 'malformed' | 'not-a-file' | 'digest-mismatch';
 
 export interface DescribeOptions {
   /** Also write and delete a probe record to prove the store is writable. */
@@ -202,7 +203,7 @@ export interface SweepReport {
 
 /**
  * The durable store. Every method may reject on a store that cannot answer (an I/O error, a
- * closed store); expected outcomes (CAS conflicts, a lease held by someone else, a missing doc)
+ * closed store); expected outcomes (a lease held by someone else, a missing document)
  * are values, not errors. Records a build cannot read are quarantined or skipped, never thrown:
  * list/deriveMax return what is readable.
  *
@@ -219,9 +220,12 @@ export interface StateStore extends AsyncDisposable {
   // Streams: append-only sequences of immutable records.
   /** Append one record; `data` must be a plain JSON object. */
   append(stream: string, data: object): Promise<StateRecord>;
-  /** Records newest first (by record id, i.e. write time), at most `limit`. */
+  /** Records newest first (byte order of their file names, i.e. write time), at most `limit`. */
   list(stream: string, options?: ListOptions): Promise<StateRecord[]>;
-  /** Max of `data[field]` over the stream's records; undefined when no record has one. */
+  /**
+   * Max of `data[field]` over the stream's records; undefined when no record has one. A strict
+   * read: an unreadable record or a newer schema fails it rather than under-count.
+   */
   deriveMax(
     stream: string,
     field: string,
@@ -234,12 +238,19 @@ export interface StateStore extends AsyncDisposable {
   /** Names of the streams that exist, optionally only those starting with `prefix`, sorted. */
   listStreams(prefix?: string): Promise<string[]>;
 
-  // Documents: mutable values under compare-and-set.
-  getDoc(key: string): Promise<DocEntry | undefined>;
-  putDoc(key: string, value: unknown, options?: PutDocOptions): Promise<DocWriteResult>;
-  deleteDoc(key: string, options?: DeleteDocOptions): Promise<DocDeleteResult>;
-  /** Keys of the documents that exist, optionally by prefix, sorted. */
-  listDocs(prefix?: string): Promise<string[]>;
+  // Documents: mutable JSON objects, changed by read-modify-write under the document's lock.
+  /** The document, or undefined when absent or unreadable as a document (no lock taken). */
+  getDocument(ns: string, key: string): Promise<StateDocument | undefined>;
+  /**
+   * Read the document strictly under its lock (a corrupt or unreadable one fails the call with
+   * YC_ERR_STATE_CORRUPT / YC_ERR_STATE_IO rather than reading as absent), apply `decide`, and
+   * write or delete what it says. Resolves to the decision's result.
+   */
+  updateDocument<T>(ns: string, key: string, decide: DocumentDecision<T>): Promise<T>;
+  /** Every readable document of one namespace, sorted by key (code point order). */
+  listDocuments(ns: string): Promise<StateDocument[]>;
+  /** Document namespaces that exist, optionally only those starting with `prefix`, sorted. */
+  listDocumentNamespaces(prefix?: string): Promise<string[]>;
 
   // Blobs: content-addressed payloads.
   /** Store bytes; returns their sha256 hex. Identical bytes are stored once (and refreshed). */
@@ -254,7 +265,7 @@ export interface StateStore extends AsyncDisposable {
   acquireLease(name: string, holder: string, ttlMs: number): Promise<LeaseResult>;
   /** Extend our tenure; fails (acquired: false) when the holder or fence no longer match. */
   renewLease(name: string, holder: string, fence: number, ttlMs: number): Promise<LeaseResult>;
-  /** End our tenure early; false when it was not ours (any more). The fence is kept. */
+  /** End our tenure early (expiry 0, holder and fence kept); false when it was not ours. */
   releaseLease(name: string, holder: string, fence: number): Promise<boolean>;
   inspectLease(name: string): Promise<LeaseState | undefined>;
   /** Lease states, optionally by name prefix, sorted by name. */

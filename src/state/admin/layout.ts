@@ -3,6 +3,7 @@
 // migrate copy files, not API calls, so ids, write times and lease fences survive byte for byte.
 import { lstat, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
+import { namespaceName } from '../fs-files.js';
 import { encodeName } from '../name-encoding.js';
 
 /** The directories holding data; `tmp/` and `quarantine/` are never backed up or copied. */
@@ -19,7 +20,7 @@ export const FILE_MODE = 0o600;
 
 /** The namespace directory of a store: `<path>/<encoded deploymentId or 'default'>`. */
 export function namespaceDir(statePath: string, deploymentId: string | null): string {
-  return path.join(statePath, encodeName(deploymentId ?? DEFAULT_NAMESPACE, 'namespace'));
+  return path.join(statePath, encodeName(namespaceName(deploymentId)));
 }
 
 /**
