@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readlink, rm, stat, unlink } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, readdir, readlink, rm, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -17,8 +18,8 @@ after(async () => {
 
 void test('a contended lock waits in the helper thread, bounded by its timeout', async () => {
   const lockPath = path.join(dir, 'timeout.lock');
-  const holder = new FileLocker({ workerOnly: false, clock: systemClock });
-  const waiter = new FileLocker({ workerOnly: false, clock: systemClock });
+  const holder = new FileLocker({ clock: systemClock });
+  const waiter = new FileLocker({ clock: systemClock });
   const held = await holder.acquire(lockPath, 1000);
   assert.equal((await stat(lockPath)).mode & 0o777, 0o600);
   await assert.rejects(waiter.acquire(lockPath, 50), (error) =>
@@ -60,9 +61,9 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
 
 void test('a waiter whose lock file was replaced while it waited re-opens the new one', async () => {
   const lockPath = path.join(dir, 'swapped.lock');
-  const first = new FileLocker({ workerOnly: true, clock: systemClock });
-  const second = new FileLocker({ workerOnly: true, clock: systemClock });
-  const third = new FileLocker({ workerOnly: true, clock: systemClock });
+  const first = new FileLocker({ clock: systemClock });
+  const second = new FileLocker({ clock: systemClock });
+  const third = new FileLocker({ clock: systemClock });
   const held = await first.acquire(lockPath, 1000);
   const oldInode = (await stat(lockPath)).ino;
   const events: string[] = [];
@@ -89,4 +90,27 @@ void test('a waiter whose lock file was replaced while it waited re-opens the ne
   await (await waiting).release();
   assert.deepEqual(events, ['third released', 'second acquired']);
   for (const locker of [first, second, third]) await locker.close();
+});
+
+void test('the lock is flock(2): it excludes and is excluded by flock(1), as the reference locks', async () => {
+  const lockPath = path.join(dir, 'interop.lock');
+  // util-linux flock(1) takes BSD flock(2), like Python's fcntl.flock. Record locks (fcntl,
+  // OFD, lockf) would not exclude it on a local filesystem.
+  const holder = spawn('flock', ['--exclusive', lockPath, 'sh', '-c', 'echo held; read line'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+  const locker = new FileLocker({ clock: systemClock });
+  await assert.rejects(locker.acquire(lockPath, 100), (error) =>
+    isYacronError(error, 'YC_ERR_STATE_TIMEOUT'),
+  );
+  const waiting = locker.acquire(lockPath, 10_000);
+  holder.stdin.end('\n');
+  const held = await waiting;
+  assert.deepEqual(await readFile(lockPath), Buffer.from([0]), 'one NUL byte, like the reference');
+  const probe = spawnSync('flock', ['--exclusive', '--nonblock', lockPath, 'true']);
+  assert.equal(probe.status, 1, 'flock(1) cannot take it while we hold it');
+  await held.release();
+  assert.equal(spawnSync('flock', ['--exclusive', '--nonblock', lockPath, 'true']).status, 0);
+  await locker.close();
 });

@@ -125,6 +125,7 @@ export class FsDocs {
           await writeAtomic(this.#ctx.layout.tmp, this.#ctx.seq.nextTemp(), file, text, {
             durable: true,
             syncDir: this.#ctx.syncDir,
+            mtimeMs: this.#ctx.clock.now(),
           });
           return change.result;
         }

@@ -137,7 +137,7 @@ export class FsLeases {
           this.#ctx.seq.nextTemp(),
           file,
           serializeLease(decision.next),
-          { durable: true, syncDir: this.#ctx.syncDir },
+          { durable: true, syncDir: this.#ctx.syncDir, mtimeMs: this.#ctx.clock.now() },
         );
       }
       return decision.result;

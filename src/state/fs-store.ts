@@ -134,7 +134,7 @@ export class FsStateStore implements StateStore {
       euid: process.geteuid?.(),
     });
     const quarantine = new FsQuarantine(this.#layout, logger, clock, this.#seq.instance);
-    const locker = new FileLocker({ workerOnly: this.#topology === 'shared', clock });
+    const locker = new FileLocker({ clock });
     const ctx: FsContext = {
       layout: this.#layout,
       clock,

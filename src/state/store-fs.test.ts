@@ -42,20 +42,16 @@ void test('two store objects of one process on one directory exclude each other 
       ),
     );
     assert.equal(results.filter((result) => result.acquired).length, 1);
-    await stores[0]!.putDoc('counter', 0);
     await Promise.all(
-      Array.from({ length: 20 }, async (_, n) => {
-        const store = stores[n % 2]!;
-        for (;;) {
-          const doc = (await store.getDoc('counter'))!;
-          const put = await store.putDoc('counter', (doc.value as number) + 1, {
-            expectedVersion: doc.version,
-          });
-          if (put.ok) return;
-        }
-      }),
+      Array.from({ length: 20 }, (_, n) =>
+        stores[n % 2]!.updateDocument('counters', 'n', (current) => ({
+          kind: 'write',
+          body: { value: ((current?.body.value as number | undefined) ?? 0) + 1 },
+          result: null,
+        })),
+      ),
     );
-    assert.equal((await stores[1]!.getDoc('counter'))?.value, 20);
+    assert.deepEqual((await stores[1]!.getDocument('counters', 'n'))?.body, { value: 20 });
     for (const store of stores) await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

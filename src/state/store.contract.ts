@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { isYacronError, type ErrorCode } from '../common/errors.js';
 import { FakeClock } from '../common/fake-clock.js';
-import type { StateStore } from './types.js';
+import type { DocumentChange, StateStore } from './types.js';
 
 export interface ContractStore {
   readonly store: StateStore;
@@ -63,6 +63,15 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         assert.equal(listed[2]!.id, first.id);
         assert.equal(listed[0]!.writtenAtMs, START_MS + 5);
         assert.deepEqual(await store.list('runs/other'), []);
+      });
+
+      it('record ids follow the reference grammar <time %020.6f>-<instance>-<seq>', async (store, clock) => {
+        await clock.advance(0.5);
+        const record = await store.append('runs/job', { n: 1 });
+        assert.match(record.id, /^\d{13}\.\d{6}-[0-9a-f]{12}-\d{12}$/);
+        assert.equal(record.id.slice(0, 20), `${String(START_MS / 1000).padStart(13, '0')}.000500`);
+        assert.equal(record.writtenAtMs, START_MS + 0.5);
+        assert.equal((await store.list('runs/job'))[0]?.id, record.id);
       });
 
       it('list() is bounded by limit', async (store) => {
@@ -204,7 +213,6 @@ export function storeContract(name: string, makeStore: MakeStore): void {
       it('empty names are refused', async (store) => {
         await assert.rejects(store.append('', {}), rejectsWith('YC_ERR_STATE_NAME_INVALID'));
         await assert.rejects(store.list(''), rejectsWith('YC_ERR_STATE_NAME_INVALID'));
-        await assert.rejects(store.getDoc(''), rejectsWith('YC_ERR_STATE_NAME_INVALID'));
         await assert.rejects(
           store.acquireLease('', 'h', 1000),
           rejectsWith('YC_ERR_STATE_NAME_INVALID'),
@@ -213,98 +221,141 @@ export function storeContract(name: string, makeStore: MakeStore): void {
     });
 
     describe('documents', () => {
-      it('putDoc() then getDoc() returns the value, its version and write time', async (store, clock) => {
-        assert.equal(await store.getDoc('kv/job/a'), undefined);
+      const write = (body: object): DocumentChange<null> => ({ kind: 'write', body, result: null });
+
+      it('updateDocument() writes a body that getDocument() reads back, with its key and write time', async (store, clock) => {
+        assert.equal(await store.getDocument('kv/job', 'a'), undefined);
         await clock.advance(1000);
-        const put = await store.putDoc('kv/job/a', { n: 1 });
-        assert.ok(put.ok);
-        const doc = await store.getDoc('kv/job/a');
-        assert.deepEqual(doc, {
-          key: 'kv/job/a',
-          value: { n: 1 },
-          version: put.version,
-          updatedAtMs: START_MS + 1000,
+        await store.updateDocument('kv/job', 'a', () => write({ key: 'a', value: { n: 1 } }));
+        assert.deepEqual(await store.getDocument('kv/job', 'a'), {
+          ns: 'kv/job',
+          key: 'a',
+          body: { key: 'a', value: { n: 1 } },
+          modifiedAtMs: START_MS + 1000,
         });
-        for (const value of ['text', 42, null, [1, 'two'], true]) {
-          await store.putDoc('kv/job/b', value);
-          assert.deepEqual((await store.getDoc('kv/job/b'))?.value, value);
+        for (const value of ['text', 42, null, [1, 'two'], true, 0.5]) {
+          await store.updateDocument('kv/job', 'b', () => write({ value }));
+          assert.deepEqual((await store.getDocument('kv/job', 'b'))?.body, { value });
         }
-        await assert.rejects(
-          store.putDoc('kv/job/c', undefined),
-          rejectsWith('YC_ERR_STATE_VALUE_INVALID'),
-        );
+        for (const bad of [null, [1], 'text'] as unknown[]) {
+          await assert.rejects(
+            store.updateDocument('kv/job', 'c', () => write(bad as object)),
+            rejectsWith('YC_ERR_STATE_VALUE_INVALID'),
+          );
+        }
+        assert.equal(await store.getDocument('kv/job', 'c'), undefined);
       });
 
-      it('create-if-absent (expectedVersion: null) lets exactly one writer win', async (store) => {
-        const first = await store.putDoc('idem/k', 'first', { expectedVersion: null });
-        assert.ok(first.ok);
-        const second = await store.putDoc('idem/k', 'second', { expectedVersion: null });
-        assert.equal(second.ok, false);
-        assert.equal(second.ok ? undefined : second.current?.value, 'first');
-        const racers = await Promise.all(
+      it('the decision sees the current body; keep writes nothing, delete removes', async (store, clock) => {
+        const seen: unknown[] = [];
+        const result = await store.updateDocument('cursor/etl', 'offset', (current) => {
+          seen.push(current);
+          return { kind: 'write', body: { name: 'offset', value: 5 }, result: 'first' };
+        });
+        assert.equal(result, 'first');
+        await clock.advance(60_000);
+        const kept = await store.updateDocument('cursor/etl', 'offset', (current) => {
+          seen.push(current?.body);
+          return { kind: 'keep', result: current?.body.value };
+        });
+        assert.equal(kept, 5);
+        assert.deepEqual(seen, [undefined, { name: 'offset', value: 5 }]);
+        assert.equal(
+          (await store.getDocument('cursor/etl', 'offset'))?.modifiedAtMs,
+          START_MS,
+          'keep wrote nothing',
+        );
+        const existed = await store.updateDocument('cursor/etl', 'offset', (current) =>
+          current ? { kind: 'delete', result: true } : { kind: 'keep', result: false },
+        );
+        assert.equal(existed, true);
+        assert.equal(await store.getDocument('cursor/etl', 'offset'), undefined);
+        const again = await store.updateDocument('cursor/etl', 'offset', (current) =>
+          current ? { kind: 'delete', result: true } : { kind: 'keep', result: false },
+        );
+        assert.equal(again, false);
+      });
+
+      it('a decision that throws changes nothing and rejects the call', async (store) => {
+        await store.updateDocument('kv/job', 'k', () => write({ value: 1 }));
+        await assert.rejects(
+          store.updateDocument('kv/job', 'k', () => {
+            throw new Error('refused by the caller');
+          }),
+          /refused by the caller/,
+        );
+        assert.deepEqual((await store.getDocument('kv/job', 'k'))?.body, { value: 1 });
+      });
+
+      it('concurrent read-modify-writes of one document lose no update', async (store) => {
+        const increment = (): Promise<null> =>
+          store.updateDocument('counters', 'n', (current) =>
+            write({ value: ((current?.body.value as number | undefined) ?? 0) + 1 }),
+          );
+        await Promise.all(Array.from({ length: 20 }, increment));
+        assert.deepEqual((await store.getDocument('counters', 'n'))?.body, { value: 20 });
+      });
+
+      it('exactly one of ten concurrent create-if-absent decisions wins', async (store) => {
+        const results = await Promise.all(
           Array.from({ length: 10 }, (_, n) =>
-            store.putDoc('idem/race', n, { expectedVersion: null }),
+            store.updateDocument('idem/billing', 'invoice', (current) =>
+              current
+                ? { kind: 'keep', result: false }
+                : { kind: 'write', body: { key: 'invoice', by: n }, result: true },
+            ),
           ),
         );
-        assert.equal(racers.filter((result) => result.ok).length, 1);
+        assert.equal(results.filter(Boolean).length, 1);
       });
 
-      it('compare-and-set conflicts on a stale version and returns the current document', async (store) => {
-        const v1 = await store.putDoc('cursor', 1);
-        assert.ok(v1.ok);
-        const v2 = await store.putDoc('cursor', 2, { expectedVersion: v1.version });
-        assert.ok(v2.ok);
-        assert.notEqual(v2.version, v1.version);
-        const stale = await store.putDoc('cursor', 3, { expectedVersion: v1.version });
-        assert.equal(stale.ok, false);
-        assert.deepEqual(stale.ok ? undefined : stale.current, await store.getDoc('cursor'));
-        assert.equal((await store.getDoc('cursor'))?.value, 2);
-        const absent = await store.putDoc('nothing', 1, { expectedVersion: v2.version });
-        assert.deepEqual(absent, { ok: false, current: undefined });
+      it('listDocuments() gives one namespace sorted by key; namespaces list by prefix', async (store) => {
+        for (const [ns, key] of [
+          ['kv/a', 'x'],
+          ['kv/a', 'Y'],
+          ['kv/a', 'b/c'],
+          ['kv/a/b', 'c'],
+          ['kv/b', 'x'],
+          ['cursor/a', 'w'],
+        ] as const) {
+          await store.updateDocument(ns, key, () => write({ key, ns }));
+        }
+        const listed = await store.listDocuments('kv/a');
+        assert.deepEqual(
+          listed.map((doc) => doc.key),
+          ['Y', 'b/c', 'x'],
+        );
+        assert.deepEqual(listed[1]?.body, { key: 'b/c', ns: 'kv/a' });
+        assert.deepEqual(
+          (await store.listDocuments('kv/a/b')).map((doc) => doc.key),
+          ['c'],
+        );
+        assert.deepEqual(await store.listDocuments('kv/none'), []);
+        assert.deepEqual(await store.listDocumentNamespaces('kv/'), ['kv/a', 'kv/a/b', 'kv/b']);
+        assert.deepEqual(await store.listDocumentNamespaces(), [
+          'cursor/a',
+          'kv/a',
+          'kv/a/b',
+          'kv/b',
+        ]);
       });
 
-      it('concurrent CAS increments lose no update', async (store) => {
-        await store.putDoc('counter', 0);
-        const increment = async (): Promise<void> => {
-          for (;;) {
-            const doc = (await store.getDoc('counter'))!;
-            const result = await store.putDoc('counter', (doc.value as number) + 1, {
-              expectedVersion: doc.version,
-            });
-            if (result.ok) return;
-          }
-        };
-        await Promise.all(Array.from({ length: 20 }, increment));
-        assert.equal((await store.getDoc('counter'))?.value, 20);
+      it('a key too long for a file name lists back by the key its body names', async (store) => {
+        const key = 'k'.repeat(140);
+        await store.updateDocument('kv/job', key, () => write({ key, value: 1 }));
+        assert.deepEqual((await store.getDocument('kv/job', key))?.body, { key, value: 1 });
+        assert.deepEqual(
+          (await store.listDocuments('kv/job')).map((doc) => doc.key),
+          [key],
+        );
       });
 
-      it('versions are never reused across delete and re-create (no ABA)', async (store) => {
-        const old = await store.putDoc('k', 'a', { expectedVersion: null });
-        assert.ok(old.ok);
-        assert.deepEqual(await store.deleteDoc('k'), { ok: true, existed: true });
-        const again = await store.putDoc('k', 'b', { expectedVersion: null });
-        assert.ok(again.ok);
-        assert.notEqual(again.version, old.version);
-        assert.equal((await store.putDoc('k', 'c', { expectedVersion: old.version })).ok, false);
-      });
-
-      it('deleteDoc() honours an expected version', async (store) => {
-        const put = await store.putDoc('k', 1);
-        assert.ok(put.ok);
-        const conflict = await store.deleteDoc('k', { expectedVersion: 'not-it' });
-        assert.equal(conflict.ok, false);
-        assert.deepEqual(await store.deleteDoc('k', { expectedVersion: put.version }), {
-          ok: true,
-          existed: true,
-        });
-        assert.deepEqual(await store.deleteDoc('k'), { ok: true, existed: false });
-        assert.equal((await store.deleteDoc('k', { expectedVersion: put.version })).ok, false);
-      });
-
-      it('listDocs() lists keys sorted, by prefix', async (store) => {
-        for (const key of ['kv/b/x', 'kv/a/Y', 'cursor/a/w', 'kv/a/x']) await store.putDoc(key, 1);
-        assert.deepEqual(await store.listDocs(), ['cursor/a/w', 'kv/a/Y', 'kv/a/x', 'kv/b/x']);
-        assert.deepEqual(await store.listDocs('kv/a/'), ['kv/a/Y', 'kv/a/x']);
+      it('empty names are refused', async (store) => {
+        await assert.rejects(store.getDocument('', 'k'), rejectsWith('YC_ERR_STATE_NAME_INVALID'));
+        await assert.rejects(
+          store.updateDocument('kv/job', '', () => write({})),
+          rejectsWith('YC_ERR_STATE_NAME_INVALID'),
+        );
       });
     });
 
@@ -443,8 +494,11 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         assert.equal(await store.releaseLease('l', 'a', a.fence), true);
         assert.equal(await store.releaseLease('l', 'a', a.fence), false);
         const state = await store.inspectLease('l');
-        assert.equal(state?.holder, null);
+        assert.equal(state?.holder, 'a', 'a release keeps the holder');
         assert.equal(state?.fence, 1);
+        assert.equal(state?.expiresAtMs, 0, 'and sets the expiry to 0');
+        const renew = await store.renewLease('l', 'a', a.fence, 60_000);
+        assert.equal(renew.acquired, false, 'a released tenure cannot be renewed');
         const b = await store.acquireLease('l', 'b', 60_000);
         assert.equal(b.fence, 2);
         assert.equal(
@@ -508,7 +562,7 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         await store.append('runs/a', { n: 1 });
         await store.append('runs/a', { n: 2 });
         await store.append('runs/b', { n: 1 });
-        await store.putDoc('kv/x', 1);
+        await store.updateDocument('kv/x', 'k', () => ({ kind: 'write', body: {}, result: null }));
         await store.putBlob(new Uint8Array([1, 2, 3]));
         await store.acquireLease('l', 'h', 1000);
         const description = await store.describe();
