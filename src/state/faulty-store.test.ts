@@ -39,13 +39,13 @@ void test('error faults reject like node:fs does, without reaching the wrapped s
     return true;
   });
   store.setFault('enospc');
-  await assert.rejects(store.putDoc('kv/a', 1), {
+  await assert.rejects(store.updateDocument('kv/a', 'k', () => ({ kind: 'write' as const, body: { value: 1 }, result: null })), {
     code: 'ENOSPC',
     errno: -28,
     message: 'ENOSPC: no space left on device, write',
   });
   store.setFault('eacces');
-  await assert.rejects(store.getDoc('kv/a'), {
+  await assert.rejects(store.getDocument('kv/a', 'k'), {
     code: 'EACCES',
     errno: -13,
     syscall: 'open',
@@ -60,20 +60,20 @@ void test('error faults reject like node:fs does, without reaching the wrapped s
 void test('each rejection is a fresh error object', async () => {
   const { store } = await openStore();
   store.setFault('eio');
-  const first = await store.getDoc('a').catch((error: unknown) => error);
-  const second = await store.getDoc('a').catch((error: unknown) => error);
+  const first = await store.getDocument('kv', 'a').catch((error: unknown) => error);
+  const second = await store.getDocument('kv', 'a').catch((error: unknown) => error);
   assert.notEqual(first, second);
-  assert.deepEqual(storeFaultError('eio', 'getDoc').message, 'EIO: i/o error, read');
+  assert.deepEqual(storeFaultError('eio', 'getDocument').message, 'EIO: i/o error, read');
   await store.close();
 });
 
 void test('a fault limited to some operations leaves the others working', async () => {
   const { store } = await openStore();
-  store.setFault('enospc', ['append', 'putDoc']);
+  store.setFault('enospc', ['append', 'updateDocument']);
   await assert.rejects(store.append('runs/a', { n: 1 }), { code: 'ENOSPC' });
-  await assert.rejects(store.putDoc('kv/a', 1), { code: 'ENOSPC' });
+  await assert.rejects(store.updateDocument('kv/a', 'k', () => ({ kind: 'write' as const, body: { value: 1 }, result: null })), { code: 'ENOSPC' });
   assert.deepEqual(await store.list('runs/a'), []);
-  assert.equal(await store.getDoc('kv/a'), undefined);
+  assert.equal(await store.getDocument('kv/a', 'k'), undefined);
   assert.ok((await store.acquireLease('slots/a', 'h', 1000)).acquired);
   await store.close();
 });
@@ -154,7 +154,7 @@ void test('calls are counted per operation, faulted or not', async () => {
   assert.equal(store.calls('open'), 1);
   assert.equal(store.calls('append'), 1);
   assert.equal(store.calls('list'), 3);
-  assert.equal(store.calls('getDoc'), 0);
+  assert.equal(store.calls('getDocument'), 0);
   assert.equal(store.calls(), 5);
   assert.equal(store.faultedCalls('list'), 1);
   assert.equal(store.faultedCalls(), 1);
@@ -168,15 +168,15 @@ void test('calls are counted per operation, faulted or not', async () => {
 
 void test('untilHeld() waits for calls issued in the background', async () => {
   const { store } = await openStore();
-  store.setFault('hang', ['getDoc']);
+  store.setFault('hang', ['getDocument']);
   let reached = false;
   const waiting = store.untilHeld(2).then(() => {
     reached = true;
   });
-  const first = store.getDoc('a');
+  const first = store.getDocument('kv', 'a');
   await flushMicrotasks();
   assert.equal(reached, false);
-  const second = store.getDoc('b');
+  const second = store.getDocument('kv', 'b');
   await waiting;
   assert.equal(reached, true);
   await store.untilHeld(1); // already true: resolves at once

@@ -1,5 +1,6 @@
 // The hostile store: files a crash, a newer build, a careless operator or an attacker can leave
-// in the store. Each is quarantined or skipped with a warning; nothing throws out of list/derive.
+// in the store. Each is quarantined (a record that is not a JSON object envelope) or left in
+// place and skipped with a warning, as the reference does; nothing throws out of list.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
@@ -23,6 +24,7 @@ import { isYacronError } from '../common/errors.js';
 import { FakeClock } from '../common/fake-clock.js';
 import { FsStateStore } from './fs-store.js';
 import { encodeName } from './name-encoding.js';
+import { formatRecordTime } from './record-format.js';
 import { recordingLogger, type RecordingLogger } from './test-logger.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -48,12 +50,12 @@ async function openStore(
   return { store, logger, dir };
 }
 
-/** A record file name that sorts as newer than anything the FakeClock store writes. */
+/** A record file name in the reference grammar that sorts as newer than the store's own. */
 function recordName(n: number): string {
-  return `${String(T0 + 1_000_000 + n).padStart(15, '0')}-${String(n).padStart(10, '0')}-0000000000ff.json`;
+  return `${formatRecordTime((T0 + 1_000_000 + n) * 1000)}-0000000000ff-${String(n).padStart(12, '0')}.json`;
 }
 
-void test('hostile record files are quarantined with a warning and list/deriveMax carry on', async () => {
+void test('hostile record files: not-JSON envelopes are quarantined, the rest is left in place; list carries on', async () => {
   const { store, logger } = await openStore('records');
   await store.append('runs/job', { finished_at: '2026-01-01T00:00:01Z', outcome: 'success' });
   await store.append('runs/job', { finished_at: '2026-01-01T00:00:02Z', outcome: 'failure' });
@@ -63,7 +65,7 @@ void test('hostile record files are quarantined with a warning and list/deriveMa
 
   const plant = {
     truncated: recordName(1),
-    unknownSchema: recordName(2),
+    newerSchema: recordName(2),
     notJson: recordName(3),
     empty: recordName(4),
     directory: recordName(5),
@@ -77,7 +79,7 @@ void test('hostile record files are quarantined with a warning and list/deriveMa
     '{"schemaVersion":"v1","data":{"finished_at":"2026-',
   );
   await writeFile(
-    path.join(streamDir, plant.unknownSchema),
+    path.join(streamDir, plant.newerSchema),
     JSON.stringify({ schemaVersion: 'v9', data: { finished_at: '2099-01-01T00:00:00Z' } }),
   );
   await writeFile(path.join(streamDir, plant.notJson), 'hello, not json\n');
@@ -91,62 +93,57 @@ void test('hostile record files are quarantined with a warning and list/deriveMa
   await writeFile(path.join(streamDir, plant.dataNotObject), '{"schemaVersion":"v1","data":[1,2]}');
   execFileSync('mkfifo', [path.join(streamDir, plant.fifo)]);
   await writeFile(path.join(streamDir, 'notes.txt'), 'an operator left this here');
+  // Any *.json is a record, whatever the rest of its name (never quarantined for its name).
+  await writeFile(
+    path.join(streamDir, '0000000000000.000000-foreign.json'),
+    '{"data":{"outcome":"unknown"},"schemaVersion":"v1"}',
+  );
 
   const listed = await store.list('runs/job');
   assert.deepEqual(
     listed.map((record) => record.data.outcome),
-    ['failure', 'success'],
+    ['failure', 'success', 'unknown'],
   );
-  const max = await store.deriveMax('runs/job', 'finished_at');
-  assert.equal(max?.value, '2026-01-01T00:00:02Z', 'the planted 2099 values never count');
-
-  assert.deepEqual(
-    await readdir(streamDir).then((names) => names.length),
-    2,
-    'only real records stay',
+  await assert.rejects(
+    store.deriveMax('runs/job', 'finished_at'),
+    (error) =>
+      isYacronError(error, 'YC_ERR_STATE_IO') || isYacronError(error, 'YC_ERR_STATE_SCHEMA'),
+    'a strict read fails rather than under-count',
   );
-  const warnings = logger.at('warn').filter((line) => line.message.startsWith('Quarantined'));
-  assert.equal(warnings.length, 10);
-  const reasons = warnings.map((line) => line.fields.reason).sort();
-  assert.deepEqual(reasons, [
-    'bad-name',
-    'malformed',
-    'malformed',
-    'malformed',
-    'malformed',
-    'not-a-file',
-    'not-a-file',
-    'not-a-file',
-    'too-large',
-    'unknown-schema',
-  ]);
-  const description = await store.describe();
-  assert.equal(description.counts.quarantined, 10);
-  assert.equal(description.quarantinedThisProcess['too-large'], 1);
-  assert.equal(description.quarantinedThisProcess['not-a-file'], 3);
-  assert.equal(description.counts.records, 3, 'two runs and the meta stamp');
 
-  // The symlink itself was moved, never followed: the outside file is untouched.
-  assert.match(await readFile(outside, 'utf8'), /2099/);
-  const quarantined = path.join(store.root, 'quarantine', 'records', encodeName('runs/job'));
-  const moved = await readdir(quarantined);
-  const link = moved.find((name) => name.startsWith(plant.symlinkOut))!;
-  assert.ok((await lstat(path.join(quarantined, link))).isSymbolicLink());
+  const left = (await readdir(streamDir)).sort();
+  const stays = [plant.newerSchema, plant.directory, plant.symlinkOut, plant.huge, plant.fifo];
+  for (const name of stays) assert.ok(left.includes(name), `${name} is left in place`);
   assert.equal(
-    (
-      await stat(
-        path.join(
-          quarantined,
-          moved.find((n) => n.startsWith(plant.huge))!,
-        ),
-      )
-    ).size,
-    100 * 1024 * 1024,
+    left.length,
+    2 + stays.length + 2,
+    'two runs, the five left, notes.txt, the foreign one',
   );
+  const quarantined = (await readdir(path.join(store.root, 'quarantine'))).sort();
+  assert.deepEqual(
+    quarantined,
+    [plant.truncated, plant.notJson, plant.empty, plant.dataNotObject]
+      .map((name) => `${name}.${store.instance}.bad`)
+      .sort(),
+    'flat: <file name>.<instance>.bad',
+  );
+  const moved = logger.at('warn').filter((line) => line.message.startsWith('Quarantined'));
+  assert.deepEqual(
+    moved.map((line) => line.fields.reason),
+    ['malformed', 'malformed', 'malformed', 'malformed'],
+  );
+  const description = await store.describe();
+  assert.equal(description.counts.quarantined, 4);
+  assert.equal(description.quarantinedThisProcess.malformed, 4);
+  // The symlink was never followed: the outside file is untouched and still a link target.
+  assert.match(await readFile(outside, 'utf8'), /2099/);
+  assert.ok((await lstat(path.join(streamDir, plant.symlinkOut))).isSymbolicLink());
+  assert.equal((await stat(path.join(streamDir, plant.huge))).size, 100 * 1024 * 1024);
 
-  // A second read finds nothing more to complain about.
+  // A second read warns about nothing new (each left file is warned once per process).
+  const warned = logger.at('warn').length;
   await store.list('runs/job');
-  assert.equal(logger.at('warn').length, 10);
+  assert.equal(logger.at('warn').length, warned);
   await store.close();
 });
 
@@ -156,7 +153,7 @@ void test('a store stamped by a newer scheme warns at open; the stamp is never q
   await first.store.close();
   await writeFile(
     path.join(metaDir, recordName(1)),
-    JSON.stringify({ schemaVersion: 'v2', data: { recordSchema: 'v2' } }),
+    JSON.stringify({ schemaVersion: 'v2', data: { storeVersion: 'v2' } }),
   );
   const { store, logger } = await openStore('newer');
   const [warning] = logger.at('warn');
@@ -168,24 +165,35 @@ void test('a store stamped by a newer scheme warns at open; the stamp is never q
   assert.deepEqual(description.stampedSchemaVersions, ['v1', 'v2']);
   assert.equal(description.warnings.length, 1);
   assert.equal((await store.list('meta')).length, 1, 'the v2 stamp is skipped, not moved');
-  assert.equal((await readdir(metaDir)).length, 2);
+  assert.equal((await readdir(metaDir)).length, 2, 'and no second stamp is written');
   assert.equal(description.counts.quarantined, 0);
   await store.close();
 });
 
-void test('a corrupt document is quarantined and reads as absent; a corrupt lease is never guessed', async () => {
+void test('a corrupt document reads as absent, is never moved, and fails a change; a corrupt lease is never guessed', async () => {
   const { store, logger } = await openStore('docs-leases');
-  await store.putDoc('kv/job/a', 1);
-  await writeFile(
-    path.join(store.root, 'docs', `${encodeName('kv/job/a')}.json`),
-    '{"schemaVersion":"v1","da',
+  const write = (value: number) => () => ({
+    kind: 'write' as const,
+    body: { value },
+    result: null,
+  });
+  await store.updateDocument('kv/job', 'a', write(1));
+  const docFile = path.join(store.root, 'docs', 'kv%2Fjob', 'a.doc');
+  await writeFile(docFile, '{"schemaVersion":"v1","da');
+  assert.equal(await store.getDocument('kv/job', 'a'), undefined);
+  assert.deepEqual(await store.listDocuments('kv/job'), []);
+  await assert.rejects(store.updateDocument('kv/job', 'a', write(2)), (error) =>
+    isYacronError(error, 'YC_ERR_STATE_CORRUPT'),
   );
-  assert.equal(await store.getDoc('kv/job/a'), undefined);
-  assert.equal((await store.describe()).counts.quarantined, 1);
-  assert.ok((await store.putDoc('kv/job/a', 2, { expectedVersion: null })).ok);
+  assert.equal(await readFile(docFile, 'utf8'), '{"schemaVersion":"v1","da', 'left in place');
+  assert.equal((await store.describe()).counts.quarantined, 0);
+  await writeFile(docFile, '{"data":{"value":3},"schemaVersion":"v7"}');
+  await assert.rejects(store.updateDocument('kv/job', 'a', write(2)), (error) =>
+    isYacronError(error, 'YC_ERR_STATE_SCHEMA'),
+  );
 
   await store.acquireLease('slots/job', 'a', 1000);
-  const leaseFile = path.join(store.root, 'leases', `${encodeName('slots/job')}.json`);
+  const leaseFile = path.join(store.root, 'leases', `${encodeName('slots/job')}.lease`);
   await writeFile(leaseFile, 'garbage');
   await assert.rejects(store.acquireLease('slots/job', 'b', 1000), (error) =>
     isYacronError(error, 'YC_ERR_STATE_CORRUPT'),
@@ -199,10 +207,20 @@ void test('a corrupt document is quarantined and reads as absent; a corrupt leas
 void test('a blob whose bytes do not match its name is quarantined', async () => {
   const { store } = await openStore('blobs');
   const sha = await store.putBlob(new TextEncoder().encode('payload'));
-  await writeFile(path.join(store.root, 'blobs', sha), 'tampered');
+  const file = path.join(store.root, 'blobs', sha.slice(0, 2), `${sha}.blob`);
+  await writeFile(file, 'tampered');
   assert.equal(await store.getBlob(sha), undefined);
   assert.equal(await store.hasBlob(sha), false);
   assert.equal((await store.describe()).quarantinedThisProcess['digest-mismatch'], 1);
+  assert.deepEqual(await readdir(path.join(store.root, 'quarantine')), [
+    `${sha}.blob.${store.instance}.bad`,
+  ]);
+  assert.equal(
+    await store.putBlob(new TextEncoder().encode('payload')),
+    sha,
+    'a re-put repairs it',
+  );
+  assert.deepEqual(await store.getBlob(sha), new TextEncoder().encode('payload'));
   await store.close();
 });
 

@@ -1,13 +1,14 @@
-// The on-disk model: layout, encoded names, file modes whatever the umask, and sweep().
+// The on-disk model in the reference's layout: tree, encoded names, bytes, file modes whatever
+// the umask, and sweep().
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { FakeClock } from '../common/fake-clock.js';
 import { silentLogger } from '../common/logger.js';
 import { FsStateStore } from './fs-store.js';
-import { encodeName } from './name-encoding.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const DAY_MS = 86_400_000;
@@ -39,19 +40,23 @@ async function walk(dir: string): Promise<{ dirs: string[]; files: string[] }> {
 async function exercise(store: FsStateStore): Promise<void> {
   await store.append('runs/Backup', { outcome: 'success' });
   await store.append(`runs/${'x'.repeat(300)}`, { long: true });
-  await store.putDoc('kv/backup/cursor', 1);
+  await store.updateDocument('kv/backup', 'cursor', () => ({
+    kind: 'write',
+    body: { key: 'cursor', value: 1 },
+    result: null,
+  }));
   await store.acquireLease('slots/backup', 'host-a', 30_000);
   await store.putBlob(new TextEncoder().encode('artifact'));
 }
 
 void test('the namespace holds records/, docs/, blobs/, leases/, tmp/, quarantine/ and the meta stamp', async () => {
   const store = new FsStateStore(
-    { path: path.join(base, 'layout'), deploymentId: 'My App', topology: 'single-node' },
+    { path: path.join(base, 'layout'), deploymentId: 'Ops.West-2', topology: 'single-node' },
     { clock: new FakeClock(T0), logger: silentLogger() },
   );
   await store.open();
   await exercise(store);
-  assert.equal(store.root, path.join(base, 'layout', '%4Dy%20%41pp'));
+  assert.equal(store.root, path.join(base, 'layout', '%4Fps%2E%57est-2'));
   assert.deepEqual((await readdir(store.root)).sort(), [
     'blobs',
     'docs',
@@ -63,50 +68,85 @@ void test('the namespace holds records/, docs/, blobs/, leases/, tmp/, quarantin
   const streams = (await readdir(path.join(store.root, 'records'))).sort();
   assert.equal(streams.length, 3);
   assert.ok(streams.includes('meta'));
-  assert.ok(streams.includes(encodeName('runs/Backup')));
   assert.ok(streams.includes('runs%2F%42ackup'));
+  const long = streams.find((token) => token.includes('%.'))!;
+  assert.equal(long.length, 130);
+  assert.equal(
+    await readFile(path.join(store.root, 'records', long, 'stream-name.txt'), 'utf8'),
+    `runs/${'x'.repeat(300)}`,
+  );
+  const [meta] = await readdir(path.join(store.root, 'records', 'meta'));
+  assert.equal(
+    await readFile(path.join(store.root, 'records', 'meta', meta!), 'utf8'),
+    '{"data":{"storeVersion":"v1"},"schemaVersion":"v1"}',
+  );
   const [record] = await readdir(path.join(store.root, 'records', 'runs%2F%42ackup'));
-  assert.match(record!, /^\d{15}-\d{10}-[0-9a-f]{12}\.json$/);
-  const text = await readFile(path.join(store.root, 'records', 'runs%2F%42ackup', record!), 'utf8');
-  assert.deepEqual(JSON.parse(text), { schemaVersion: 'v1', data: { outcome: 'success' } });
+  assert.match(record!, new RegExp(`^\\d{13}\\.\\d{6}-${store.instance}-\\d{12}\\.json$`));
+  assert.equal(
+    await readFile(path.join(store.root, 'records', 'runs%2F%42ackup', record!), 'utf8'),
+    '{"data":{"outcome":"success"},"schemaVersion":"v1"}',
+  );
+  assert.deepEqual((await readdir(path.join(store.root, 'docs'))).sort(), ['kv%2Fbackup']);
+  assert.deepEqual((await readdir(path.join(store.root, 'docs', 'kv%2Fbackup'))).sort(), [
+    'cursor.doc',
+    'cursor.lock',
+  ]);
   assert.deepEqual((await readdir(path.join(store.root, 'leases'))).sort(), [
-    'slots%2Fbackup.json',
+    'slots%2Fbackup.lease',
     'slots%2Fbackup.lock',
   ]);
+  const sha = createHash('sha256').update('artifact').digest('hex');
+  assert.deepEqual(await readdir(path.join(store.root, 'blobs')), [sha.slice(0, 2)]);
+  assert.deepEqual(await readdir(path.join(store.root, 'blobs', sha.slice(0, 2))), [`${sha}.blob`]);
   assert.deepEqual(await readdir(path.join(store.root, 'tmp')), [], 'no temp is left behind');
-  assert.deepEqual((await store.describe()).namespace, 'My App');
+  assert.deepEqual((await store.describe()).namespace, 'Ops.West-2');
   assert.ok(
     (await store.listStreams()).includes(`runs/${'x'.repeat(300)}`),
-    'long names list back',
+    'long names list back through their sidecar',
   );
   await store.close();
 });
 
-void test('directories are 0700 and files 0600 whatever the umask (it can only narrow them)', async () => {
+void test('an empty deploymentId is the default namespace', async () => {
+  const store = new FsStateStore(
+    { path: path.join(base, 'empty-id'), deploymentId: '', topology: 'single-node' },
+    { clock: new FakeClock(T0), logger: silentLogger() },
+  );
+  await store.open();
+  assert.equal(store.root, path.join(base, 'empty-id', 'default'));
+  await store.close();
+});
+
+void test('modes: data directories 0700 and files 0600 whatever the umask; state.path and the namespace get the umask default, as the reference makes them', async () => {
   const previous = process.umask(0);
   try {
     for (const umask of [0o000, 0o022, 0o077]) {
       process.umask(umask);
+      const top = path.join(base, `modes-${umask.toString(8)}`);
       const store = new FsStateStore(
-        { path: path.join(base, `modes-${umask.toString(8)}`), topology: 'single-node' },
+        { path: path.join(top, 'state'), topology: 'single-node' },
         { clock: new FakeClock(T0), logger: silentLogger() },
       );
       await store.open();
       await exercise(store);
       await store.close();
-      const { dirs, files } = await walk(path.join(base, `modes-${umask.toString(8)}`));
+      const { dirs, files } = await walk(path.join(top, 'state', 'default'));
       assert.ok(files.length >= 8, `files: ${files.length}`);
-      for (const dir of dirs) {
+      const umaskDefault = 0o777 & ~umask;
+      for (const dir of [top, path.join(top, 'state'), path.join(top, 'state', 'default')]) {
+        assert.equal((await stat(dir)).mode & 0o777, umaskDefault, `${dir} (makedirs default)`);
+      }
+      for (const dir of dirs.slice(1)) {
         assert.equal(
           (await stat(dir)).mode & 0o777,
-          0o700,
+          0o700 & ~umask,
           `${dir} under umask ${umask.toString(8)}`,
         );
       }
       for (const file of files) {
         assert.equal(
           (await stat(file)).mode & 0o777,
-          0o600,
+          0o600 & ~umask,
           `${file} under umask ${umask.toString(8)}`,
         );
       }
@@ -116,7 +156,7 @@ void test('directories are 0700 and files 0600 whatever the umask (it can only n
   }
 });
 
-void test('sweep() removes old temps, old quarantined files and idle orphaned lock files only', async () => {
+void test('sweep() removes old top-level temps and quarantined files and idle orphaned lock files only', async () => {
   const clock = new FakeClock(T0);
   const store = new FsStateStore(
     { path: path.join(base, 'sweep'), topology: 'single-node' },
@@ -124,23 +164,30 @@ void test('sweep() removes old temps, old quarantined files and idle orphaned lo
   );
   await store.open();
   const old = (T0 - 2 * DAY_MS) / 1000;
-  const tmpOld = path.join(store.root, 'tmp', 'crashed.tmp');
+  const tmpOld = path.join(store.root, 'tmp', 'w-000000000000-000000000001.tmp');
   const tmpNew = path.join(store.root, 'tmp', 'in-flight.tmp');
   await writeFile(tmpOld, 'x');
   await writeFile(tmpNew, 'x');
   await utimes(tmpOld, old, old);
   await utimes(tmpNew, T0 / 1000, T0 / 1000);
-  const streamDir = path.join(store.root, 'records', 's');
+  await mkdir(path.join(store.root, 'tmp', 'someone-elses-dir'));
+  await utimes(path.join(store.root, 'tmp', 'someone-elses-dir'), old, old);
   await store.append('s', { ok: true });
-  await writeFile(path.join(streamDir, '000000000000001-0000000001-000000000000.json'), 'torn');
+  await writeFile(
+    path.join(store.root, 'records', 's', '0000000000001.000000-000000000000-000000000001.json'),
+    'torn',
+  );
   await store.list('s');
-  const [quarantinedFile] = (await walk(path.join(store.root, 'quarantine'))).files;
-  await utimes(quarantinedFile!, old, old);
-  await store.putDoc('gone', 1);
-  await store.deleteDoc('gone');
-  await store.putDoc('kept', 1);
+  const [quarantinedFile] = await readdir(path.join(store.root, 'quarantine'));
+  await utimes(path.join(store.root, 'quarantine', quarantinedFile!), old, old);
+  await mkdir(path.join(store.root, 'quarantine', 'other-layout'));
+  await writeFile(path.join(store.root, 'quarantine', 'other-layout', 'x.bad'), 'x');
+  const write = () => ({ kind: 'write' as const, body: { value: 1 }, result: null });
+  await store.updateDocument('kv/x', 'gone', write);
+  await store.updateDocument('kv/x', 'gone', () => ({ kind: 'delete', result: null }));
+  await store.updateDocument('kv/x', 'kept', write);
   for (const name of ['gone.lock', 'kept.lock']) {
-    await utimes(path.join(store.root, 'docs', name), old, old);
+    await utimes(path.join(store.root, 'docs', 'kv%2Fx', name), old, old);
   }
   await store.acquireLease('bare', 'h', 1000);
   await store.deleteLease('bare');
@@ -153,13 +200,16 @@ void test('sweep() removes old temps, old quarantined files and idle orphaned lo
     orphanLocksIdleMs: DAY_MS,
   });
   assert.deepEqual(report, { tempFiles: 1, quarantined: 1, orphanLocks: 2 });
-  assert.deepEqual(await readdir(path.join(store.root, 'tmp')), ['in-flight.tmp']);
-  assert.deepEqual((await readdir(path.join(store.root, 'docs'))).sort(), [
-    'kept.json',
+  assert.deepEqual((await readdir(path.join(store.root, 'tmp'))).sort(), [
+    'in-flight.tmp',
+    'someone-elses-dir',
+  ]);
+  assert.deepEqual((await readdir(path.join(store.root, 'docs', 'kv%2Fx'))).sort(), [
+    'kept.doc',
     'kept.lock',
   ]);
   assert.deepEqual(await readdir(path.join(store.root, 'leases')), []);
-  assert.equal((await store.describe()).counts.quarantined, 0);
+  assert.deepEqual(await readdir(path.join(store.root, 'quarantine')), ['other-layout']);
   assert.deepEqual(await store.sweep({}), { tempFiles: 0, quarantined: 0, orphanLocks: 0 });
   await store.close();
 });
@@ -173,6 +223,6 @@ void test('describe({probeWrite}) proves the store takes writes', async () => {
   const description = await store.describe({ probeWrite: true });
   assert.equal(description.writable, true);
   assert.equal(description.topology, 'single-node');
-  assert.deepEqual(await readdir(path.join(store.root, 'docs')), []);
+  assert.deepEqual(await readdir(path.join(store.root, 'tmp')), []);
   await store.close();
 });

@@ -9,7 +9,7 @@ import {
   type GcPlan,
   type StreamAge,
 } from './gc-plan.js';
-import { classifyStream, parseDagRunDocKey, parseDagXcomScope } from './gc-rules.js';
+import { classifyStream, parseDagRunNamespace, parseDagXcomScope } from './gc-rules.js';
 import type { ManifestEntry } from './manifest.js';
 import type { BlobInfo, LeaseState } from './types.js';
 
@@ -225,12 +225,11 @@ function dagRun(
   ageMs: number,
 ): DagRunDoc {
   return {
-    key: `dagrun/${dag}/${runKey}`,
+    ns: `dagrun/${dag}`,
     dag,
     runKey,
     runId,
     state,
-    version: `v-${runKey}`,
     updatedAtMs: NOW - ageMs,
   };
 }
@@ -264,7 +263,11 @@ void test("a removed dag's terminal runs go after the grace; active, owned, fres
   );
   assert.deepEqual(removedNames(plan), ['dagrun/gone/bad', 'dagrun/gone/done']);
   const doc = ready(plan).actions.find((action) => action.name === 'dagrun/gone/done');
-  assert.equal(doc?.version, 'v-done', 'deleted only if unchanged since the scan');
+  assert.deepEqual(
+    doc?.doc,
+    { ns: 'dagrun/gone', key: 'done', updatedAtMs: NOW - old },
+    'deleted only if unchanged since the scan',
+  );
 });
 
 void test('dag runs are unmanaged while a recent manifest predates the dags field', () => {
@@ -350,10 +353,7 @@ void test('stream names classify by family; owners keep their slashes', () => {
   assert.deepEqual(classifyStream('meta'), { kind: 'meta' });
   assert.deepEqual(classifyStream('runs/'), { kind: 'unrecognised' });
   assert.deepEqual(classifyStream('leader/x'), { kind: 'unrecognised' });
-  assert.deepEqual(parseDagRunDocKey('dagrun/a/b/2026-01-01T00:00:00Z'), {
-    dag: 'a/b',
-    runKey: '2026-01-01T00:00:00Z',
-  });
-  assert.equal(parseDagRunDocKey('kv/x'), undefined);
+  assert.equal(parseDagRunNamespace('dagrun/a/b'), 'a/b');
+  assert.equal(parseDagRunNamespace('kv/x'), undefined);
   assert.deepEqual(parseDagXcomScope('dagxcom/etl/r1'), { dag: 'etl', runId: 'r1' });
 });

@@ -58,7 +58,7 @@ class Fleet {
       jobSetId: `v1:${node.jobs.join(',')}`,
       jobs: node.jobs.map((name) => ({ name, stateAllowedScopes: [] })),
     });
-    await writeManifest(this.store, manifest);
+    await writeManifest(this.store, manifest, this.clock.now());
   }
 }
 
@@ -169,11 +169,11 @@ void test('dag runs, advance leases, XCom and blobs over a real store', async ()
   const xcom = await store.putBlob(new TextEncoder().encode('xcom'));
   await store.append('artifacts/live', { name: 'report', sha256: kept, size: 4 });
   await store.append('artifacts/dagxcom/etl/run-1', { name: 't/k', sha256: xcom, size: 4 });
-  await store.putDoc('dagrun/etl/2026-03-01T00:00:00Z', {
-    dag: 'etl',
-    runId: 'run-1',
-    state: 'success',
-  });
+  await store.updateDocument('dagrun/etl', '2026-03-01T00:00:00Z', () => ({
+    kind: 'write',
+    body: { dag: 'etl', runKey: '2026-03-01T00:00:00Z', runId: 'run-1', state: 'success' },
+    result: null,
+  }));
   await store.acquireLease('dagadvance/etl/2026-03-01T00:00:00Z', 'node-a', 30_000);
   await store.acquireLease('slots/live', 'node-a', 30_000);
   await fleet.pass(GRACE + 2 * DAY);

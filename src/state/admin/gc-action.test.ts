@@ -19,11 +19,11 @@ async function setup(gcGraceMs: number | null = 7 * DAY) {
     jobSetId: 'v1:x',
     jobs: [{ name: 'live', stateAllowedScopes: [] }],
   });
-  await writeManifest(store, manifest);
+  await writeManifest(store, manifest, clock.now());
   await store.append('runs/gone', { n: 1 });
   await store.append('runs/live', { n: 1 });
   await clock.advance(8 * DAY);
-  await writeManifest(store, manifest);
+  await writeManifest(store, manifest, clock.now());
   const lines: string[] = [];
   const ctx: AdminContext = {
     state: { path: '/s', deploymentId: null, gcGraceMs, topology: 'auto' },
