@@ -69,6 +69,11 @@ class FlockHelper {
   #nextId = 1;
   readonly #pending = new Map<number, (reply: FlockReply) => void>();
 
+  /** Start the thread now (a store about to lock soon need not wait for it on its first lock). */
+  warm(): void {
+    this.#ensureWorker();
+  }
+
   /** Ask for an exclusive flock of `fd`; `cancel()` withdraws a request still waiting. */
   lock(fd: number): { readonly id: number; readonly reply: Promise<FlockReply> } {
     const worker = this.#ensureWorker();

@@ -58,7 +58,7 @@ void test(`a writer SIGKILLed at random points ${KILLS} times never leaves a tor
   const files = await readdir(streamDir);
   assert.ok(files.length > KILLS / 4, `only ${files.length} records were written`);
   for (const file of files) {
-    assert.match(file, /^\d{15}-\d{10}-[0-9a-f]{12}\.json$/);
+    assert.match(file, /^\d{13}\.\d{6}-[0-9a-f]{12}-\d{12}\.json$/);
     const data = parseEnvelope(await readFile(path.join(streamDir, file), 'utf8'), file);
     const payload = data.payload as string;
     assert.equal(
@@ -68,17 +68,16 @@ void test(`a writer SIGKILLed at random points ${KILLS} times never leaves a tor
     );
   }
   const doc = parseEnvelope(
-    await readFile(path.join(root, 'docs', `${encodeName('crash/doc')}.json`), 'utf8'),
+    await readFile(path.join(root, 'docs', 'crash', 'doc.doc'), 'utf8'),
     'doc',
   );
-  assert.equal(typeof (doc.value as { sha256: unknown }).sha256, 'string');
-  const lease = parseEnvelope(
-    await readFile(path.join(root, 'leases', `${encodeName('crash/lease')}.json`), 'utf8'),
-    'lease',
-  );
+  assert.equal(typeof doc.sha256, 'string');
+  const lease = JSON.parse(
+    await readFile(path.join(root, 'leases', `${encodeName('crash/lease')}.lease`), 'utf8'),
+  ) as { fence: unknown };
   assert.ok(Number.isSafeInteger(lease.fence));
   for (const leftover of await readdir(path.join(root, 'tmp'))) {
-    assert.match(leftover, /\.tmp$/, 'tmp/ holds only write-temps');
+    assert.match(leftover, /^(w-.*\.tmp|startup-.*\.probe)$/, 'tmp/ holds only write-temps');
   }
 
   const store = new FsStateStore(

@@ -10,6 +10,7 @@ import type { Clock } from '../common/clock.js';
 import { YacronError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { FileLocker, processLockQueue } from './flock.js';
+import { flockHelper } from './flock-helper.js';
 import { FsBlobs } from './fs-blobs.js';
 import { FsQuarantine, type FsContext } from './fs-context.js';
 import { DOC_SUFFIX, FsDocs, LOCK_SUFFIX } from './fs-docs.js';
@@ -127,6 +128,7 @@ export class FsStateStore implements StateStore {
     const resolution = await resolveTopology(setting, this.#options.path, this.#deps);
     this.#topology = resolution.topology;
     const { clock, logger } = this.#deps;
+    flockHelper.warm();
     const syncDir = this.#deps.syncDir ?? realSyncDir;
     const dirWarnings = await prepareNamespace(this.#layout, this.#seq.instance, {
       logger,

@@ -70,11 +70,12 @@ void test('opens the store and writes a manifest naming the jobs and shared scop
   await new Promise((resolve) => setImmediate(resolve));
   const [manifest] = await store.list('manifests/node-a');
   assert.deepEqual(manifest?.data, {
+    at: '2026-04-01T00:00:00+00:00',
+    dags: [],
     host: 'node-a',
     jobSetId: 'v1:a',
     jobs: ['backup'],
     scopes: ['global', 'shared'],
-    dags: [],
   });
   assert.ok(lines.some((line) => /^info State store ready at/.test(line)));
   assert.ok(!lines.some((line) => /not active/.test(line)));
