@@ -13,6 +13,7 @@ function deps() {
     clock,
     logger: silentLogger(),
     host: 'h',
+    processToken: '0123456789ab',
     store: new MemoryStateStore({ clock }),
     storeOpened: Promise.resolve(true),
     env: {},

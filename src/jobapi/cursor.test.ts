@@ -4,7 +4,8 @@ import { compareCursor } from './cursor-order.js';
 import { STORE_KINDS, withFixture } from './job-api-fixture.test.js';
 
 void describe('compareCursor()', () => {
-  void test('numbers compare numerically, strings by code unit, anything else is incomparable', () => {
+  void test('numbers compare numerically, strings by code point (as Python does), anything else is incomparable', () => {
+    assert.equal(compareCursor('😀', '\uff5a'), 'greater', 'U+1F600 is above U+FF5A by code point');
     assert.equal(compareCursor(10, 9), 'greater');
     assert.equal(compareCursor(9, 10), 'not-greater');
     assert.equal(compareCursor(9, 9), 'not-greater');
@@ -98,7 +99,7 @@ for (const kind of STORE_KINDS) {
         async ({ startRun, inner }) => {
           const run = startRun({ name: 'etl' });
           await run.post('/v1/cursor/advance', { name: 'w', value: 1 });
-          assert.equal((await inner.getDoc('cursor/etl/w'))?.value, 1);
+          assert.equal((await inner.getDocument('cursor/etl', 'w'))?.body.value, 1);
           const other = await run.post('/v1/cursor/advance', { scope: 'x', name: 'w', value: 2 });
           assert.equal(other.status, 403);
           const big = await run.post('/v1/cursor/advance', { name: 'w', value: 'x'.repeat(20) });

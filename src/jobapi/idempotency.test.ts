@@ -67,17 +67,19 @@ for (const kind of STORE_KINDS) {
         assert.equal(replies.filter((reply) => reply.json().fresh === true).length, 1);
       }));
 
-    void test('the claim is an idem/<scope>/<key> document naming who claimed it', () =>
+    void test('the claim is the reference document idem/<scope> key: {claimedAt, key[, expiresAt]}', () =>
       withFixture(kind, async ({ startRun, inner, clock }) => {
         const run = startRun({ name: 'billing' });
         await run.post('/v1/idempotency/claim', { key: 'k', ttl: 10 });
-        assert.deepEqual((await inner.getDoc('idem/billing/k'))?.value, {
+        assert.deepEqual((await inner.getDocument('idem/billing', 'k'))?.body, {
           claimedAt: clock.now() / 1000,
-          ttl: 10,
           expiresAt: clock.now() / 1000 + 10,
-          job: 'billing',
-          runId: run.runId,
-          host: 'test-host',
+          key: 'k',
+        });
+        await run.post('/v1/idempotency/claim', { key: 'forever' });
+        assert.deepEqual((await inner.getDocument('idem/billing', 'forever'))?.body, {
+          claimedAt: clock.now() / 1000,
+          key: 'forever',
         });
       }));
 

@@ -13,6 +13,8 @@ import { recordingLogger, type RecordingLogger } from '../state/test-logger.js';
 import { startJobApi, type JobApi } from './index.js';
 
 export const T0 = Date.UTC(2026, 5, 21, 12, 0, 0);
+/** The daemon's per-process token the fixture's job API puts in lock holders. */
+export const TEST_PROCESS_TOKEN = '0123456789ab';
 
 export type StoreKind = 'memory' | 'fs';
 export const STORE_KINDS: readonly StoreKind[] = ['memory', 'fs'];
@@ -180,6 +182,7 @@ export async function startFixture(
       clock,
       logger,
       host: 'test-host',
+      processToken: TEST_PROCESS_TOKEN,
       store: observed.store,
       storeOpened: options.storeOpened ?? Promise.resolve(true),
       env: options.env ?? {},

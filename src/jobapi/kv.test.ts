@@ -91,10 +91,14 @@ for (const kind of STORE_KINDS) {
         );
       }));
 
-    void test('keys live in the store as kv/<scope>/<key> documents holding the value', () =>
-      withFixture(kind, async ({ startRun, inner }) => {
+    void test('keys live in the store as reference documents: namespace kv/<scope>, body {key, updatedAt, value}', () =>
+      withFixture(kind, async ({ startRun, inner, clock }) => {
         await startRun().post('/v1/kv/set', { key: 'plain', value: { n: 1 } });
-        assert.deepEqual((await inner.getDoc('kv/etl/plain'))?.value, { n: 1 });
+        assert.deepEqual((await inner.getDocument('kv/etl', 'plain'))?.body, {
+          key: 'plain',
+          updatedAt: clock.now() / 1000,
+          value: { n: 1 },
+        });
       }));
 
     void test('the default scope is the job name; global and stateAllowedScopes may be named', () =>

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { flushMicrotasks } from '../common/index.js';
-import { STORE_KINDS, withFixture, type TestRun } from './job-api-fixture.test.js';
+import {
+  STORE_KINDS,
+  TEST_PROCESS_TOKEN,
+  withFixture,
+  type TestRun,
+} from './job-api-fixture.test.js';
 import { renewEveryMs } from './lock-holds.js';
 import { lockRetryMs } from './routes-lock.js';
 
@@ -87,6 +92,24 @@ for (const kind of STORE_KINDS) {
         );
       }));
 
+    void test('a permit is the lease lock/<scope>/<name>#<slot>, held by <host>#<proc>#<32 hex> per hold', () =>
+      withFixture(kind, async ({ startRun, inner }) => {
+        const run = startRun();
+        await acquire(run, { name: 'db' });
+        await acquire(run, { name: 'pool', permits: 2 });
+        await acquire(run, { name: 'pool', permits: 2 });
+        const holders = (await inner.listLeases('lock/etl/')).map((lease) => lease.holder);
+        assert.equal(holders.length, 3);
+        for (const holder of holders) {
+          assert.match(holder, new RegExp(`^test-host#${TEST_PROCESS_TOKEN}#[0-9a-f]{32}$`));
+        }
+        assert.equal(new Set(holders).size, 3, 'each hold has its own holder');
+        assert.deepEqual(
+          (await inner.listLeases('lock/etl/')).map((lease) => lease.name),
+          ['lock/etl/db#0', 'lock/etl/pool#0', 'lock/etl/pool#1'],
+        );
+      }));
+
     void test('runEnded frees the permits a run held at once', () =>
       withFixture(kind, async ({ startRun, api, inner }) => {
         const holder = startRun();
@@ -98,7 +121,7 @@ for (const kind of STORE_KINDS) {
         const after = (await acquire(waiter, { name: 'pool', permits: 2 })).json();
         assert.equal(after.acquired, true);
         assert.equal(after.slot, 0);
-        assert.equal((await inner.inspectLease('lock/etl/pool#1'))?.holder, null);
+        assert.equal((await inner.inspectLease('lock/etl/pool#1'))?.expiresAtMs, 0, 'released');
       }));
 
     void test('the daemon renews a hold, so it outlives its TTL while the run lives', () =>
@@ -207,7 +230,7 @@ for (const kind of STORE_KINDS) {
         const run = startRun();
         await acquire(run, { name: 'db' });
         await api.close();
-        assert.equal((await inner.inspectLease('lock/etl/db#0'))?.holder, null);
+        assert.equal((await inner.inspectLease('lock/etl/db#0'))?.expiresAtMs, 0, 'released');
       }));
   });
 }

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  docKey,
-  escapeNamePart,
-  lockLeaseName,
-  nameProblem,
-  namesInScope,
-  unescapeNamePart,
-} from './names.js';
+import { docNamespace, lockLeaseName, nameProblem } from './names.js';
 import { hasOversizedIntegerLiteral } from './json-values.js';
 
 void describe('job API names', () => {
@@ -34,26 +27,12 @@ void describe('job API names', () => {
     assert.equal(nameProblem('key', 'a\\..\\b'), "key must not contain a '..' path segment");
   });
 
-  void test('the escape keeps plain names unchanged and is injective', () => {
-    assert.equal(escapeNamePart('plain-name_1.txt'), 'plain-name_1.txt');
-    const names = ['a/b', 'a%2Fb', 'a%b', '%', '/', '%25', '%2F%2f'];
-    const escaped = names.map(escapeNamePart);
-    assert.equal(new Set(escaped).size, names.length);
-    assert.ok(escaped.every((name) => !name.includes('/')));
-    assert.deepEqual(escaped.map(unescapeNamePart), names);
-  });
-
-  void test('store names: kv/<scope>/<key>, lock/<scope>/<name>#<slot>', () => {
-    assert.equal(docKey('kv', 'etl', 'k'), 'kv/etl/k');
-    assert.equal(docKey('cursor', 'dagxcom/d/r', 'a/b'), 'cursor/dagxcom/d/r/a%2Fb');
-    assert.equal(docKey('idem', 'global', 'x'), 'idem/global/x');
+  void test('store names: document namespace kv/<scope> (the key as given), lock/<scope>/<name>#<slot>', () => {
+    assert.equal(docNamespace('kv', 'etl'), 'kv/etl');
+    assert.equal(docNamespace('cursor', 'dagxcom/d/r'), 'cursor/dagxcom/d/r');
+    assert.equal(docNamespace('idem', 'global'), 'idem/global');
     assert.equal(lockLeaseName('global', 'db', 1), 'lock/global/db#1');
-  });
-
-  void test("a scope's listing leaves out the keys of deeper scopes", () => {
-    const listed = ['kv/a/x', 'kv/a/b/y', 'kv/a/c%2Fd', 'kv/ab/z'];
-    assert.deepEqual(namesInScope('kv', 'a', listed), ['c/d', 'x']);
-    assert.deepEqual(namesInScope('kv', 'a/b', listed), ['y']);
+    assert.equal(lockLeaseName('writer', 'a/b', 0), 'lock/writer/a/b#0', 'as the reference composes it');
   });
 
   void test('integer literals beyond 64 bits are found outside strings only', () => {

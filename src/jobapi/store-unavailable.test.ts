@@ -5,12 +5,12 @@ import { MemoryStateStore, type StateStore } from '../state/index.js';
 import { withFixture } from './job-api-fixture.test.js';
 import { STORE_CALL_TIMEOUT_MS } from './store-gate.js';
 
-/** A memory store whose getDoc never answers and whose putDoc fails like a broken mount. */
+/** A memory store whose reads never answer and whose document updates fail like a broken mount. */
 function brokenStore(): StateStore {
   const store = new MemoryStateStore({ clock: new FakeClock() });
   return Object.assign(store, {
-    getDoc: () => new Promise<never>(() => undefined),
-    putDoc: () =>
+    getDocument: () => new Promise<never>(() => undefined),
+    updateDocument: () =>
       Promise.reject(new YacronError('YC_ERR_STATE_IO', 'Cannot write document x: EIO')),
   });
 }
@@ -21,7 +21,7 @@ void describe('job API when the store cannot answer (http-api B.3: 503)', () => 
       'memory',
       async ({ startRun, clock, observed }) => {
         const run = startRun();
-        const called = observed.started('getDoc');
+        const called = observed.started('getDocument');
         const reply = run.get('/v1/kv/get', { key: 'k' });
         await called;
         await clock.advance(STORE_CALL_TIMEOUT_MS);
@@ -54,7 +54,7 @@ void describe('job API when the store cannot answer (http-api B.3: 503)', () => 
       async ({ startRun, observed }) => {
         const run = startRun();
         const reply = run.post('/v1/kv/set', { key: 'k', value: 1 });
-        const called = observed.started('putDoc');
+        const called = observed.started('updateDocument');
         opened.resolve(true);
         await called;
         assert.equal((await reply).status, 200);

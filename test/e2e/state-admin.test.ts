@@ -34,7 +34,7 @@ async function snapshot(store: StateStore): Promise<Snapshot> {
   const records: Record<string, unknown> = {};
   for (const stream of await store.listStreams()) records[stream] = await store.list(stream);
   const docs: Record<string, unknown> = {};
-  for (const key of await store.listDocs()) docs[key] = await store.getDoc(key);
+  for (const ns of await store.listDocumentNamespaces()) docs[ns] = await store.listDocuments(ns);
   const blobs: Record<string, string> = {};
   for (const blob of await store.listBlobs()) {
     blobs[blob.sha256] = Buffer.from((await store.getBlob(blob.sha256)) ?? []).toString('utf8');
@@ -51,7 +51,11 @@ async function seed(storePath: string): Promise<Snapshot> {
     await store.append('runs/nightly', { outcome: 'success', exitCode: 0 });
     await store.append('runs/nightly', { outcome: 'failure', exitCode: 3 });
     await store.append('runs/Other Job', { outcome: 'success' });
-    await store.putDoc('kv/nightly/cursor', { n: 12345 });
+    await store.updateDocument('kv/nightly', 'cursor', () => ({
+      kind: 'write',
+      body: { key: 'cursor', updatedAt: 1, value: { n: 12345 } },
+      result: null,
+    }));
     const sha = await store.putBlob(new TextEncoder().encode('artifact payload'));
     await store.append('artifacts/nightly', { name: 'report', sha256: sha, size: 16 });
     // A lease with fence 3: acquire, release, re-acquire by others.
@@ -97,7 +101,10 @@ test('a daemon with a state section opens the store and writes its manifest', as
   assert.equal(manifests.length, 1);
   const [record] = snap.records[manifests[0]!] as { data: { jobs: string[] } }[];
   assert.deepEqual(record?.data.jobs, ['nightly']);
-  assert.equal(statSync(join(store, 'default')).mode & 0o777, 0o700);
+  assert.equal(statSync(join(store, 'default', 'records')).mode & 0o777, 0o700);
+  // The namespace directory, like the reference's, gets the umask default (docs "File modes").
+  const umask = process.umask();
+  assert.equal(statSync(join(store, 'default')).mode & 0o777, 0o777 & ~umask);
 });
 
 test('check prints the inventory; -c works before state and after the action', async (t) => {
