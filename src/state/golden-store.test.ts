@@ -89,9 +89,9 @@ void test('every document reads back in its namespace with the reference body', 
 
 void test('the released lock lease keeps its holder and fence; the next acquire is fence + 1', () =>
   withGolden(async ({ expected }, store) => {
-    const [[name, { body }]] = Object.entries(expected.leases) as [
-      [string, { body: Record<string, unknown> }],
-    ];
+    const leases = Object.entries(expected.leases);
+    assert.equal(leases.length, 1);
+    const [name, { body }] = leases[0]!;
     assert.deepEqual(await store.listLeases(), [
       {
         name,
