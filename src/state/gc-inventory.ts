@@ -58,10 +58,14 @@ export async function gatherGcInventory(
   };
 }
 
-/** The newest record's write time; null when none is readable or the read fails. */
+/**
+ * The write time in the newest record's name; null when none is readable or the read fails. A
+ * strict read: a newest record this build cannot read (a newer scheme, an I/O error) makes the
+ * age unknown, i.e. kept, rather than aging the stream by an older record.
+ */
 async function newestOf(store: StateStore, stream: string): Promise<number | null> {
   try {
-    const [newest] = await store.list(stream, { limit: 1 });
+    const [newest] = await store.list(stream, { limit: 1, strict: true });
     return newest?.writtenAtMs ?? null;
   } catch {
     return null;

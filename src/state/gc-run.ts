@@ -115,7 +115,7 @@ async function removeIfStillGarbage(
 ): Promise<string | null> {
   switch (action.target) {
     case 'stream': {
-      const [newest] = await store.list(action.name, { limit: 1 });
+      const [newest] = await store.list(action.name, { limit: 1, strict: true });
       if (newest !== undefined && newest.writtenAtMs >= cutoff) return 'written since the scan';
       return (await store.deleteStream(action.name)) ? null : 'already gone';
     }
