@@ -34,13 +34,22 @@ async function snapshot(store: StateStore): Promise<Snapshot> {
   const records: Record<string, unknown> = {};
   for (const stream of await store.listStreams()) records[stream] = await store.list(stream);
   const docs: Record<string, unknown> = {};
-  for (const ns of await store.listDocumentNamespaces()) docs[ns] = await store.listDocuments(ns);
+  // File mtimes (a document's modifiedAtMs, a lease's updatedAtMs) survive an archive only to the
+  // second: compare them at that resolution.
+  for (const ns of await store.listDocumentNamespaces()) {
+    docs[ns] = (await store.listDocuments(ns)).map((doc) => ({
+      ...doc,
+      modifiedAtMs: Math.floor(doc.modifiedAtMs / 1000),
+    }));
+  }
   const blobs: Record<string, string> = {};
   for (const blob of await store.listBlobs()) {
     blobs[blob.sha256] = Buffer.from((await store.getBlob(blob.sha256)) ?? []).toString('utf8');
   }
   const leases: Record<string, unknown> = {};
-  for (const lease of await store.listLeases()) leases[lease.name] = lease;
+  for (const lease of await store.listLeases()) {
+    leases[lease.name] = { ...lease, updatedAtMs: Math.floor(lease.updatedAtMs / 1000) };
+  }
   return { records, docs, blobs, leases };
 }
 
