@@ -65,7 +65,8 @@ export const jobapiGroup: BenchGroup = {
     const fsStore = 'FsStateStore via createStateStore (metered, unthrottled, docs fsynced)';
     emit(NAMES.fsP50, 'fsMs', 50, null, fsStore);
     emit(NAMES.fsP99, 'fsMs', 99, ROUND_TRIP_P99, fsStore);
-    const direct = 'updateDocument + getDocument called directly on the same FsStateStore (no HTTP, no API)';
+    const direct =
+      'updateDocument + getDocument called directly on the same FsStateStore (no HTTP, no API)';
     emit(NAMES.storeOnlyP50, 'fsStoreOnlyMs', 50, null, direct);
     emit(NAMES.storeOnlyP99, 'fsStoreOnlyMs', 99, null, direct);
     emit(NAMES.memoryP50, 'memoryMs', 50, null, 'MemoryStateStore (HTTP + API cost only)');

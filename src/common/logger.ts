@@ -64,13 +64,14 @@ export function createLineLogger(options: LoggerOptions = {}): Logger {
   const stream = pretty ? prettyStream(destination) : (destination as DestinationStream);
   const threshold =
     options.level === 'silent' ? Infinity : PINO_LEVEL_NUMBERS[LOG_LEVELS[options.level ?? 'INFO']];
-  const method = (level: number): LogMethod =>
-    ((first: string | object, second?: string) => {
+  const method =
+    (level: number): LogMethod =>
+    (first: string | object, second?: string) => {
       if (level < threshold) return;
       const fields = typeof first === 'string' ? {} : first;
       const msg = typeof first === 'string' ? first : second;
       stream.write(`${JSON.stringify({ level, time: systemClock.now(), ...fields, msg })}\n`);
-    });
+    };
   return {
     debug: method(PINO_LEVEL_NUMBERS.debug),
     info: method(PINO_LEVEL_NUMBERS.info),

@@ -40,9 +40,7 @@ export function setKv(key: string, value: unknown, nowMs: number): DocumentChang
 }
 
 export function deleteDocument(current: StateDocument | undefined): DocumentChange<boolean> {
-  return current === undefined
-    ? { kind: 'keep', result: false }
-    : { kind: 'delete', result: true };
+  return current === undefined ? { kind: 'keep', result: false } : { kind: 'delete', result: true };
 }
 
 // ---------------------------------------------------------------------------------------------

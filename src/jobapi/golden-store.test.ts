@@ -51,8 +51,10 @@ void test('a job reads the reference store through the job API as the reference 
         assert.equal(cursor.json().value, probe['cursor:writer/offset']!.json);
 
         // `yacron2 idempotent KEY` exits 5 when the claim is in force, 0 when it is won.
-        const claim = async (key: string): Promise<boolean> =>
-          (await run.post('/v1/idempotency/claim', { key, scope: 'writer' })).json().fresh;
+        const claim = async (key: string): Promise<boolean> => {
+          const reply = await run.post('/v1/idempotency/claim', { key, scope: 'writer' });
+          return (reply.json() as { fresh: boolean }).fresh;
+        };
         assert.equal(
           await claim('invoice-2026-12-01'),
           probe['idem:writer/invoice-2026-12-01']!.rc === 0,

@@ -32,7 +32,11 @@ void describe('job API names', () => {
     assert.equal(docNamespace('cursor', 'dagxcom/d/r'), 'cursor/dagxcom/d/r');
     assert.equal(docNamespace('idem', 'global'), 'idem/global');
     assert.equal(lockLeaseName('global', 'db', 1), 'lock/global/db#1');
-    assert.equal(lockLeaseName('writer', 'a/b', 0), 'lock/writer/a/b#0', 'as the reference composes it');
+    assert.equal(
+      lockLeaseName('writer', 'a/b', 0),
+      'lock/writer/a/b#0',
+      'as the reference composes it',
+    );
   });
 
   void test('integer literals beyond 64 bits are found outside strings only', () => {

@@ -69,13 +69,17 @@ function readReferenceJson(text: string): Node {
   const fail = (why: string): never => {
     throw new Error(`${why} at ${at} in ${text.slice(0, 80)}`);
   };
+  const separator = (): void => {
+    if (text[at] !== ',') fail('expected ,');
+    at++;
+  };
   const value = (): Node => {
     const char = text[at];
     if (char === '{') {
       at++;
       const entries: [string, Node][] = [];
       while (text[at] !== '}') {
-        if (entries.length > 0) text[at] === ',' ? at++ : fail('expected ,');
+        if (entries.length > 0) separator();
         const key = value();
         if (key.kind !== 'string') fail('object key is not a string');
         if (text[at++] !== ':') fail('expected :');
@@ -92,7 +96,7 @@ function readReferenceJson(text: string): Node {
       at++;
       const items: Node[] = [];
       while (text[at] !== ']') {
-        if (items.length > 0) text[at] === ',' ? at++ : fail('expected ,');
+        if (items.length > 0) separator();
         items.push(value());
       }
       at++;

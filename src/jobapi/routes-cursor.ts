@@ -28,7 +28,10 @@ import { resolveScope } from './scopes.js';
 
 function cursorRef(request: RouteRequest, fields: FieldSource): { ns: string; name: string } {
   const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
-  return { ns: docNamespace('cursor', scope), name: checkName('name', requiredString(fields, 'name')) };
+  return {
+    ns: docNamespace('cursor', scope),
+    name: checkName('name', requiredString(fields, 'name')),
+  };
 }
 
 export function cursorRoutes(services: RouteServices): Record<string, Route> {

@@ -25,7 +25,14 @@ export async function startJobApi(deps: JobApiDeps, settings: ResolvedJobApi): P
   );
   const registry = new RunRegistry();
   const gate = new StoreGate(deps.store, deps.storeOpened, clock);
-  const holds = new LockHolds({ gate, clock, logger, tasks, host, processToken: deps.processToken });
+  const holds = new LockHolds({
+    gate,
+    clock,
+    logger,
+    tasks,
+    host,
+    processToken: deps.processToken,
+  });
   const routes = buildRoutes({ gate, holds, clock, logger, host, settings });
   const server = createServer(
     { noDelay: true },

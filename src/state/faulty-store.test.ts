@@ -39,11 +39,18 @@ void test('error faults reject like node:fs does, without reaching the wrapped s
     return true;
   });
   store.setFault('enospc');
-  await assert.rejects(store.updateDocument('kv/a', 'k', () => ({ kind: 'write' as const, body: { value: 1 }, result: null })), {
-    code: 'ENOSPC',
-    errno: -28,
-    message: 'ENOSPC: no space left on device, write',
-  });
+  await assert.rejects(
+    store.updateDocument('kv/a', 'k', () => ({
+      kind: 'write' as const,
+      body: { value: 1 },
+      result: null,
+    })),
+    {
+      code: 'ENOSPC',
+      errno: -28,
+      message: 'ENOSPC: no space left on device, write',
+    },
+  );
   store.setFault('eacces');
   await assert.rejects(store.getDocument('kv/a', 'k'), {
     code: 'EACCES',
@@ -71,7 +78,14 @@ void test('a fault limited to some operations leaves the others working', async 
   const { store } = await openStore();
   store.setFault('enospc', ['append', 'updateDocument']);
   await assert.rejects(store.append('runs/a', { n: 1 }), { code: 'ENOSPC' });
-  await assert.rejects(store.updateDocument('kv/a', 'k', () => ({ kind: 'write' as const, body: { value: 1 }, result: null })), { code: 'ENOSPC' });
+  await assert.rejects(
+    store.updateDocument('kv/a', 'k', () => ({
+      kind: 'write' as const,
+      body: { value: 1 },
+      result: null,
+    })),
+    { code: 'ENOSPC' },
+  );
   assert.deepEqual(await store.list('runs/a'), []);
   assert.equal(await store.getDocument('kv/a', 'k'), undefined);
   assert.ok((await store.acquireLease('slots/a', 'h', 1000)).acquired);

@@ -199,7 +199,6 @@ export class FaultyStateStore extends DelegatingStateStore {
     this.#waiters = this.#waiters.filter((waiter) => this.#held.size < waiter.count);
     for (const waiter of ready) waiter.gate.resolve();
   }
-
 }
 
 function sum(counts: ReadonlyMap<StoreOpName, number>): number {

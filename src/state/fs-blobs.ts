@@ -65,9 +65,13 @@ export class FsBlobs {
         await this.#quarantine(file, 'not-a-file', 'a symbolic link');
         return undefined;
       }
-      throw new YacronError('YC_ERR_STATE_IO', `Cannot read blob ${file}: ${describeError(error)}`, {
-        cause: error,
-      });
+      throw new YacronError(
+        'YC_ERR_STATE_IO',
+        `Cannot read blob ${file}: ${describeError(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     let bytes: Buffer;
     try {
@@ -118,7 +122,9 @@ export class FsBlobs {
     const out: BlobInfo[] = [];
     for (const { shard, sha256 } of await this.#files()) {
       try {
-        const stats = await lstat(path.join(this.#ctx.layout.blobs, shard, `${sha256}${BLOB_SUFFIX}`));
+        const stats = await lstat(
+          path.join(this.#ctx.layout.blobs, shard, `${sha256}${BLOB_SUFFIX}`),
+        );
         if (stats.isFile()) {
           out.push({ sha256, sizeBytes: stats.size, modifiedAtMs: Math.round(stats.mtimeMs) });
         }

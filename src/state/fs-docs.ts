@@ -10,12 +10,7 @@ import * as path from 'node:path';
 import { YacronError, describeError } from '../common/errors.js';
 import type { FsContext } from './fs-context.js';
 import { ensureOwnDir, errorCode, readCapped, writeAtomic } from './fs-files.js';
-import {
-  decodeName,
-  encodeName,
-  encodeStoreName,
-  isTruncatedToken,
-} from './name-encoding.js';
+import { decodeName, encodeName, encodeStoreName, isTruncatedToken } from './name-encoding.js';
 import { assertPlainObject, parseEnvelope, serializeEnvelope } from './record-format.js';
 import { assertRecordSize, filterPrefix } from './store-checks.js';
 import type { DocumentDecision, JsonObject, StateDocument } from './types.js';
@@ -34,7 +29,11 @@ interface DocPaths {
 type StrictRead =
   | { readonly kind: 'absent' }
   | { readonly kind: 'body'; readonly body: JsonObject; readonly mtimeMs: number }
-  | { readonly kind: 'unusable'; readonly code: 'YC_ERR_STATE_IO' | 'YC_ERR_STATE_CORRUPT' | 'YC_ERR_STATE_SCHEMA'; readonly detail: string };
+  | {
+      readonly kind: 'unusable';
+      readonly code: 'YC_ERR_STATE_IO' | 'YC_ERR_STATE_CORRUPT' | 'YC_ERR_STATE_SCHEMA';
+      readonly detail: string;
+    };
 
 export class FsDocs {
   readonly #ctx: FsContext;

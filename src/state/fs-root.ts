@@ -9,7 +9,13 @@ import type { Stats } from 'node:fs';
 import * as path from 'node:path';
 import { YacronError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import { NAMESPACE_DIRS, ensureOwnDir, writeTemp, type FsLayout, type SyncDir } from './fs-files.js';
+import {
+  NAMESPACE_DIRS,
+  ensureOwnDir,
+  writeTemp,
+  type FsLayout,
+  type SyncDir,
+} from './fs-files.js';
 
 export interface PrepareDeps {
   readonly logger: Logger;
@@ -39,8 +45,12 @@ export async function prepareNamespace(
       `state.path ${layout.storePath} is a symbolic link; the store lives where it points`,
     );
   }
-  note(vetDirectory(layout.storePath, await stat(layout.storePath), 'state.path', deps.euid, false));
-  note(vetDirectory(layout.root, await lstat(layout.root), 'the namespace directory', deps.euid, true));
+  note(
+    vetDirectory(layout.storePath, await stat(layout.storePath), 'state.path', deps.euid, false),
+  );
+  note(
+    vetDirectory(layout.root, await lstat(layout.root), 'the namespace directory', deps.euid, true),
+  );
   for (const dir of NAMESPACE_DIRS) {
     await ensureOwnDir(layout[dir], { durable: true, syncDir: deps.syncDir });
     note(vetDirectory(layout[dir], await lstat(layout[dir]), `${dir}/`, deps.euid, true));

@@ -195,8 +195,9 @@ export class FsStreams {
     for (const entry of await readdirOrEmpty(this.#ctx.layout.records)) {
       if ((await this.#streamName(entry)) === undefined) continue;
       streams += 1;
-      records += recordNames(await readdirOrEmpty(path.join(this.#ctx.layout.records, entry)))
-        .length;
+      records += recordNames(
+        await readdirOrEmpty(path.join(this.#ctx.layout.records, entry)),
+      ).length;
     }
     return { streams, records };
   }
@@ -250,7 +251,10 @@ export class FsStreams {
       case 'too-large': {
         const code = verdict.kind === 'io-error' ? verdict.code : verdict.kind;
         if (strict) {
-          throw new YacronError('YC_ERR_STATE_IO', `Cannot read record ${filePath}: ${verdict.detail}`);
+          throw new YacronError(
+            'YC_ERR_STATE_IO',
+            `Cannot read record ${filePath}: ${verdict.detail}`,
+          );
         }
         quarantine.warnIoError(filePath, code, verdict.detail);
         return undefined;

@@ -508,15 +508,18 @@ export async function waitForLines(
 // The store is read straight from disk, so records can be awaited and inspected with the daemon
 // running, killed or stopped; the control API is reached through the daemon's logged listen URL.
 
-/** Record file names (`<15-digit ms>-<10-digit seq>-<12 hex>.json`) sort in append order. */
-const STORE_RECORD_FILE = /^\d{15}-\d{10}-[0-9a-f]{12}\.json$/;
+/**
+ * Record file names (`<time %020.6f>-<12 hex instance>-<12-digit seq>.json`, the reference's
+ * grammar) sort in append order for one writer.
+ */
+const STORE_RECORD_FILE = /^\d{13}\.\d{6}-[0-9a-f]{12}-\d{12}\.json$/;
 
 /** The data of one store record (the `data` of `{"schemaVersion":"v1","data":{...}}`). */
 export type StoreRecord = Readonly<Record<string, unknown>>;
 
 /**
  * The directory of `stream` in the filesystem store at `storePath`. Only names whose parts use
- * [a-z0-9_-] are supported: those are stored as is, with the `/` percent-encoded.
+ * [a-z0-9_-] are supported: those are stored as is, with the `/` percent-encoded (`%2F`).
  */
 export function storeStreamDir(
   storePath: string,
