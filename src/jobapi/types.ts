@@ -1,4 +1,4 @@
-// The job API's contract with the daemon (spec/http-api.md §B, seed "Job-facing state"): the
+// The job API's contract with the daemon (docs/job-state.md, docs/http-api.md "The job API"): the
 // daemon starts it beside the state store, asks it for each run's YACRON2_* variables just
 // before the spawn, and tells it when the run ended. Types only.
 import type { AsyncDisposableLike } from './disposable.js';

@@ -1,6 +1,7 @@
 // How Jinja (Python) prints template values, for nunjucks to match: `{{ x }}` is Python's
 // str(x) (None, True, False, ['a', 'b']) and `tojson` is Jinja's htmlsafe json.dumps (sorted
 // keys, ASCII only, `<`, `>`, `&`, `'` as \u00XX). Pure functions; no nunjucks import here.
+import { compareCodePoints, pythonJsonString } from '../common/index.js';
 
 /** A marked-safe nunjucks string (runtime.SafeString): printed as its text. */
 export interface SafeStringLike {
@@ -105,7 +106,7 @@ function dumpJson(value: unknown, indent: number | null, depth: number): string 
   if (value === true) return 'true';
   if (value === false) return 'false';
   if (typeof value === 'number') return formatPythonNumber(value, 'json');
-  if (typeof value === 'string') return jsonString(value);
+  if (typeof value === 'string') return pythonJsonString(value);
   if (Array.isArray(value)) {
     return dumpContainer(
       '[',
@@ -117,19 +118,20 @@ function dumpJson(value: unknown, indent: number | null, depth: number): string 
   }
   if (typeof value === 'object') {
     // A nunjucks SafeString (or any other object with its own toString) dumps as its text.
-    if (!isPlainObject(value)) return jsonString(textOf(value));
+    if (!isPlainObject(value)) return pythonJsonString(textOf(value));
     const keys = Object.keys(value).sort(compareCodePoints);
     return dumpContainer(
       '{',
       '}',
       keys.map(
-        (key) => (level: number) => `${jsonString(key)}: ${dumpJson(value[key], indent, level)}`,
+        (key) => (level: number) =>
+          `${pythonJsonString(key)}: ${dumpJson(value[key], indent, level)}`,
       ),
       indent,
       depth,
     );
   }
-  return jsonString(textOf(value));
+  return pythonJsonString(textOf(value));
 }
 
 function dumpContainer(
@@ -144,37 +146,6 @@ function dumpContainer(
   const inner = '\n' + ' '.repeat(indent * (depth + 1));
   const outer = '\n' + ' '.repeat(indent * depth);
   return open + inner + items.map((item) => item(depth + 1)).join(',' + inner) + outer + close;
-}
-
-/** Python's ensure_ascii string encoder: everything outside ' '..'~' escaped, lowercase hex. */
-function jsonString(text: string): string {
-  let out = '"';
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x22) out += '\\"';
-    else if (code === 0x5c) out += '\\\\';
-    else if (code >= 0x20 && code <= 0x7e) out += text[index];
-    else if (code === 0x0a) out += '\\n';
-    else if (code === 0x0d) out += '\\r';
-    else if (code === 0x09) out += '\\t';
-    else if (code === 0x08) out += '\\b';
-    else if (code === 0x0c) out += '\\f';
-    // UTF-16 units one by one: the same surrogate pairs Python writes for astral characters.
-    else out += `\\u${hex(code, 4)}`;
-  }
-  return out + '"';
-}
-
-/** Python sorts str keys by code point; JS's default sort compares UTF-16 units. */
-function compareCodePoints(a: string, b: string): number {
-  const left = [...a];
-  const right = [...b];
-  const length = Math.min(left.length, right.length);
-  for (let index = 0; index < length; index++) {
-    const diff = (left[index]?.codePointAt(0) ?? 0) - (right[index]?.codePointAt(0) ?? 0);
-    if (diff !== 0) return diff;
-  }
-  return left.length - right.length;
 }
 
 /** String() of any value, using an object's own toString when it has one. */

@@ -108,5 +108,5 @@ export function parseDagXcomScope(scope: string): { dag: string; runId: string }
   return { dag: rest.slice(0, slash), runId: rest.slice(slash + 1) };
 }
 
-/** The terminal dag_run states (spec/dashboard-and-dags.md §2.4): a run GC may delete. */
+/** The terminal dag_run states: a run GC may delete (docs/durable-state.md "Garbage collection"). */
 export const TERMINAL_DAG_RUN_STATES: ReadonlySet<string> = new Set(['success', 'failed']);

@@ -1,6 +1,6 @@
 // `yacron2 state migrate-schema [--dry-run]`: rewrite records of older known record schemes to
 // the current one. `v1` is the only scheme so far, so the converter table is empty and this
-// reports and converts nothing; unknown (newer) schemes are left for quarantine-on-read.
+// reports and converts nothing; unknown (newer) schemes are left in place (readers skip them).
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
