@@ -60,16 +60,17 @@ export type SyncDir = (dir: string) => Promise<void>;
 /**
  * Make sure `dir` (a directory the store owns, inside the namespace) exists: created 0700, its
  * parent fsynced when `durable`. An existing symbolic link or non-directory there is refused
- * (YC_ERR_STATE_UNSAFE): the store never writes through a link someone planted.
+ * (YC_ERR_STATE_UNSAFE): the store never writes through a link someone planted. Resolves true
+ * when this call created it.
  */
 export async function ensureOwnDir(
   dir: string,
   options: { durable: boolean; syncDir: SyncDir },
-): Promise<void> {
+): Promise<boolean> {
   try {
     await mkdir(dir, { mode: DIR_MODE });
     if (options.durable) await options.syncDir(path.dirname(dir));
-    return;
+    return true;
   } catch (error) {
     if (errorCode(error) !== 'EEXIST') throw error;
   }
@@ -80,6 +81,7 @@ export async function ensureOwnDir(
       `Cannot use ${dir}: it is ${stats.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the store creates its directories itself and never follows a link there`,
     );
   }
+  return false;
 }
 
 /**

@@ -51,10 +51,14 @@ export async function prepareNamespace(
   note(
     vetDirectory(layout.root, await lstat(layout.root), 'the namespace directory', deps.euid, true),
   );
+  let created = false;
   for (const dir of NAMESPACE_DIRS) {
-    await ensureOwnDir(layout[dir], { durable: true, syncDir: deps.syncDir });
+    // One fsync of the namespace covers every directory created in it.
+    created =
+      (await ensureOwnDir(layout[dir], { durable: false, syncDir: deps.syncDir })) || created;
     note(vetDirectory(layout[dir], await lstat(layout[dir]), `${dir}/`, deps.euid, true));
   }
+  if (created) await deps.syncDir(layout.root);
   const probe = await writeTemp(layout.tmp, `startup-${instance}.probe`, 'probe', {
     durable: true,
   });

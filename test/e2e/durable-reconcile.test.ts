@@ -74,6 +74,8 @@ async function crashMidRun(
 ): Promise<{ pid: number; open: StoreRecord }> {
   const daemon = start();
   const url = await webUrlOf(daemon);
+  // The in-flight record is written only once the store is open (a write before is dropped).
+  await daemon.waitForLog(/^State store ready at /);
   assert.equal(await post(`${url}/jobs/worker/start`), 200);
   const pid = Number(await waitForFile(pidFile, (content) => content.endsWith('\n')));
   killAtTeardown(t, () => [pid]);
