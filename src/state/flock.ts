@@ -1,12 +1,14 @@
 // BSD flock(2) over a dedicated lock side file, exactly as the Python reference locks
-// (docs/durable-state-store.md "Lock side files"): opened O_RDWR|O_CREAT 0600, one NUL byte
-// written when empty, an exclusive flock, then the inode re-checked against the path (GC may
-// have unlinked the file meanwhile) and the whole thing started over if it changed. It must be
+// (docs/durable-state-store.md "Lock side files"): opened O_RDWR|O_CREAT 0600, an exclusive
+// flock, then the inode re-checked against the path (GC may have unlinked the file meanwhile)
+// and the whole thing started over if it changed; an empty lock file gets the reference's one
+// NUL byte (written once locked, from the stat the re-check takes anyway). It must be
 // flock(2): Linux's POSIX and OFD record locks (fcntl, lockf) do not exclude flock holders on a
 // local filesystem, so a reference process and ours would both "hold" the lock. The kernel
 // drops the lock when the holder dies, even by kill -9. The flock calls run in the process's
 // helper thread (flock-helper.ts), so the event loop never blocks on a lock, and a wait is
 // bounded by the caller's timeout. Closing the fd releases the lock.
+import type { Stats } from 'node:fs';
 import { constants, type FileHandle, open, stat } from 'node:fs/promises';
 import type { Clock } from '../common/clock.js';
 import { YacronError } from '../common/errors.js';
@@ -55,15 +57,17 @@ export class FileLocker {
         constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW,
         0o600,
       );
+      let held: Stats | undefined;
       try {
-        // The reference's lock files hold one NUL byte; content is otherwise meaningless.
-        if ((await handle.stat()).size === 0) await handle.write(NUL_BYTE, 0, 1, 0);
         await this.#lockFd(handle, remainingMs, lockPath);
+        held = await heldFile(handle, lockPath);
+        // The reference's lock files hold one NUL byte; content is otherwise meaningless.
+        if (held?.size === 0) await handle.write(NUL_BYTE, 0, 1, 0);
       } catch (error) {
         await handle.close();
         throw error;
       }
-      if (await sameFile(handle, lockPath)) {
+      if (held !== undefined) {
         const waitedMs = this.#clock.monotonic() - startedMs;
         return { waitedMs, release: () => handle.close() };
       }
@@ -101,11 +105,12 @@ export class FileLocker {
 
 const NUL_BYTE = new Uint8Array(1);
 
-async function sameFile(handle: FileHandle, lockPath: string): Promise<boolean> {
+/** The locked file's stats when it is still the file at `lockPath`, else undefined. */
+async function heldFile(handle: FileHandle, lockPath: string): Promise<Stats | undefined> {
   try {
     const [held, current] = await Promise.all([handle.stat(), stat(lockPath)]);
-    return held.ino === current.ino && held.dev === current.dev;
+    return held.ino === current.ino && held.dev === current.dev ? held : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
