@@ -1,5 +1,6 @@
-// The page served at `GET /` while the dashboard (a later issue) is not built: static, no data,
-// no script, so it is safe to serve without a token (http-api A.2).
+// The page served at `GET /` when the dashboard bundle (dist/web/index.html, built by
+// `npm run build`) is missing, e.g. in a checkout that was never built: static, no data, no
+// script, so it is safe to serve without a token (http-api A.2).
 
 export const PLACEHOLDER_PAGE = `<!doctype html>
 <html lang="en">
@@ -10,7 +11,7 @@ export const PLACEHOLDER_PAGE = `<!doctype html>
 </head>
 <body>
 <h1>yacron2</h1>
-<p>The web dashboard is not built yet.</p>
+<p>The web dashboard is not built in this installation: run <code>npm run build</code>.</p>
 <p>The control API is available: try <code>GET /status</code>, <code>GET /jobs</code> or
 <code>GET /version</code> (with <code>Authorization: Bearer &lt;token&gt;</code> when
 <code>web.authToken</code> is set).</p>

@@ -1,10 +1,10 @@
 // The JSON and text routes of the control API (http-api A.4-A.8, A.11, A.12, A.13, /metrics and
-// the `GET /` page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are bare.
+// the `GET /` dashboard page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are bare.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { describeError, isYacronError } from '../common/index.js';
 import type { RouteContext } from './app.js';
 import { readJobTrends } from './job-trends.js';
-import { PLACEHOLDER_PAGE } from './placeholder-page.js';
+import { loadDashboardPage } from './dashboard-page.js';
 import { pythonRepr } from './python-repr.js';
 import {
   HTML_TYPE,
@@ -35,8 +35,9 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
     reply.code(status).headers(headers).type(TEXT_TYPE).send(body);
 
   if (settings.ui) {
+    const page = loadDashboardPage();
     app.get('/', (_request, reply) =>
-      reply.headers(mergeHeaders(SECURITY_HEADERS, headers)).type(HTML_TYPE).send(PLACEHOLDER_PAGE),
+      reply.headers(mergeHeaders(SECURITY_HEADERS, headers)).type(HTML_TYPE).send(page),
     );
   }
 

@@ -1,0 +1,70 @@
+// Builds the dashboard (src/web) into one self-contained page, dist/web/index.html: the esbuild
+// bundle of src/web/main.ts and of src/web/styles/main.css inlined into src/web/page.html. The
+// daemon serves these bytes at `GET /` (docs/dashboard.md "Delivery and security headers").
+// Also writes dist/web/csp-hashes.txt (the sha256 sources a strict Content-Security-Policy needs
+// instead of 'unsafe-inline') and dist/web/bundle-stats.json (raw and gzip sizes, for bench/).
+// Usage: node scripts/build-web.mjs [--out DIR]
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+
+const root = resolve(import.meta.dirname, '..');
+const outFlag = process.argv.indexOf('--out');
+const outDir = outFlag === -1 ? join(root, 'dist', 'web') : resolve(process.argv[outFlag + 1]);
+
+const common = {
+  bundle: true,
+  minify: true,
+  write: false,
+  legalComments: 'none',
+  charset: 'utf8',
+  logLevel: 'warning',
+};
+
+const script = await esbuild.build({
+  ...common,
+  entryPoints: [join(root, 'src/web/main.ts')],
+  format: 'iife',
+  platform: 'browser',
+  target: ['es2022'],
+  tsconfig: join(root, 'src/web/tsconfig.json'),
+});
+const style = await esbuild.build({
+  ...common,
+  entryPoints: [join(root, 'src/web/styles/main.css')],
+  loader: { '.css': 'css' },
+});
+
+const js = script.outputFiles[0].text.trimEnd();
+const css = style.outputFiles[0].text.trimEnd();
+// An inline script or style must not contain its own closing tag (esbuild escapes `</script`
+// in strings; this guards the rule).
+if (/<\/script/i.test(js)) throw new Error('build-web: the bundle contains "</script"');
+if (/<\/style/i.test(css)) throw new Error('build-web: the stylesheet contains "</style"');
+
+const template = readFileSync(join(root, 'src/web/page.html'), 'utf8');
+for (const marker of ['/*STYLE*/', '/*SCRIPT*/']) {
+  if (template.split(marker).length !== 2) throw new Error(`build-web: ${marker} must appear once`);
+}
+// Function replacements: `$` sequences in the bundle must not be read as patterns.
+const html = template.replace('/*STYLE*/', () => css).replace('/*SCRIPT*/', () => js);
+
+const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, 'index.html'), html);
+writeFileSync(
+  join(outDir, 'csp-hashes.txt'),
+  `script-src ${sha256(js)}\nstyle-src ${sha256(css)}\n`,
+);
+const stats = {
+  htmlBytes: Buffer.byteLength(html),
+  htmlGzipBytes: gzipSync(html, { level: 9 }).length,
+  scriptBytes: Buffer.byteLength(js),
+  styleBytes: Buffer.byteLength(css),
+};
+writeFileSync(join(outDir, 'bundle-stats.json'), `${JSON.stringify(stats, null, 2)}\n`);
+process.stderr.write(
+  `build-web: ${join(outDir, 'index.html')} ${stats.htmlBytes} bytes (${stats.htmlGzipBytes} gzip)\n`,
+);

@@ -1,0 +1,82 @@
+// Settings (docs/dashboard.md "Settings"): theme family, dark/light, colour-vision palette,
+// density, motion and the refresh interval. Stored in localStorage by PrefsStore.
+import type { AppContext } from '../context.js';
+import { h, uniqueId } from '../dom.js';
+import { DENSITIES, MODES, MOTION, REFRESH_CHOICES, THEMES, VISION } from '../prefs.js';
+import type { PanelDefinition } from './panel-host.js';
+
+const LABELS: Readonly<Record<string, string>> = {
+  carolina: 'Carolina (blue)',
+  amber: 'Amber',
+  green: 'Green',
+  modern: 'Modern (violet)',
+  standard: 'Standard (grey)',
+  dark: 'Dark',
+  light: 'Light',
+  system: 'Follow the system',
+  normal: 'Default colours',
+  'red-green': 'Red-green safe (blue / orange)',
+  'blue-yellow': 'Blue-yellow safe (teal / magenta)',
+  comfortable: 'Comfortable',
+  compact: 'Compact',
+  reduce: 'Reduce motion',
+};
+
+function select<T extends string | number>(
+  label: string,
+  choices: readonly T[],
+  current: T,
+  text: (value: T) => string,
+  apply: (value: T) => void,
+): HTMLElement {
+  const id = uniqueId('setting');
+  const element = h(
+    'select',
+    { id, class: 'select' },
+    ...choices.map((choice) => h('option', { value: String(choice) }, text(choice))),
+  );
+  element.value = String(current);
+  element.addEventListener('change', () => {
+    const value = choices.find((choice) => String(choice) === element.value);
+    if (value !== undefined) apply(value);
+  });
+  return h('div', { class: 'setting' }, h('label', { for: id }, label), element);
+}
+
+export const settingsPanel: PanelDefinition = {
+  id: 'settings',
+  title: 'Settings',
+  keys: ',',
+  mount(body, ctx: AppContext) {
+    const name = (value: string): string => LABELS[value] ?? value;
+    const p = ctx.prefs.value;
+    body.append(
+      h(
+        'div',
+        { class: 'settings' },
+        select('Theme (t cycles)', THEMES, p.theme, name, (theme) => ctx.prefs.update({ theme })),
+        select('Light or dark (T toggles)', MODES, p.mode, name, (mode) =>
+          ctx.prefs.update({ mode }),
+        ),
+        select('Colour vision', VISION, p.vision, name, (vision) => ctx.prefs.update({ vision })),
+        select('Density', DENSITIES, p.density, name, (density) => ctx.prefs.update({ density })),
+        select('Motion (the system setting is always honoured)', MOTION, p.motion, name, (motion) =>
+          ctx.prefs.update({ motion }),
+        ),
+        select(
+          'Refresh',
+          REFRESH_CHOICES,
+          p.refreshMs as (typeof REFRESH_CHOICES)[number],
+          (value) => (value === 0 ? 'Paused (g refreshes)' : `Every ${value / 1000} s`),
+          (refreshMs) => ctx.prefs.update({ refreshMs }),
+        ),
+      ),
+      h(
+        'p',
+        { class: 'muted' },
+        'Preferences stay in this browser (localStorage); the access token stays in this tab only (sessionStorage).',
+      ),
+    );
+    return { dispose: () => undefined };
+  },
+};

@@ -1,0 +1,126 @@
+// Polls the control API every refresh interval (docs/dashboard.md "Endpoints"): `/jobs` each
+// time, `/node` while it answers, `/version` and `/job-set-id` at start and every 15 polls, plus
+// any extra source registered by a panel (phase-2 panels: `/cluster`, `/fleet`, ...). Polls never
+// overlap; a paused page (interval 0) only polls on demand.
+import type { Clock, TimerHandle } from '../../common/clock.js';
+import type { JobWire, NodeWire } from '../model/api-types.js';
+import { ApiError, type ApiClient } from './api.js';
+import type { AppStore } from './store.js';
+
+/** An extra endpoint polled with the jobs (the phase-2 extension point for cluster views). */
+export interface PollSource {
+  readonly id: string;
+  /** Poll every N-th round (1 = every round). */
+  readonly every: number;
+  /** False = skip this round (e.g. the fleet view is closed). */
+  readonly active: () => boolean;
+  readonly poll: (api: ApiClient, signal: AbortSignal) => Promise<void>;
+}
+
+const META_EVERY = 15;
+
+export class Poller {
+  readonly #api: ApiClient;
+  readonly #store: AppStore;
+  readonly #clock: Clock;
+  readonly #sources = new Map<string, PollSource>();
+  #intervalMs: number;
+  #timer: TimerHandle | null = null;
+  #inFlight: Promise<void> | null = null;
+  #round = 0;
+  #stopped = false;
+
+  constructor(api: ApiClient, store: AppStore, clock: Clock, intervalMs: number) {
+    this.#api = api;
+    this.#store = store;
+    this.#clock = clock;
+    this.#intervalMs = intervalMs;
+  }
+
+  addSource(source: PollSource): () => void {
+    this.#sources.set(source.id, source);
+    return () => this.#sources.delete(source.id);
+  }
+
+  setInterval(intervalMs: number): void {
+    this.#intervalMs = intervalMs;
+    this.#arm();
+  }
+
+  /** Polls now (the `g` key, a new token, an action); resolves when that round is done. */
+  refresh(): Promise<void> {
+    if (this.#inFlight) return this.#inFlight;
+    this.#timer?.cancel();
+    this.#timer = null;
+    const round = this.#poll().finally(() => {
+      this.#inFlight = null;
+      this.#arm();
+    });
+    this.#inFlight = round;
+    return round;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#timer?.cancel();
+  }
+
+  #arm(): void {
+    this.#timer?.cancel();
+    this.#timer = null;
+    if (this.#stopped || this.#intervalMs <= 0 || this.#inFlight) return;
+    if (this.#store.connection.state === 'unauthorized') return; // resumes on a new token
+    this.#timer = this.#clock.setTimer(() => void this.refresh(), this.#intervalMs);
+  }
+
+  async #poll(): Promise<void> {
+    const round = this.#round++;
+    const signal = AbortSignal.timeout(Math.max(5000, this.#intervalMs * 3));
+    const tasks: Promise<unknown>[] = [this.#pollJobs(signal)];
+    if (round % META_EVERY === 0 || this.#store.version === null)
+      tasks.push(this.#pollMeta(signal));
+    if (this.#store.node.kind !== 'absent') tasks.push(this.#pollNode(signal));
+    for (const source of this.#sources.values()) {
+      if (round % source.every === 0 && source.active())
+        tasks.push(source.poll(this.#api, signal).catch(() => undefined));
+    }
+    await Promise.all(tasks);
+  }
+
+  async #pollJobs(signal: AbortSignal): Promise<void> {
+    try {
+      const jobs = await this.#api.json<JobWire[]>('/jobs', signal);
+      if (!Array.isArray(jobs)) throw new Error('GET /jobs did not answer a list');
+      this.#store.setJobs(jobs, this.#clock.now());
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401)
+        this.#store.setConnection({ state: 'unauthorized' });
+      else
+        this.#store.setConnection({
+          state: 'error',
+          message: error instanceof Error ? error.message : String(error),
+        });
+    }
+  }
+
+  async #pollMeta(signal: AbortSignal): Promise<void> {
+    try {
+      const [version, jobSet] = await Promise.all([
+        this.#api.text('/version', signal),
+        this.#api.json<{ job_set_id: string }>('/job-set-id', signal),
+      ]);
+      this.#store.setMeta(version, jobSet.job_set_id);
+    } catch {
+      // The jobs poll reports connection trouble; the header keeps the last values.
+    }
+  }
+
+  async #pollNode(signal: AbortSignal): Promise<void> {
+    try {
+      const node = await this.#api.optionalJson<NodeWire>('/node', signal);
+      this.#store.setNode(node === null ? { kind: 'absent' } : { kind: 'present', node });
+    } catch {
+      // Transient: try again next round.
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_PREFS, parsePrefs } from './prefs.js';
+
+describe('parsePrefs', () => {
+  it('keeps valid stored values', () => {
+    const prefs = parsePrefs(
+      JSON.stringify({
+        theme: 'amber',
+        mode: 'light',
+        refreshMs: 5000,
+        columns: ['rate', 'tz'],
+        sort: { key: 'last', descending: true },
+      }),
+    );
+    assert.equal(prefs.theme, 'amber');
+    assert.equal(prefs.mode, 'light');
+    assert.equal(prefs.refreshMs, 5000);
+    assert.deepEqual(prefs.columns, ['tz', 'rate']);
+    assert.deepEqual(prefs.sort, { key: 'last', descending: true });
+  });
+
+  it('falls back to defaults for corrupt or hostile values', () => {
+    assert.deepEqual(parsePrefs('{not json'), DEFAULT_PREFS);
+    assert.deepEqual(parsePrefs(null), DEFAULT_PREFS);
+    const prefs = parsePrefs(
+      JSON.stringify({
+        theme: '<script>',
+        refreshMs: 1,
+        columns: 'all',
+        sort: { key: 'pwned' },
+        recentExpressions: ['x'.repeat(500), '* * * * *', 3],
+      }),
+    );
+    assert.equal(prefs.theme, 'carolina');
+    assert.equal(prefs.refreshMs, 2000);
+    assert.deepEqual(prefs.columns, []);
+    assert.equal(prefs.sort.key, 'status');
+    assert.deepEqual(prefs.recentExpressions, ['* * * * *']);
+  });
+});

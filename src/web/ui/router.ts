@@ -1,0 +1,35 @@
+// The URL hash as page state (docs/dashboard.md "Deep links"): `#job/<name>[/<tab>]` opens a
+// job's drawer, `#tv` the wallboard; anything else shows the table alone. Job names are
+// percent-encoded so any name (slashes included) round-trips.
+
+export type Route =
+  | { readonly kind: 'table' }
+  | { readonly kind: 'job'; readonly job: string; readonly tab: string | null }
+  | { readonly kind: 'wallboard' };
+
+export function parseHash(hash: string): Route {
+  const text = hash.startsWith('#') ? hash.slice(1) : hash;
+  if (text === 'tv') return { kind: 'wallboard' };
+  if (text.startsWith('job/')) {
+    const [encoded = '', tab] = text.slice(4).split('/');
+    try {
+      const job = decodeURIComponent(encoded);
+      if (job !== '')
+        return { kind: 'job', job, tab: tab === undefined || tab === '' ? null : tab };
+    } catch {
+      // A malformed escape: fall back to the table.
+    }
+  }
+  return { kind: 'table' };
+}
+
+export function formatHash(route: Route): string {
+  switch (route.kind) {
+    case 'table':
+      return '';
+    case 'wallboard':
+      return '#tv';
+    case 'job':
+      return `#job/${encodeURIComponent(route.job)}${route.tab === null ? '' : `/${route.tab}`}`;
+  }
+}

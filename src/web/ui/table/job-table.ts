@@ -1,0 +1,284 @@
+// The job table (docs/dashboard.md "Job table"): a virtual list, so 10,000 jobs cost the DOM of
+// the ~40 rows on screen. Rows are keyed by job name and reused while their job stays in view;
+// clicks are delegated by `data-action`; j/k move a selection that Enter, r, x and c act on.
+// The table reads the snapshot and the query (text, status, sort) and re-queries on change.
+import { queryRows, toggleSort, type SortKey } from '../../model/job-query.js';
+import type { JobRow } from '../../model/job-status.js';
+import type { AppContext } from '../context.js';
+import { h, setAttr, setText } from '../dom.js';
+import type { Prefs } from '../prefs.js';
+import type { Snapshot } from '../store.js';
+import { visibleColumns, type Column } from './columns.js';
+
+const OVERSCAN = 6;
+
+interface RenderedRow {
+  readonly element: HTMLElement;
+  readonly cells: HTMLElement[];
+  name: string;
+}
+
+export class JobTable {
+  readonly element: HTMLElement;
+  readonly #ctx: AppContext;
+  readonly #scroller: HTMLElement;
+  readonly #head: HTMLElement;
+  readonly #body: HTMLElement;
+  readonly #empty: HTMLElement;
+  readonly #summary: HTMLElement;
+  #columns: Column[] = [];
+  #columnsKey = '';
+  #rows: JobRow[] = [];
+  #rendered = new Map<string, RenderedRow>();
+  #rowHeight = 44;
+  #text = '';
+  #selected: string | null = null;
+  #frame = 0;
+
+  constructor(ctx: AppContext) {
+    this.#ctx = ctx;
+    this.#head = h('div', { class: 'trow thead', role: 'row', 'aria-rowindex': 1 });
+    this.#body = h('div', { class: 'tbody', role: 'rowgroup' });
+    this.#empty = h('p', { class: 'empty', hidden: true });
+    this.#summary = h('p', { class: 'visually-hidden', 'aria-live': 'polite' });
+    this.#scroller = h(
+      'div',
+      { class: 'tscroll', tabindex: -1 },
+      h('div', { role: 'rowgroup', class: 'thead-group' }, this.#head),
+      this.#body,
+      this.#empty,
+    );
+    this.element = h(
+      'div',
+      { class: 'job-table', role: 'table', 'aria-label': 'Jobs' },
+      this.#scroller,
+      this.#summary,
+    );
+    this.#scroller.addEventListener('scroll', () => this.#schedule(), { passive: true });
+    this.#body.addEventListener('click', (event) => this.#onClick(event));
+    new ResizeObserver(() => {
+      this.#layout();
+      this.#schedule();
+    }).observe(this.#scroller);
+    ctx.store.on('snapshot', (snapshot) => this.#onSnapshot(snapshot));
+    ctx.prefs.subscribe(() => this.refresh());
+    ctx.ticker.subscribe((now) => this.#tick(now));
+  }
+
+  /** The text filter (from the toolbar). */
+  setText(text: string): void {
+    this.#text = text;
+    this.refresh();
+  }
+
+  /** Re-query and re-render (filter, sort or column change). */
+  refresh(): void {
+    const snapshot = this.#ctx.store.snapshot;
+    if (snapshot !== null) this.#onSnapshot(snapshot);
+    else this.#layout();
+  }
+
+  get visibleRows(): readonly JobRow[] {
+    return this.#rows;
+  }
+
+  get selected(): string | null {
+    return this.#selected;
+  }
+
+  /** Moves the selection by `delta` rows (j/k) and scrolls it into view. */
+  moveSelection(delta: number): void {
+    if (this.#rows.length === 0) return;
+    const index =
+      this.#selected === null ? -1 : this.#rows.findIndex((row) => row.name === this.#selected);
+    const next =
+      index === -1
+        ? delta > 0
+          ? 0
+          : this.#rows.length - 1
+        : Math.max(0, Math.min(this.#rows.length - 1, index + delta));
+    this.select(this.#rows[next]!.name);
+  }
+
+  select(name: string | null): void {
+    this.#selected = name;
+    const index = name === null ? -1 : this.#rows.findIndex((row) => row.name === name);
+    if (index >= 0) {
+      const top = index * this.#rowHeight;
+      const headHeight = this.#head.offsetHeight;
+      const view = this.#scroller.clientHeight - headHeight;
+      if (top < this.#scroller.scrollTop) this.#scroller.scrollTop = top;
+      else if (top + this.#rowHeight > this.#scroller.scrollTop + view)
+        this.#scroller.scrollTop = top + this.#rowHeight - view;
+      setText(this.#summary, `Selected ${name}, row ${index + 1} of ${this.#rows.length}`);
+    }
+    this.#render();
+  }
+
+  #onSnapshot(snapshot: Snapshot): void {
+    const prefs = this.#ctx.prefs.value;
+    this.#rows = queryRows(snapshot.rows, {
+      text: this.#text,
+      status: prefs.statusFilter,
+      sort: prefs.sort,
+    });
+    this.#layout();
+    this.element.setAttribute('aria-rowcount', String(this.#rows.length + 1));
+    const hidden = snapshot.rows.length - this.#rows.length;
+    this.#empty.hidden = this.#rows.length > 0;
+    setText(
+      this.#empty,
+      snapshot.rows.length === 0
+        ? 'No jobs are configured.'
+        : `No job matches the filter (${hidden} hidden).`,
+    );
+    this.#render();
+  }
+
+  /** Picks the columns for the width and the preferences; rebuilds rows when they change. */
+  #layout(): void {
+    const prefs: Prefs = this.#ctx.prefs.value;
+    const snapshot = this.#ctx.store.snapshot;
+    const showOwner = snapshot?.rows.some((row) => row.job.clusterOwner !== undefined) ?? false;
+    const width = this.#scroller.clientWidth || 1024;
+    const columns = visibleColumns(prefs.columns, showOwner, width);
+    const key = `${columns.map((column) => column.id).join(',')}|${prefs.sort.key}|${prefs.sort.descending}|${prefs.density}`;
+    const rowHeight = parseFloat(getComputedStyle(this.element).getPropertyValue('--row-h')) || 44;
+    if (key === this.#columnsKey && rowHeight === this.#rowHeight) return;
+    this.#columnsKey = key;
+    this.#columns = columns;
+    this.#rowHeight = rowHeight;
+    this.element.style.setProperty('--cols', columns.map((column) => column.track).join(' '));
+    this.#head.replaceChildren(...columns.map((column) => this.#headerCell(column, prefs)));
+    for (const rendered of this.#rendered.values()) rendered.element.remove();
+    this.#rendered.clear();
+  }
+
+  #headerCell(column: Column, prefs: Prefs): HTMLElement {
+    const sorted = column.sortKey !== null && prefs.sort.key === column.sortKey;
+    const cell = h('div', {
+      class: `cell th th-${column.id}`,
+      role: 'columnheader',
+      'aria-sort': sorted
+        ? prefs.sort.descending
+          ? 'descending'
+          : 'ascending'
+        : column.sortKey === null
+          ? null
+          : 'none',
+    });
+    if (column.sortKey === null) {
+      cell.append(h('span', { class: 'visually-hidden' }, column.label));
+      return cell;
+    }
+    const key: SortKey = column.sortKey;
+    cell.append(
+      h(
+        'button',
+        {
+          class: 'sort-btn',
+          type: 'button',
+          title: `Sort by ${column.label.toLowerCase()}`,
+          onclick: () =>
+            this.#ctx.prefs.update({ sort: toggleSort(this.#ctx.prefs.value.sort, key) }),
+        },
+        column.label,
+        h(
+          'span',
+          { class: 'sort-mark', 'aria-hidden': 'true' },
+          sorted ? (prefs.sort.descending ? '▼' : '▲') : '',
+        ),
+      ),
+    );
+    return cell;
+  }
+
+  #schedule(): void {
+    if (this.#frame !== 0) return;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = 0;
+      this.#render();
+    });
+  }
+
+  #render(): void {
+    const total = this.#rows.length;
+    this.#body.style.height = `${total * this.#rowHeight}px`;
+    const headHeight = this.#head.offsetHeight;
+    const top = Math.max(0, this.#scroller.scrollTop - headHeight);
+    const viewport = this.#scroller.clientHeight || 800;
+    const first = Math.max(0, Math.floor(top / this.#rowHeight) - OVERSCAN);
+    const last = Math.min(total, Math.ceil((top + viewport) / this.#rowHeight) + OVERSCAN);
+    const keep = new Map<string, RenderedRow>();
+    const free: RenderedRow[] = [];
+    const wanted = new Set<string>();
+    for (let index = first; index < last; index++) wanted.add(this.#rows[index]!.name);
+    for (const [name, rendered] of this.#rendered) {
+      if (wanted.has(name)) keep.set(name, rendered);
+      else free.push(rendered);
+    }
+    const now = this.#ctx.clock.now();
+    for (let index = first; index < last; index++) {
+      const row = this.#rows[index]!;
+      let rendered = keep.get(row.name);
+      if (rendered === undefined) {
+        rendered = free.pop() ?? this.#createRow();
+        rendered.name = row.name;
+        keep.set(row.name, rendered);
+        if (rendered.element.parentNode !== this.#body) this.#body.append(rendered.element);
+      }
+      this.#placeRow(rendered, row, index, now);
+    }
+    for (const unused of free) unused.element.remove();
+    this.#rendered = keep;
+  }
+
+  #createRow(): RenderedRow {
+    const cells = this.#columns.map((column) => column.create());
+    const element = h('div', { class: 'trow', role: 'row' }, ...cells);
+    return { element, cells, name: '' };
+  }
+
+  #placeRow(rendered: RenderedRow, row: JobRow, index: number, now: number): void {
+    const { element } = rendered;
+    element.style.transform = `translateY(${index * this.#rowHeight}px)`;
+    setAttr(element, 'aria-rowindex', String(index + 2));
+    setAttr(element, 'data-job', row.name);
+    setAttr(element, 'data-status', row.status);
+    const selected = row.name === this.#selected;
+    element.classList.toggle('selected', selected);
+    this.#columns.forEach((column, i) => column.update(rendered.cells[i]!, row, now));
+  }
+
+  #tick(now: number): void {
+    for (const rendered of this.#rendered.values()) {
+      const row = this.#ctx.store.snapshot?.byName.get(rendered.name);
+      if (row === undefined) continue;
+      this.#columns.forEach((column, i) => {
+        if (column.id === 'last' || column.id === 'next' || column.id === 'name')
+          column.update(rendered.cells[i]!, row, now);
+      });
+    }
+  }
+
+  #onClick(event: Event): void {
+    const target = event.target as HTMLElement;
+    const rowElement = target.closest<HTMLElement>('.trow');
+    const name = rowElement?.dataset['job'];
+    if (name === undefined) return;
+    const button = target.closest<HTMLElement>('[data-action]');
+    if (button !== null) {
+      const action = button.dataset['action'];
+      if (action === 'start') void this.#ctx.jobs.start(name);
+      else if (action === 'cancel') void this.#ctx.jobs.cancel(name);
+      else if (action === 'logs') this.#ctx.nav.openJob(name, 'logs');
+      return;
+    }
+    if (target.closest('a') !== null) {
+      this.#selected = name;
+      return; // the link's hash opens the drawer
+    }
+    this.select(name);
+    this.#ctx.nav.openJob(name);
+  }
+}
