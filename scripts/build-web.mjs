@@ -45,11 +45,17 @@ if (/<\/script/i.test(js)) throw new Error('build-web: the bundle contains "</sc
 if (/<\/style/i.test(css)) throw new Error('build-web: the stylesheet contains "</style"');
 
 const template = readFileSync(join(root, 'src/web/page.html'), 'utf8');
-for (const marker of ['/*STYLE*/', '/*SCRIPT*/']) {
+// The whole element is replaced, so the inline content is exactly the bundle (the CSP hashes
+// below are of these bytes) however the template is formatted.
+const STYLE = /<style>\s*\/\*STYLE\*\/\s*<\/style>/;
+const SCRIPT = /<script>\s*\/\*SCRIPT\*\/\s*<\/script>/;
+for (const marker of [STYLE, SCRIPT]) {
   if (template.split(marker).length !== 2) throw new Error(`build-web: ${marker} must appear once`);
 }
 // Function replacements: `$` sequences in the bundle must not be read as patterns.
-const html = template.replace('/*STYLE*/', () => css).replace('/*SCRIPT*/', () => js);
+const html = template
+  .replace(STYLE, () => `<style>${css}</style>`)
+  .replace(SCRIPT, () => `<script>${js}</script>`);
 
 const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 mkdirSync(outDir, { recursive: true });

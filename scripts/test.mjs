@@ -8,7 +8,9 @@ import { join } from 'node:path';
 const roots = ['src', 'test'];
 const filters = process.argv.slice(2);
 const files = roots
-  .flatMap((root) => readdirSync(root, { recursive: true }).map((entry) => join(root, String(entry))))
+  .flatMap((root) =>
+    readdirSync(root, { recursive: true }).map((entry) => join(root, String(entry))),
+  )
   .filter((file) => file.endsWith('.test.ts'))
   .filter((file) => filters.length === 0 || filters.some((prefix) => file.startsWith(prefix)))
   .sort();

@@ -102,7 +102,11 @@ void describe('WebServer', () => {
       assert.equal(statSync(socketPath).mode & 0o777, 0o600);
       assert.deepEqual(
         logs.map((line) => line.msg),
-        [`web: started listening on ${http}`, `web: started listening on ${sock}`],
+        [
+          `web: started listening on ${http}`,
+          `web: dashboard at ${http}/`,
+          `web: started listening on ${sock}`,
+        ],
       );
     } finally {
       await cleanup();
@@ -198,11 +202,13 @@ void describe('WebServer', () => {
       assert.deepEqual(web.addresses, []);
       await assert.rejects(get(address!, '/version'));
       assert.deepEqual(
-        logs.map((line) => line.msg.replace(/:\d+$/, ':PORT')),
+        logs.map((line) => line.msg.replace(/:\d+(\/?)$/, ':PORT$1')),
         [
           'web: started listening on http://127.0.0.1:PORT',
+          'web: dashboard at http://127.0.0.1:PORT/',
           'web: stopped listening on http://127.0.0.1:PORT',
           'web: started listening on http://127.0.0.1:PORT',
+          'web: dashboard at http://127.0.0.1:PORT/',
           'web: stopped listening on http://127.0.0.1:PORT',
         ],
       );

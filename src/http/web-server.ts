@@ -165,6 +165,7 @@ export class WebServer implements AsyncDisposable {
       await applySocketMode(logger, web.socketMode, listener.path);
     }
     logger.info(`web: started listening on ${address}`);
+    if (web.ui && listener.kind === 'tcp') logger.info(`web: dashboard at ${address}/`);
     return { app, address };
   }
 

@@ -59,6 +59,7 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
   const toasts = new Toasts(clock);
   let tokenDialog: TokenDialog | null = null;
   const tokens = new TokenStore(storage('sessionStorage'));
+  consumeTokenHash(tokens);
   const api = new ApiClient({
     tokens,
     onUnauthorized: () => tokenDialog?.onUnauthorized(tokens.get() !== null),
@@ -409,6 +410,21 @@ function registerActions(ctx: AppContext, t: ActionTargets): void {
     label: (job) => `Tail ${job}`,
     run: (job) => nav.openPanel('tail', { jobs: [job] }),
   });
+}
+
+/**
+ * `#token=<t>` (the URL `npm start` prints): the token moves into the tab's storage and leaves
+ * the address bar, so it is neither bookmarked nor shown over a shoulder.
+ */
+function consumeTokenHash(tokens: TokenStore): void {
+  const match = /^#token=([^&]+)$/.exec(location.hash);
+  if (match === null) return;
+  try {
+    tokens.set(decodeURIComponent(match[1]!));
+  } catch {
+    return;
+  }
+  history.replaceState(null, '', location.pathname + location.search);
 }
 
 function failingJobs(ctx: AppContext): string[] {

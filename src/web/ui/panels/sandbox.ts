@@ -90,7 +90,7 @@ export const sandboxPanel: PanelDefinition = {
               type: 'button',
               onclick: () => {
                 zone.value = 'America/New_York';
-                expression.value = '30 2 * * *';
+                expression.value = '30 2 * 3,11 sun';
                 update();
               },
             },

@@ -36,7 +36,7 @@ export interface Column {
   readonly id: ColumnId;
   readonly label: string;
   readonly sortKey: SortKey | null;
-  /** Grid track, e.g. `minmax(12rem, 2fr)`. */
+  /** Grid track at full width, e.g. `7rem` or `minmax(10rem, 3fr)`; squeezed to minWidth. */
   readonly track: string;
   /** Narrowest useful width in px (for dropping columns on small screens). */
   readonly minWidth: number;
@@ -90,7 +90,7 @@ const nameColumn: Column = {
   id: 'name',
   label: 'Job',
   sortKey: 'name',
-  track: 'minmax(10rem, 3fr)',
+  track: 'minmax(120px, 3fr)',
   minWidth: 120,
   priority: Infinity,
   create: () =>
@@ -146,7 +146,7 @@ const ownerColumn: Column = {
   id: 'owner',
   label: 'Owner',
   sortKey: 'owner',
-  track: 'minmax(6rem, 1fr)',
+  track: 'minmax(80px, 1fr)',
   minWidth: 80,
   priority: 3,
   create: () => h('div', { class: 'cell cell-owner', role: 'cell' }),
@@ -168,7 +168,7 @@ const scheduleColumn: Column = {
   id: 'schedule',
   label: 'Schedule',
   sortKey: 'schedule',
-  track: 'minmax(9rem, 2fr)',
+  track: 'minmax(130px, 2fr)',
   minWidth: 130,
   priority: 5,
   create: () =>
@@ -318,7 +318,7 @@ const tzColumn: Column = {
   id: 'tz',
   label: 'TZ',
   sortKey: 'tz',
-  track: 'minmax(5rem, 1fr)',
+  track: 'minmax(70px, 1fr)',
   minWidth: 70,
   priority: 1,
   create: () => h('div', { class: 'cell', role: 'cell' }),
@@ -384,6 +384,13 @@ export const ALL_COLUMNS: readonly Column[] = [
  * The columns to show: the fixed ones, the optional ones the viewer picked, Owner only when a
  * job reports one; then the lowest-priority columns go until the rest fit `widthPx`.
  */
+/** The grid track of a column: never narrower than its minimum, at most its full width. */
+export function trackOf(column: Column): string {
+  return column.track.startsWith('minmax(')
+    ? column.track
+    : `minmax(${column.minWidth}px, ${column.track})`;
+}
+
 export function visibleColumns(
   optional: readonly OptionalColumn[],
   showOwner: boolean,
@@ -401,7 +408,8 @@ export function visibleColumns(
     return true;
   });
   const kept = [...wanted];
-  const total = (): number => kept.reduce((sum, column) => sum + column.minWidth, 0);
+  // Each column also costs its share of the column gap; the row has side padding.
+  const total = (): number => kept.reduce((sum, column) => sum + column.minWidth + 10, 32);
   while (total() > widthPx) {
     let lowest: Column | null = null;
     for (const column of kept)

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { h, setAttr, setText } from '../dom.js';
 import type { Prefs } from '../prefs.js';
 import type { Snapshot } from '../store.js';
-import { visibleColumns, type Column } from './columns.js';
+import { trackOf, visibleColumns, type Column } from './columns.js';
 
 const OVERSCAN = 6;
 
@@ -148,7 +148,7 @@ export class JobTable {
     this.#columnsKey = key;
     this.#columns = columns;
     this.#rowHeight = rowHeight;
-    this.element.style.setProperty('--cols', columns.map((column) => column.track).join(' '));
+    this.element.style.setProperty('--cols', columns.map(trackOf).join(' '));
     this.#head.replaceChildren(...columns.map((column) => this.#headerCell(column, prefs)));
     for (const rendered of this.#rendered.values()) rendered.element.remove();
     this.#rendered.clear();

@@ -1,0 +1,81 @@
+// Browser-test plumbing: one headless Debian Chromium per test file (playwright-core drives it;
+// CI installs the `chromium` package), pages that record console errors, failed requests and
+// uncaught exceptions, and artifact paths under the gitignored test-artifacts/ directory.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { REPO_ROOT, defer, type TeardownContext } from '../e2e/harness.js';
+
+export const CHROMIUM = process.env.YACRON2_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Screenshots and other outputs a person may want to look at after a run. */
+export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'browser');
+
+/**
+ * Launches Chromium once for the test. Playwright gives it a fresh temporary --user-data-dir
+ * (removed on close); the flags keep it off the network and quiet.
+ */
+export async function launchBrowser(t: TeardownContext): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  defer(t, () => browser.close());
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return browser;
+}
+
+/** What went wrong on a page, for "no console errors" checks. */
+export interface PageProblems {
+  /** Console errors; the browser's own failed-resource lines carry the resource URL. */
+  readonly console: { readonly text: string; readonly url: string }[];
+  readonly exceptions: string[];
+}
+
+/**
+ * A page in its own context (own sessionStorage and localStorage). tsx compiles test code with
+ * esbuild's keepNames, whose `__name` helper functions passed to page.evaluate refer to; a no-op
+ * shim in the page makes them run there.
+ */
+export async function openPage(
+  browser: Browser,
+  viewport = { width: 1280, height: 800 },
+): Promise<{ page: Page; context: BrowserContext; problems: PageProblems }> {
+  const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
+  await context.addInitScript({ content: 'globalThis.__name = (target) => target;' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const problems: PageProblems = { console: [], exceptions: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error')
+      problems.console.push({ text: message.text(), url: message.location().url });
+  });
+  page.on('pageerror', (error) => problems.exceptions.push(error.message));
+  return { page, context, problems };
+}
+
+/**
+ * Console errors and exceptions, except the browser's "Failed to load resource" line for a
+ * response listed in `allowed` as `<path> <status>` (e.g. `/node 404` on a daemon without that
+ * route: the page asks once, then hides the meter).
+ */
+export function unexpectedErrors(problems: PageProblems, allowed: readonly RegExp[]): string[] {
+  const unexpected = problems.console.filter(({ text, url }) => {
+    const status = /^Failed to load resource: the server responded with a status of (\d+)/.exec(
+      text,
+    )?.[1];
+    if (status === undefined || url === '') return true;
+    const response = `${new URL(url).pathname} ${status}`;
+    return !allowed.some((pattern) => pattern.test(response));
+  });
+  return [...problems.exceptions, ...unexpected.map(({ text, url }) => `${text} (${url})`)];
+}
