@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { burstGroup } from './groups/burst.js';
+import { dashboardGroup } from './groups/dashboard.js';
 import { durableGroup } from './groups/durable.js';
 import { memoryGroup } from './groups/memory.js';
 import { nextFireGroup } from './groups/next-fire.js';
@@ -26,6 +27,7 @@ const GROUPS: readonly BenchGroup[] = [
   jobCliGroup,
   jobapiGroup,
   durableGroup,
+  dashboardGroup,
 ];
 
 function usage(): string {

@@ -1,0 +1,211 @@
+// Worker of the dashboard bench group: serves the built page (dist/web/index.html) and a
+// synthetic `GET /jobs` of N jobs from a stub HTTP server in this process, opens the page in
+// headless Chromium (playwright-core, Debian's /usr/bin/chromium), and reports raw timings:
+// time to first render (navigation start → first job row painted), the cost of applying one
+// poll (JSON.parse + snapshot + table update + style/layout, alternating two job lists that
+// differ in 5 % of the jobs), and the cost of one filter keystroke.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { intArg, repoRoot, reportSample } from '../lib/worker-io.js';
+
+const jobCount = intArg(0, 'jobs');
+const loads = intArg(1, 'loads');
+const updates = intArg(2, 'updates');
+
+interface PlaywrightLike {
+  readonly chromium: {
+    launch(options: Record<string, unknown>): Promise<BrowserLike>;
+  };
+}
+interface BrowserLike {
+  newContext(
+    options: Record<string, unknown>,
+  ): Promise<{ newPage(): Promise<PageLike>; close(): Promise<void> }>;
+  close(): Promise<void>;
+}
+interface PageLike {
+  addInitScript(script: { content: string }): Promise<void>;
+  goto(url: string): Promise<unknown>;
+  waitForFunction(
+    expression: string,
+    arg?: unknown,
+    options?: { timeout: number },
+  ): Promise<unknown>;
+  evaluate<T>(expression: string): Promise<T>;
+}
+
+const root = repoRoot();
+const playwright = createRequire(path.join(root, 'package.json'))(
+  'playwright-core',
+) as PlaywrightLike;
+const page = readFileSync(path.join(root, 'dist/web/index.html'));
+
+/** A job as `GET /jobs` returns it; `variant` flips the state of every 20th job. */
+function job(index: number, variant: number, nowMs: number): Record<string, unknown> {
+  const flip = index % 20 === variant % 20;
+  const failing = index % 17 === 0 ? !flip : flip && index % 3 === 0;
+  const running = index % 50 === 1 || (flip && index % 2 === 0);
+  const history = Array.from({ length: 20 }, (_, run) => ({
+    outcome: (run + index) % 11 === 0 ? 'failure' : 'success',
+    duration: 0.5 + ((run * 7 + index) % 13) * 0.8,
+  }));
+  const finished = new Date(nowMs - ((index * 37) % 3600) * 1000 - variant * 1000)
+    .toISOString()
+    .replace('Z', '+00:00');
+  return {
+    name: `job-${String(index).padStart(5, '0')}-${['backup', 'report', 'sync', 'cleanup', 'etl'][index % 5]}`,
+    enabled: index % 41 !== 0,
+    schedule: [
+      '*/5 * * * *',
+      '0 * * * *',
+      '30 2 * * *',
+      '*/15 9-17 * * mon-fri',
+      '0 0 1 * *',
+      '*/10 * * * * * *',
+    ][index % 6],
+    command: `/usr/local/bin/task --id ${index} --mode ${index % 3 === 0 ? 'full' : 'incremental'}`,
+    captureStdout: true,
+    captureStderr: true,
+    utc: index % 7 !== 0,
+    timezone: index % 7 === 0 ? 'Europe/Berlin' : 'UTC',
+    running,
+    pids: running ? [10_000 + index] : [],
+    scheduled_in: running ? null : ((index * 13) % 3600) + 0.5,
+    last_run: {
+      outcome: failing ? 'failure' : 'success',
+      exit_code: failing ? 2 : 0,
+      started_at: finished,
+      finished_at: finished,
+      duration: 1 + (index % 30),
+      fail_reason: failing ? 'failsWhen=nonzeroReturn and retcode=2' : null,
+      resources: null,
+    },
+    history,
+    ...(failing && index % 4 === 0
+      ? {
+          retry: {
+            attempt: 1,
+            maxAttempts: 3,
+            nextRetryAt: new Date(nowMs + 30_000).toISOString(),
+            delaySeconds: 30,
+          },
+        }
+      : {}),
+  };
+}
+
+function jobList(variant: number, nowMs: number): string {
+  return JSON.stringify(Array.from({ length: jobCount }, (_, index) => job(index, variant, nowMs)));
+}
+
+const nowMs = Date.now();
+const bodies = [jobList(0, nowMs), jobList(1, nowMs)];
+let served = 0;
+
+const server: Server = createServer((request, response) => {
+  const url = request.url ?? '/';
+  if (url === '/') {
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
+  } else if (url === '/jobs') {
+    // Every poll answers the same list until the page is measured, so the update below is the
+    // only change the page sees.
+    response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' }).end(bodies[0]);
+    served += 1;
+  } else if (url === '/version') {
+    response.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('bench');
+  } else if (url === '/job-set-id') {
+    response
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ job_set_id: `v1:${'0'.repeat(64)}`, jobs: jobCount }));
+  } else {
+    response.writeHead(404).end('404: Not Found');
+  }
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const address = server.address();
+const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+
+const browser = await playwright.chromium.launch({
+  executablePath: process.env['YACRON2_CHROMIUM'] ?? '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
+
+// Records when the first job row is in the DOM, and the next frame after it (painted).
+const FIRST_ROW_PROBE = `
+  new MutationObserver((_, observer) => {
+    if (document.querySelector('.tbody .trow') === null) return;
+    observer.disconnect();
+    window.__firstRowMs = performance.now();
+    requestAnimationFrame(() => requestAnimationFrame(() => { window.__firstPaintMs = performance.now(); }));
+  }).observe(document, { subtree: true, childList: true });
+`;
+
+const firstRenderMs: number[] = [];
+const updateMs: number[] = [];
+const filterMs: number[] = [];
+try {
+  for (let load = 0; load < loads; load++) {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const tab = await context.newPage();
+    await tab.addInitScript({ content: FIRST_ROW_PROBE });
+    await tab.goto(`${base}/`);
+    await tab.waitForFunction('window.__firstPaintMs !== undefined', undefined, {
+      timeout: 60_000,
+    });
+    firstRenderMs.push(await tab.evaluate<number>('window.__firstPaintMs'));
+    if (load === loads - 1) {
+      // Polls are paused (refresh 0) so only the measured updates touch the page.
+      const texts = JSON.stringify(bodies);
+      const result = await tab.evaluate<{ updates: number[]; filters: number[] }>(`(async () => {
+        const app = window.__yacron2;
+        app.ctx.prefs.update({ refreshMs: 0 });
+        const bodies = ${texts};
+        const updates = [];
+        for (let i = 0; i < ${updates}; i++) {
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+          const start = performance.now();
+          app.ctx.store.setJobs(JSON.parse(bodies[(i + 1) % 2]), Date.now());
+          document.body.offsetHeight;
+          updates.push(performance.now() - start);
+        }
+        const filter = document.querySelector('.filter');
+        const filters = [];
+        for (const text of ['j', 'jo', 'job-0', 'job-00', 'sync', '', 'etl', '']) {
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+          const start = performance.now();
+          filter.value = text;
+          filter.dispatchEvent(new Event('input'));
+          document.body.offsetHeight;
+          filters.push(performance.now() - start);
+        }
+        return { updates, filters };
+      })()`);
+      updateMs.push(...result.updates);
+      filterMs.push(...result.filters);
+    }
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+
+reportSample({
+  jobs: jobCount,
+  jobsBodyBytes: Buffer.byteLength(bodies[0]!),
+  firstRenderMs,
+  updateMs,
+  filterMs,
+  jobsRequests: served,
+});
