@@ -208,7 +208,7 @@ const lastColumn: Column = {
       row.lastFinishedMs === null ? 'never' : formatAge(nowMs - row.lastFinishedMs),
     );
     const exit = part(cell, 1);
-    const exitKey = run === null ? '' : `${run.outcome}:${run.exit_code}`;
+    const exitKey = run === null ? '' : `${run.outcome}:${run.exit_code}:${run.finished_at}`;
     if (changed(exit, exitKey)) {
       exit.textContent = run === null || run.exit_code === null ? '' : `exit ${run.exit_code}`;
       exit.className = `exit exit-${run?.outcome ?? 'none'}`;

@@ -31,6 +31,10 @@ export class JobTable {
   #rows: JobRow[] = [];
   #rendered = new Map<string, RenderedRow>();
   #rowHeight = 44;
+  #headHeight = 0;
+  #width = 1024;
+  #viewportHeight = 800;
+  #scrollTop = 0;
   #text = '';
   #selected: string | null = null;
   #frame = 0;
@@ -54,9 +58,23 @@ export class JobTable {
       this.#scroller,
       this.#summary,
     );
-    this.#scroller.addEventListener('scroll', () => this.#schedule(), { passive: true });
+    // Geometry is cached from scroll and resize events: reading it during a poll's update would
+    // force a layout of the whole page in the middle of the DOM writes.
+    this.#scroller.addEventListener(
+      'scroll',
+      () => {
+        this.#scrollTop = this.#scroller.scrollTop;
+        this.#schedule();
+      },
+      { passive: true },
+    );
     this.#body.addEventListener('click', (event) => this.#onClick(event));
-    new ResizeObserver(() => {
+    new ResizeObserver((entries) => {
+      const box = entries[entries.length - 1]?.contentRect;
+      if (box !== undefined) {
+        this.#width = box.width;
+        this.#viewportHeight = box.height;
+      }
       this.#layout();
       this.#schedule();
     }).observe(this.#scroller);
@@ -105,11 +123,15 @@ export class JobTable {
     const index = name === null ? -1 : this.#rows.findIndex((row) => row.name === name);
     if (index >= 0) {
       const top = index * this.#rowHeight;
-      const headHeight = this.#head.offsetHeight;
-      const view = this.#scroller.clientHeight - headHeight;
-      if (top < this.#scroller.scrollTop) this.#scroller.scrollTop = top;
-      else if (top + this.#rowHeight > this.#scroller.scrollTop + view)
-        this.#scroller.scrollTop = top + this.#rowHeight - view;
+      const view = this.#viewportHeight - this.#headHeight;
+      let scrollTo: number | null = null;
+      if (top < this.#scrollTop) scrollTo = top;
+      else if (top + this.#rowHeight > this.#scrollTop + view)
+        scrollTo = top + this.#rowHeight - view;
+      if (scrollTo !== null) {
+        this.#scroller.scrollTop = scrollTo;
+        this.#scrollTop = scrollTo;
+      }
       setText(this.#summary, `Selected ${name}, row ${index + 1} of ${this.#rows.length}`);
     }
     this.#render();
@@ -140,16 +162,17 @@ export class JobTable {
     const prefs: Prefs = this.#ctx.prefs.value;
     const snapshot = this.#ctx.store.snapshot;
     const showOwner = snapshot?.rows.some((row) => row.job.clusterOwner !== undefined) ?? false;
-    const width = this.#scroller.clientWidth || 1024;
+    const width = this.#width;
     const columns = visibleColumns(prefs.columns, showOwner, width);
-    const key = `${columns.map((column) => column.id).join(',')}|${prefs.sort.key}|${prefs.sort.descending}|${prefs.density}`;
-    const rowHeight = parseFloat(getComputedStyle(this.element).getPropertyValue('--row-h')) || 44;
-    if (key === this.#columnsKey && rowHeight === this.#rowHeight) return;
+    const key = `${columns.map((column) => column.id).join(',')}|${prefs.sort.key}|${prefs.sort.descending}|${prefs.density}|${width}`;
+    if (key === this.#columnsKey) return;
+    // Reading styles forces a style recalc: done only when the layout inputs changed, never per poll.
     this.#columnsKey = key;
     this.#columns = columns;
-    this.#rowHeight = rowHeight;
+    this.#rowHeight = parseFloat(getComputedStyle(this.element).getPropertyValue('--row-h')) || 44;
     this.element.style.setProperty('--cols', columns.map(trackOf).join(' '));
     this.#head.replaceChildren(...columns.map((column) => this.#headerCell(column, prefs)));
+    this.#headHeight = this.#head.offsetHeight;
     for (const rendered of this.#rendered.values()) rendered.element.remove();
     this.#rendered.clear();
   }
@@ -204,9 +227,8 @@ export class JobTable {
   #render(): void {
     const total = this.#rows.length;
     this.#body.style.height = `${total * this.#rowHeight}px`;
-    const headHeight = this.#head.offsetHeight;
-    const top = Math.max(0, this.#scroller.scrollTop - headHeight);
-    const viewport = this.#scroller.clientHeight || 800;
+    const top = Math.max(0, this.#scrollTop - this.#headHeight);
+    const viewport = this.#viewportHeight;
     const first = Math.max(0, Math.floor(top / this.#rowHeight) - OVERSCAN);
     const last = Math.min(total, Math.ceil((top + viewport) / this.#rowHeight) + OVERSCAN);
     const keep = new Map<string, RenderedRow>();
