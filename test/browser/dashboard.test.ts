@@ -430,15 +430,15 @@ web:
     await other.close();
 
     // The URL `npm start` prints carries the token in the fragment: taken, stored, removed.
-  const linked = await context.browser()!.newContext();
-  const linkedPage = await linked.newPage();
-  await linkedPage.goto(`${base}/#token=browser-test-token`);
-  await linkedPage.locator('.trow[data-job="secret-job"]').waitFor();
-  assert.equal(new URL(linkedPage.url()).hash, '');
-  assert.equal(await linkedPage.locator('dialog.token-dialog[open]').count(), 0);
-  await linked.close();
+    const linked = await context.browser()!.newContext();
+    const linkedPage = await linked.newPage();
+    await linkedPage.goto(`${base}/#token=browser-test-token`);
+    await linkedPage.locator('.trow[data-job="secret-job"]').waitFor();
+    assert.equal(new URL(linkedPage.url()).hash, '');
+    assert.equal(await linkedPage.locator('dialog.token-dialog[open]').count(), 0);
+    await linked.close();
 
-  // The strict CSP (hashes instead of 'unsafe-inline') let the page run: no violation reports.
+    // The strict CSP (hashes instead of 'unsafe-inline') let the page run: no violation reports.
     const allowed = [/^\/(jobs|node|version|job-set-id) 401$/, /^\/node 404$/];
     assert.deepEqual(unexpectedErrors(problems, allowed), []);
   },
