@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../lib/chromium.js';
 import { intArg, repoRoot, reportSample } from '../lib/worker-io.js';
 
 const jobCount = intArg(0, 'jobs');
@@ -128,17 +129,9 @@ const address = server.address();
 const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
 
 const browser = await playwright.chromium.launch({
-  executablePath: process.env['YACRON2_CHROMIUM'] ?? '/usr/bin/chromium',
+  executablePath: CHROMIUM_PATH,
   headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
+  args: [...CHROMIUM_ARGS],
 });
 
 // Records when the first job row is in the DOM, and the next frame after it (painted).

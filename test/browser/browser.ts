@@ -4,30 +4,20 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../bench/lib/chromium.js';
 import { REPO_ROOT, defer, type TeardownContext } from '../e2e/harness.js';
-
-export const CHROMIUM = process.env.YACRON2_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Screenshots and other outputs a person may want to look at after a run. */
 export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'browser');
 
 /**
- * Launches Chromium once for the test. Playwright gives it a fresh temporary --user-data-dir
- * (removed on close); the flags keep it off the network and quiet.
+ * Launches Chromium once for the test (bench/lib/chromium.ts says which and how).
  */
 export async function launchBrowser(t: TeardownContext): Promise<Browser> {
   const browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   defer(t, () => browser.close());
   mkdirSync(ARTIFACTS, { recursive: true });

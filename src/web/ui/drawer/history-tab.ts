@@ -5,6 +5,7 @@ import type { JobRuns, RunRecord } from '../../model/api-types.js';
 import { formatBytes, formatDuration, formatUtc, parseIso } from '../../model/format.js';
 import { STATUS_META, outcomeStatus } from '../../model/job-status.js';
 import { jobPath } from '../api.js';
+import { AsyncView } from '../async-view.js';
 import { h, svg } from '../dom.js';
 import type { DrawerTab, DrawerTabInstance } from './tab.js';
 
@@ -13,33 +14,17 @@ export const historyTab: DrawerTab = {
   label: 'History',
   available: () => Promise.resolve(true),
   mount(host, ctx, job): DrawerTabInstance {
-    const body = h('div', { class: 'history' }, h('p', { class: 'muted' }, 'Loading run history…'));
-    host.append(body);
+    const view = new AsyncView('history');
+    host.append(view.element);
     let shown: string | null | undefined;
-    let disposed = false;
-    const load = (): void => {
-      ctx.api
-        .json<JobRuns>(jobPath(job, 'runs'))
-        .then((runs) => {
-          if (!disposed) body.replaceChildren(...renderHistory(runs));
-        })
-        .catch((error: unknown) => {
-          if (!disposed)
-            body.replaceChildren(
-              h('p', { class: 'error' }, error instanceof Error ? error.message : String(error)),
-            );
-        });
-    };
     return {
       onRow(row) {
         const finished = row?.job.last_run?.finished_at ?? null;
         if (finished === shown) return;
         shown = finished;
-        load();
+        view.load(async () => renderHistory(await ctx.api.json<JobRuns>(jobPath(job, 'runs'))));
       },
-      dispose: () => {
-        disposed = true;
-      },
+      dispose: () => view.dispose(),
     };
   },
 };

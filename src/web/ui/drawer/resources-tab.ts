@@ -5,6 +5,7 @@ import type { JobResourcesWire } from '../../model/api-types.js';
 import { formatBytes, formatPercent, formatUtc, parseIso } from '../../model/format.js';
 import { jobPath } from '../api.js';
 import { lineChart } from '../chart.js';
+import { AsyncView } from '../async-view.js';
 import { h } from '../dom.js';
 import type { DrawerTab, DrawerTabInstance } from './tab.js';
 
@@ -21,23 +22,9 @@ export const resourcesTab: DrawerTab = {
     }
   },
   mount(host, ctx, job): DrawerTabInstance {
-    const body = h('div', { class: 'resources' }, h('p', { class: 'muted' }, 'Loading…'));
-    host.append(body);
-    let disposed = false;
+    const view = new AsyncView('resources');
+    host.append(view.element);
     let shown = '';
-    const load = (): void => {
-      ctx.api
-        .json<JobResourcesWire>(jobPath(job, 'resources'))
-        .then((data) => {
-          if (!disposed) body.replaceChildren(...renderResources(data));
-        })
-        .catch((error: unknown) => {
-          if (!disposed)
-            body.replaceChildren(
-              h('p', { class: 'error' }, error instanceof Error ? error.message : String(error)),
-            );
-        });
-    };
     return {
       onRow(row) {
         // Live runs change every poll; finished ones only when a run ends.
@@ -46,11 +33,11 @@ export const resourcesTab: DrawerTab = {
           : `done:${row?.job.last_run?.finished_at ?? ''}`;
         if (key === shown) return;
         shown = key;
-        load();
+        view.load(async () =>
+          renderResources(await ctx.api.json<JobResourcesWire>(jobPath(job, 'resources'))),
+        );
       },
-      dispose: () => {
-        disposed = true;
-      },
+      dispose: () => view.dispose(),
     };
   },
 };

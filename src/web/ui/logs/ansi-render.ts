@@ -1,6 +1,6 @@
 // Turns parsed ANSI segments into spans: the 16 base colours are classes the theme styles for
 // contrast, 256-palette and 24-bit colours are set through the CSSOM (allowed under the CSP).
-import { paletteCss, type AnsiColor, type AnsiSegment } from '../../model/ansi.js';
+import { PLAIN_STYLE, paletteCss, type AnsiColor, type AnsiSegment } from '../../model/ansi.js';
 
 function colorClass(
   prefix: 'fg' | 'bg',
@@ -19,15 +19,8 @@ function colorClass(
 export function renderSegments(target: HTMLElement, segments: readonly AnsiSegment[]): void {
   for (const segment of segments) {
     const { style } = segment;
-    if (
-      style.fg === null &&
-      style.bg === null &&
-      !style.bold &&
-      !style.dim &&
-      !style.italic &&
-      !style.underline &&
-      !style.inverse
-    ) {
+    // The parser hands out the one PLAIN_STYLE object for unstyled text.
+    if (style === PLAIN_STYLE) {
       target.append(segment.text);
       continue;
     }
