@@ -50,6 +50,7 @@ export const dashboardGroup: BenchGroup = {
         first: `dashboard.first-render.${jobs}-jobs`,
         update: `dashboard.update.${jobs}-jobs`,
         filter: `dashboard.filter.${jobs}-jobs`,
+        updateCpu: `dashboard.update-cpu.${jobs}-jobs`,
       };
       const { runs, failures } = await runFresh(context, 'cases/dashboard.js', 1, {
         args: () => [jobs, LOADS, UPDATES].map(String),
@@ -63,6 +64,7 @@ export const dashboardGroup: BenchGroup = {
         );
         context.emit(unmeasured(names.update, 'ms', jobs === 1000 ? UPDATE_TARGET : null, reason));
         context.emit(unmeasured(names.filter, 'ms', null, reason));
+        context.emit(unmeasured(names.updateCpu, 'ms', null, reason));
         continue;
       }
       const first = sample['firstRenderMs'] as number[];
@@ -95,6 +97,13 @@ export const dashboardGroup: BenchGroup = {
             max: round(Math.max(...updates), 2),
           },
         ),
+      );
+      const cpu = sample['updateCpuMs'];
+      context.emit(
+        metricLine(names.updateCpu, typeof cpu === 'number' ? round(cpu, 2) : null, 'ms', null, {
+          ...common,
+          statistic: `renderer main-thread CPU time (CDP Performance ThreadTime) over the ${updates.length} poll applications, divided by their number: parse, update, style, layout and the frames they caused; little affected by other load on the machine`,
+        }),
       );
       context.emit(
         metricLine(names.filter, round(median(filters), 2), 'ms', null, {
