@@ -108,6 +108,8 @@ const scheduler = schedulerModule.createScheduler(
       }
       return { kind: 'run' };
     },
+    // The durable port: serves the collaborator built below (before the start-up pass).
+    durable: { current: () => durable ?? null },
   },
   config,
 );
@@ -129,7 +131,7 @@ if (config.state !== null) {
     faulty.setFault('hang');
     store = faulty;
   }
-  durable = durableModule.attachDurableState(
+  durable = durableModule.createDurableState(
     {
       clock,
       logger,

@@ -31,3 +31,4 @@ export {
   compareCodePoints,
   pythonIsoformatUtc,
 } from './python-json.js';
+export { Slot, type Provider } from './slot.js';

@@ -1,10 +1,12 @@
 // Builds the durable collaborator for the daemon: the real boot-identity source, the pid probe
-// and the redactor around DurableState. Loaded only when a config has a `state` section.
+// and the redactor around DurableState. Loaded only when a config has a `state` section. The
+// daemon serves the result to the scheduler through its durable slot (the scheduler's
+// DurablePort, docs/architecture.md "Seams"); nothing here touches the scheduler's wiring.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedConfig, ResolvedState } from '../config/index.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { DurableHost } from '../scheduler/index.js';
 import type { StateStore, StateWriteQueue } from '../state/index.js';
 import { readBootIdentity, sameBoot } from './boot-id.js';
 import { DurableState, type CounterSnapshots, type DurableProcessState } from './durable-state.js';
@@ -15,7 +17,7 @@ export interface AttachDurableDeps {
   readonly logger: Logger;
   readonly host: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly scheduler: Scheduler;
+  readonly scheduler: DurableHost;
   readonly counters?: CounterSnapshots;
   readonly process: DurableProcessState;
   readonly schedulerStartedAtMs: number;
@@ -40,14 +42,14 @@ export function createDurableProcessState(): DurableProcessState {
   };
 }
 
-/** A DurableState over the backend, attached to the scheduler (not started). */
-export function attachDurableState(
+/** A DurableState over the backend (not started, not yet serving the scheduler). */
+export function createDurableState(
   deps: AttachDurableDeps,
   backend: DurableBackend,
   settings: ResolvedState,
   config: ResolvedConfig,
 ): DurableState {
-  const durable = new DurableState(
+  return new DurableState(
     {
       clock: deps.clock,
       logger: deps.logger,
@@ -71,8 +73,6 @@ export function attachDurableState(
     settings,
     config,
   );
-  deps.scheduler.attachDurable(durable);
-  return durable;
 }
 
 /**

@@ -4,7 +4,7 @@
 // reads through the bounded StoreAccess and throws when the store cannot answer; DurableState
 // runs them in order and logs a failed step.
 import type { ResolvedJob } from '../config/index.js';
-import type { DurableOutcome, RetrySettleReason } from '../scheduler/index.js';
+import type { DurableOutcome, RetryJournal, RetrySettleReason } from '../scheduler/index.js';
 import { newestRealOutcome, parseRuns, reconciledRow, runRecordOf } from './ledger-rows.js';
 import {
   countersStream,
@@ -20,6 +20,7 @@ import {
   type LedgerRun,
   type RebootMarker,
 } from './records.js';
+import { planRetryResume } from './retry-journal.js';
 import type { StoreAccess } from './store-access.js';
 import type { BootInfo, DurableDeps } from './types.js';
 
@@ -160,12 +161,13 @@ export function fillHistory(ctx: BootContext, history: HistoryRows): void {
 }
 
 /**
- * Re-arm each pending retry of this host at its persisted position, or settle it: the job was
- * removed, disabled or redefined, its budget is exhausted, it is staler than
- * startingDeadlineSeconds, or (an @reboot job) the machine rebooted since.
+ * Re-arm each pending retry of this host at its persisted position, or settle it
+ * (planRetryResume says which); the scheduler may still refuse the re-arm (a ladder of this
+ * process is newer), and then the record is settled `superseded`.
  */
 export async function resumeRetries(
   ctx: BootContext,
+  journal: RetryJournal,
   boot: BootInfo | null,
   markers: ReadonlyMap<string, BootMarkerState>,
 ): Promise<void> {
@@ -184,36 +186,23 @@ export async function resumeRetries(
     if (newest?.kind !== 'pending' || newest.host !== host) return;
     // This process's own live ladder (armed before the boot sequence reached this step).
     if (records[0]?.data['token'] === deps.process.token) return;
-    const job = jobs.get(name);
     const settle = (reason: RetrySettleReason): void => {
       logger.info(`Cron job ${name}: settling its durable retry #${newest.attempt} (${reason})`);
-      access.submit('retry', retriesStream(name), {
-        kind: 'settled',
-        host,
-        attempt: newest.attempt,
-        reason,
-      });
+      journal.settled(name, newest.attempt, reason);
     };
-    if (job === undefined) return settle('job-removed');
-    if (!job.enabled) return settle('job-disabled');
-    if (job.digest !== newest.digest) return settle('digest-changed');
-    const { maximumRetries } = job.retry;
-    if (maximumRetries === 0 || (maximumRetries !== -1 && newest.attempt > maximumRetries)) {
-      return settle('exhausted');
+    const plan = planRetryResume(newest, jobs.get(name), clock.now(), () => {
+      // No boot identity on this platform: every daemon start is the same "boot".
+      if (boot === null) return true;
+      return (markers.get(name)?.markers ?? []).some((marker) => deps.sameBoot(marker, boot));
+    });
+    switch (plan.kind) {
+      case 'settle':
+        settle(plan.reason);
+        return;
+      case 'resume':
+        if (!scheduler.resumeRetry(name, newest.attempt, newest.notBeforeMs)) settle('superseded');
+        return;
     }
-    if (
-      job.startingDeadlineMs !== null &&
-      clock.now() - newest.notBeforeMs > job.startingDeadlineMs
-    ) {
-      return settle('stale');
-    }
-    if (job.schedule.kind === 'reboot' && boot !== null) {
-      // The fresh boot run supersedes a ladder from an earlier OS boot; within the same boot
-      // the keep-alive ladder continues across daemon restarts.
-      const mine = markers.get(name)?.markers ?? [];
-      if (!mine.some((marker) => deps.sameBoot(marker, boot))) return settle('rebooted');
-    }
-    if (!scheduler.resumeRetry(name, newest.attempt, newest.notBeforeMs)) settle('superseded');
   });
 }
 

@@ -5,7 +5,7 @@
 // replay a slot the ledger shows was already backfilled.
 import { describeError, type Clock, type Logger, type TaskSet } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { DurableHost } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';
 import { catchupJitterOffsetMs, planCatchup } from './catchup-plan.js';
 import { catchupStream, parseCatchup, parseLedgerRun, runsStream } from './records.js';
@@ -15,7 +15,7 @@ export interface CatchupDeps {
   readonly logger: Logger;
   readonly host: string;
   readonly store: StateStore;
-  readonly scheduler: Scheduler;
+  readonly scheduler: DurableHost;
   /** The scheduler's start-up instant: later slots are the live loop's. */
   readonly untilMs: number;
   readonly onStoreUnavailable: 'degrade' | 'fail-closed';

@@ -1,15 +1,16 @@
 // Test support (no tests here): a "daemon" = the real scheduler on a FakeClock and a FakeRunner
-// with a DurableState attached before its start-up pass, exactly in the daemon's order
-// (attachDurable, scheduler.start(), durable.start()), over a store the test keeps across
+// with a DurableState serving its durable port before its start-up pass, exactly in the daemon's
+// order (the slot swapped, scheduler.start(), durable.start()), over a store the test keeps across
 // "restarts". Every scheduler event, every landed append and every log line goes into one
 // ordered journal, so tests assert orderings (record-before-run) as values, never by sleeping.
 import { randomUUID } from 'node:crypto';
-import { createDeferred, type Deferred, type FakeClock } from '../common/index.js';
+import { createDeferred, Slot, type Deferred, type FakeClock } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import {
   FakeRunner,
   createScheduler,
   makeConfig,
+  type DurableCollaborator,
   type FakeResult,
   type Scheduler,
   type SchedulerEvents,
@@ -209,6 +210,8 @@ export interface DaemonOptions {
 
 export interface DaemonScheduler {
   readonly scheduler: Scheduler;
+  /** The scheduler's durable port, as the daemon owns it: swap the backend serving it. */
+  readonly durableSlot: Slot<DurableCollaborator>;
   readonly runner: FakeRunner;
   readonly logs: { level: number; msg: string }[];
   readonly events: { readonly name: keyof SchedulerEvents; readonly payload: unknown }[];
@@ -253,8 +256,15 @@ export function createDaemonScheduler(
 ): DaemonScheduler {
   const runner = new FakeRunner({ clock });
   const logs: { level: number; msg: string }[] = [];
+  const durableSlot = new Slot<DurableCollaborator>();
   const scheduler = createScheduler(
-    { clock, logger: captureLogger(logs), runner, yieldToLoop: () => clock.sleep(0) },
+    {
+      clock,
+      logger: captureLogger(logs),
+      runner,
+      yieldToLoop: () => clock.sleep(0),
+      durable: durableSlot,
+    },
     config,
   );
   const events: { name: keyof SchedulerEvents; payload: unknown }[] = [];
@@ -270,7 +280,7 @@ export function createDaemonScheduler(
       if (JOURNALED.includes(name)) journal.push(journalEntry(name, payload));
     });
   }
-  return { scheduler, runner, logs, events };
+  return { scheduler, durableSlot, runner, logs, events };
 }
 
 /**
@@ -318,7 +328,7 @@ export function startDaemon(options: DaemonOptions): Daemon {
     settings,
     config,
   );
-  base.scheduler.attachDurable(durable);
+  base.durableSlot.swap(durable);
   if (fresh) base.scheduler.start();
   else base.scheduler.applyConfig(config);
   durable.start();

@@ -6,7 +6,7 @@
 // Must not: block or delay a plain scheduled fire, or throw into the scheduler.
 import { describeError, TaskSet } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
-import type { DurableCollaborator, DurableOutcome, RetrySettleReason } from '../scheduler/index.js';
+import type { DurableCollaborator, DurableOutcome, RebootVerdict } from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from '../state/index.js';
 import {
   fillHistory,
@@ -22,13 +22,8 @@ import {
 } from './boot-steps.js';
 import { CatchupRunner } from './catchup-runner.js';
 import { newestRealOutcome, parseRuns, runRecordOf } from './ledger-rows.js';
-import {
-  ledgerInstantMs,
-  parseLedgerRun,
-  rebootStream,
-  retriesStream,
-  runsStream,
-} from './records.js';
+import { ledgerInstantMs, parseLedgerRun, rebootStream, runsStream } from './records.js';
+import { StoreRetryJournal } from './retry-journal.js';
 import { RunRecorder } from './run-recorder.js';
 import { StoreAccess } from './store-access.js';
 import { computeTrends, toTrendRuns, type TrendRun, type TrendsView } from './trends.js';
@@ -44,6 +39,8 @@ const CLOSE_DRAIN_MS = 5000;
 
 export class DurableState implements DurableCollaborator {
   readonly onStoreUnavailable: 'degrade' | 'fail-closed';
+  /** The retry protocol's persistence side (scheduler/retries.ts drives it). */
+  readonly retries: StoreRetryJournal;
   readonly #deps: DurableDeps;
   readonly #settings: ResolvedState;
   readonly #access: StoreAccess;
@@ -74,6 +71,12 @@ export class DurableState implements DurableCollaborator {
     this.onStoreUnavailable = settings.onStoreUnavailable;
     this.#access = new StoreAccess(deps.store, deps.writes, deps.clock);
     this.#recorder = new RunRecorder(deps, settings, this.#access);
+    this.retries = new StoreRetryJournal(
+      this.#access,
+      deps.host,
+      deps.process.token,
+      settings.onStoreUnavailable,
+    );
     this.#tasks = new TaskSet((error) =>
       deps.logger.error(`Durable state task failed: ${describeError(error)}`),
     );
@@ -154,7 +157,7 @@ export class DurableState implements DurableCollaborator {
     return known.outcome;
   }
 
-  async checkRebootRun(job: ResolvedJob): Promise<'run' | 'ran-this-boot' | 'state-unavailable'> {
+  async checkRebootRun(job: ResolvedJob): Promise<RebootVerdict> {
     const { logger, clock, host } = this.#deps;
     const boot = await this.#boot;
     // No boot identity on this platform: every daemon start is a boot, as without a store.
@@ -188,38 +191,6 @@ export class DurableState implements DurableCollaborator {
     } catch (error) {
       return this.#policyFor(job, `the @reboot marker could not be read (${describeError(error)})`);
     }
-  }
-
-  retryArmed(job: ResolvedJob, attempt: number, notBeforeMs: number): void {
-    this.#access.submit('retry', retriesStream(job.name), {
-      kind: 'pending',
-      host: this.#deps.host,
-      token: this.#deps.process.token,
-      attempt,
-      notBeforeMs,
-      digest: job.digest,
-    });
-  }
-
-  async retryDue(job: ResolvedJob, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'> {
-    const landed = await this.#access.writeAndWait('retry', retriesStream(job.name), {
-      kind: 'settled',
-      host: this.#deps.host,
-      token: this.#deps.process.token,
-      attempt,
-      reason: 'launched',
-    });
-    if (landed) return 'launched';
-    return this.onStoreUnavailable === 'degrade' ? 'unrecorded' : 'defer';
-  }
-
-  retrySettled(job: ResolvedJob, attempt: number, reason: RetrySettleReason): void {
-    this.#access.submit('retry', retriesStream(job.name), {
-      kind: 'settled',
-      host: this.#deps.host,
-      attempt,
-      reason,
-    });
   }
 
   // ---- SLA trends ------------------------------------------------------------------------------
@@ -332,7 +303,7 @@ export class DurableState implements DurableCollaborator {
         're-arm durable retries',
         async () => {
           const markers = await this.#markers.catch(() => new Map<string, BootMarkerState>());
-          await resumeRetries(context, await this.#boot, markers);
+          await resumeRetries(context, this.retries, await this.#boot, markers);
         },
       ],
       [

@@ -1,5 +1,5 @@
 // The durable door: the scheduler's collaborator for the `state` section and its pure parts.
-export { attachDurableState, createDurableProcessState, pidAlive } from './attach.js';
+export { createDurableState, createDurableProcessState, pidAlive } from './attach.js';
 export type { AttachDurableDeps, DurableBackend } from './attach.js';
 export { DurableState, COUNTER_SNAPSHOT_INTERVAL_MS } from './durable-state.js';
 export type {
@@ -19,3 +19,4 @@ export {
   type TrendsView,
 } from './trends.js';
 export { redactSecrets } from './redact.js';
+export { StoreRetryJournal, planRetryResume, type RetryResume } from './retry-journal.js';

@@ -1,7 +1,7 @@
 // The durable collaborator's dependencies and the state that outlives one backend: shapes
 // only, shared by DurableState, the run recorder and the boot steps.
 import type { Clock, Logger } from '../common/index.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { DurableHost } from '../scheduler/index.js';
 import type { StateStore, StateWriteQueue } from '../state/index.js';
 
 /** A boot's identity: an exact id (Linux) or a boot time compared with a tolerance. */
@@ -37,7 +37,8 @@ export interface DurableDeps {
   readonly writes: StateWriteQueue;
   /** Resolves true once the store is open, false when it closed first. Never rejects. */
   readonly storeOpened: Promise<boolean>;
-  readonly scheduler: Scheduler;
+  /** The scheduler's host port: the boot sequence and catch-up drive it. */
+  readonly scheduler: DurableHost;
   readonly process: DurableProcessState;
   /** Epoch ms of the scheduler's start-up pass: the live loop fires slots after it. */
   readonly schedulerStartedAtMs: number;

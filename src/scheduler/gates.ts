@@ -1,9 +1,13 @@
-// The launch gates of jobs.md §2 and §8 as pure functions returning values. The scheduler applies
-// them in order, logs and emits every skip; nothing here touches state, timers or the runner.
+// The launch gates of jobs.md §2 and §8 as pure functions returning values; admission.ts applies
+// them in order. Nothing here touches state, timers or the runner.
 import type { ConcurrencyPolicy, ResolvedJob } from '../config/index.js';
-import type { ConcurrencyDecision, GateResult } from './types.js';
+import type { GateResult } from './ports.js';
+import type { ConcurrencyDecision } from './types.js';
 
-const RUN: GateResult = { kind: 'run' };
+const RUN: GateResult = Object.freeze({ kind: 'run' });
+const CONCURRENCY_RUN: ConcurrencyDecision = Object.freeze({ kind: 'run' });
+const CONCURRENCY_REPLACE: ConcurrencyDecision = Object.freeze({ kind: 'replace' });
+const CONCURRENCY_FORBID: ConcurrencyDecision = Object.freeze({ kind: 'skip', reason: 'forbid' });
 
 /** Gate 1: a disabled job never launches. */
 export function checkEnabled(job: ResolvedJob): GateResult {
@@ -41,13 +45,13 @@ export function decideConcurrency(
   policy: ConcurrencyPolicy,
   activeInstances: number,
 ): ConcurrencyDecision {
-  if (activeInstances === 0) return { kind: 'run' };
+  if (activeInstances === 0) return CONCURRENCY_RUN;
   switch (policy) {
     case 'Allow':
-      return { kind: 'run' };
+      return CONCURRENCY_RUN;
     case 'Forbid':
-      return { kind: 'skip', reason: 'forbid' };
+      return CONCURRENCY_FORBID;
     case 'Replace':
-      return { kind: 'replace' };
+      return CONCURRENCY_REPLACE;
   }
 }

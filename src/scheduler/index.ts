@@ -2,17 +2,25 @@
 // (FakeRunner, makeJob) that other layers' tests build schedulers with.
 export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
 export type {
-  ConcurrencyDecision,
-  ClockJumpedEvent,
-  ConfigAppliedEvent,
   DurableCollaborator,
   DurableOutcome,
+  DurablePort,
+  GateRequest,
+  GateResult,
+  LeadershipGate,
+  RebootVerdict,
+  RetryJournal,
   RetrySettleReason,
   RunContext,
   RunEnvironmentHook,
+  RunEnvironmentSource,
+} from './ports.js';
+export type {
+  ConcurrencyDecision,
+  ClockJumpedEvent,
+  ConfigAppliedEvent,
+  DurableHost,
   FireSkippedEvent,
-  GateRequest,
-  GateResult,
   JobRuns,
   JobView,
   LoopWokeEvent,
@@ -32,7 +40,9 @@ export type {
   RunTrigger,
   ScheduleLateEvent,
   Scheduler,
+  SchedulerControl,
   SchedulerDeps,
+  SchedulerView,
   SchedulerEvents,
   ShutdownFinishedEvent,
   ShutdownStartedEvent,
@@ -47,6 +57,14 @@ export {
   HISTORY_LIMIT,
 } from './history.js';
 export { checkEnabled, checkOnlyIfLastSucceeded, decideConcurrency } from './gates.js';
+export {
+  decide,
+  RUN_VERDICT,
+  type Admission,
+  type AdmissionFacts,
+  type AdmissionPlan,
+  type LadderUse,
+} from './admission.js';
 export { LATE_WAKE_THRESHOLD_MS } from './fire-plan.js';
 export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';
 // Test seams re-exported for other layers' tests (they live in config/, below the runner).

@@ -1,8 +1,10 @@
 // One retry ladder (jobs.md §7): the retry count, the next backoff delay and at most one pending
 // retry timer. Its policy is copied at creation, so a reload never changes a live ladder.
+// Must not: be cancelled or given a journal by anyone but retries.ts, which owns the protocol
+// that settles the ladder's durable pending record.
 import type { Clock, TimerHandle } from '../common/index.js';
 import type { RetryPolicy } from '../config/index.js';
-import type { RetrySettleReason } from './types.js';
+import type { RetryJournal } from './ports.js';
 
 export type LadderStep =
   | { readonly kind: 'retry'; readonly delayMs: number; readonly attempt: number }
@@ -22,11 +24,11 @@ export class RetryLadder {
   #cancelled = false;
   #timer: TimerHandle | null = null;
   /**
-   * Set while the durable store holds a pending record for the armed retry: ending the ladder
-   * any way but a launch (or a shutdown, which deliberately leaves the record for the next boot)
-   * settles it through this callback.
+   * The journal holding a pending record for the armed retry (null: none). Ending the ladder any
+   * way but a launch (or a shutdown, which deliberately leaves the record for the next boot)
+   * settles that record; retries.ts does it.
    */
-  #durableSettle: ((attempt: number, reason: RetrySettleReason) => void) | null = null;
+  journal: RetryJournal | null = null;
 
   constructor(jobName: string, policy: RetryPolicy) {
     this.jobName = jobName;
@@ -73,29 +75,9 @@ export class RetryLadder {
     this.nextRetryAtMs = null;
   }
 
-  /** The armed retry has a pending record in the durable store; `settle` ends it. */
-  markDurable(settle: (attempt: number, reason: RetrySettleReason) => void): void {
-    this.#durableSettle = settle;
-  }
-
-  get durablePending(): boolean {
-    return this.#durableSettle !== null;
-  }
-
-  /** The pending record was settled (launched, or by the caller): forget it. */
-  clearDurable(): void {
-    this.#durableSettle = null;
-  }
-
-  /**
-   * Abort the pending retry and mark the ladder dead; a failing holder then fails permanently.
-   * `reason` settles the durable pending record, if there is one.
-   */
-  cancel(reason: RetrySettleReason): void {
+  /** Abort the pending retry and mark the ladder dead; a failing holder then fails permanently. */
+  cancel(): void {
     this.#cancelled = true;
     this.abortTimer();
-    const settle = this.#durableSettle;
-    this.#durableSettle = null;
-    settle?.(this.count, reason);
   }
 }

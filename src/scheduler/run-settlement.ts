@@ -1,11 +1,12 @@
 // What happens after a run completes (jobs.md §6, §7.2): classify it, record it, emit run:finished
-// and the report hooks, and step the retry ladder. Reporters are subscribers; nothing is awaited.
-import { formatSeconds, type Logger, type TypedEmitter } from '../common/index.js';
+// and the report hooks, and tell the retry ladders (retries.ts) how it ended. Reporters are
+// subscribers; nothing is awaited.
+import type { Logger, TypedEmitter } from '../common/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { buildRunRecord } from './history.js';
 import { pythonBool, pythonRepr } from './outcome.js';
-import type { RetryLadder } from './retry-ladder.js';
-import type { JobRuntime, RunningInstance } from './run-state.js';
+import type { JobRuntime, RunningInstance } from './job-runtime.js';
+import type { Retries } from './retries.js';
 import type { ReportEvent, RunDisposition, SchedulerEvents } from './types.js';
 
 export interface SettlementContext {
@@ -13,8 +14,8 @@ export interface SettlementContext {
   readonly logger: Logger;
   /** Shutdown began: failures are recorded but neither reported nor retried. */
   readonly stopping: boolean;
-  /** Arm the ladder's retry timer for delayMs; returns the epoch ms it is due. */
-  readonly armRetry: (ladder: RetryLadder, delayMs: number) => number;
+  /** The ladders: settlement tells them how each run ended (§7.2, §7.4). */
+  readonly retries: Retries;
 }
 
 /** jobs.md §6, first match wins. */
@@ -69,14 +70,13 @@ export function settleFinishedRun(
   const report: ReportEvent = { job, runId: instance.runId, outcome, record };
   switch (disposition) {
     case 'cancelled':
-      instance.ladder?.cancel('cancelled');
+      context.retries.cancelledRun(instance.ladder);
       return;
     case 'shutdown-failure':
       return;
     case 'success':
       // Any success removes the job's ladder, even one another instance still holds.
-      runtime.ladder?.cancel('succeeded');
-      runtime.ladder = null;
+      context.retries.succeeded(job.name);
       events.emit('report:succeeded', report);
       return;
     case 'failure':
@@ -85,39 +85,9 @@ export function settleFinishedRun(
       if (outcome.stderr?.text)
         logger.info(`Job ${job.name} STDERR:\n${outcome.stderr.text.trimEnd()}`);
       events.emit('report:failed', report);
-      stepLadder(context, instance.ladder, runtime, report);
+      if (context.retries.failed(job, instance.ladder) === 'permanent') {
+        events.emit('report:permanently-failed', report);
+      }
       return;
   }
-}
-
-/** jobs.md §7.2 steps 2–5 for a failed run holding `ladder`. */
-function stepLadder(
-  context: SettlementContext,
-  ladder: RetryLadder | null,
-  runtime: JobRuntime,
-  report: ReportEvent,
-): void {
-  const { events, logger } = context;
-  if (!ladder || ladder.cancelled) {
-    events.emit('report:permanently-failed', report);
-    return;
-  }
-  ladder.abortTimer();
-  const step = ladder.step();
-  if (step.kind === 'exhausted') {
-    ladder.cancel('exhausted');
-    if (runtime.ladder === ladder) runtime.ladder = null;
-    events.emit('report:permanently-failed', report);
-    return;
-  }
-  logger.info(
-    `Cron job ${ladder.jobName} scheduled to be retried (#${step.attempt}) in ${formatSeconds(step.delayMs)} seconds`,
-  );
-  const retryAtMs = context.armRetry(ladder, step.delayMs);
-  events.emit('retry:scheduled', {
-    jobName: ladder.jobName,
-    attempt: step.attempt,
-    delayMs: step.delayMs,
-    retryAtMs,
-  });
 }

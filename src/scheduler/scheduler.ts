@@ -1,7 +1,8 @@
-// The scheduler core (DESIGN §4, jobs.md §1, §1.5, §13): one timer over a min-heap of next fires,
-// the late-wake rules, reload diffs, views and bounded shutdown. Launch decisions, launching and
-// reaping live in RunControl. It never imports report/metrics/http: they subscribe to `events`,
-// and nothing here awaits a subscriber.
+// The scheduler core (docs/architecture.md): one timer over a min-heap of next fires, the
+// late-wake rules, reload diffs, views, bounded shutdown and the host port the durable layer
+// drives. It composes the parts: admission (admit.ts over the pure admission.ts), the launcher,
+// the retry ladders and the job table. It never imports report/metrics/http: they subscribe to
+// `events`, and nothing here awaits a subscriber.
 import {
   formatSeconds,
   systemClock,
@@ -17,15 +18,17 @@ import { nextFireTime, schedulesEqual, type Schedule } from '../schedule/index.j
 import { FireHeap, type FireNode } from './fire-heap.js';
 import { planDueFires, slotResolutionMs, type DueFirePlan } from './fire-plan.js';
 import { computeRunStats, HISTORY_SUMMARY_LIMIT } from './history.js';
+import { Admitter } from './admit.js';
+import type { LaunchTicket } from './job-runtime.js';
+import { JobTable } from './job-table.js';
 import { DEFAULT_LAUNCH_SLICE_BUDGET_MS, DEFAULT_LAUNCH_SLICE_SIZE } from './launch-queue.js';
-import { RunControl } from './run-control.js';
-import type { LaunchPlan } from './run-state.js';
+import { Launcher } from './launcher.js';
+import type { DurableCollaborator, DurablePort } from './ports.js';
+import { Retries } from './retries.js';
 import type {
-  DurableCollaborator,
   JobRuns,
   JobView,
   ManualStartResult,
-  RunEnvironmentHook,
   RunRecord,
   Scheduler,
   SchedulerDeps,
@@ -69,7 +72,11 @@ class CronScheduler implements Scheduler {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #tasks: TaskSet;
-  readonly #runs: RunControl;
+  readonly #table: JobTable;
+  readonly #retries: Retries;
+  readonly #admitter: Admitter;
+  readonly #launcher: Launcher;
+  readonly #durable: DurablePort | null;
   #jobs = new Map<string, ConfiguredJob>();
   #heap = new FireHeap<ConfiguredJob>();
   #phase: Phase = 'idle';
@@ -82,8 +89,6 @@ class CronScheduler implements Scheduler {
   readonly #wakeLeadMs: number;
   readonly #yieldToLoop: () => Promise<void>;
   #shutdown: Promise<void> | null = null;
-  #durable: DurableCollaborator | null = null;
-  #runEnvironment: RunEnvironmentHook | null = null;
 
   constructor(deps: SchedulerDeps, config: ResolvedConfig) {
     this.#clock = deps.clock;
@@ -99,20 +104,46 @@ class CronScheduler implements Scheduler {
     this.#tasks = new TaskSet((error) =>
       this.#logger.error({ err: error }, 'Scheduler background task failed'),
     );
-    this.#runs = new RunControl({
+    this.#durable = deps.durable ?? null;
+    const currentJob = (name: string): ResolvedJob | undefined => this.#jobs.get(name)?.job;
+    const isStopping = (): boolean => this.#stopping;
+    this.#retries = new Retries({
+      clock: deps.clock,
+      logger: deps.logger,
+      events: this.events,
+      tasks: this.#tasks,
+      isStopping,
+      currentJob,
+      journal: () => this.#durable?.current()?.retries ?? null,
+      relaunch: (job, ladder) => {
+        const ticket = this.#admitter.admit(job, 'retry', null, ladder);
+        if (ticket.kind === 'launch') this.#launcher.enqueue([ticket]);
+      },
+      released: (name) => this.#table.prune(name),
+    });
+    this.#table = new JobTable(currentJob, (name) => this.#retries.hasPending(name));
+    this.#admitter = new Admitter({
+      clock: deps.clock,
+      logger: deps.logger,
+      events: this.events,
+      gate: deps.gate ?? null,
+      durable: this.#durable,
+      table: this.#table,
+      retries: this.#retries,
+    });
+    this.#launcher = new Launcher({
       clock: deps.clock,
       logger: deps.logger,
       runner: deps.runner,
-      gate: deps.gate ?? null,
       events: this.events,
       tasks: this.#tasks,
+      table: this.#table,
+      retries: this.#retries,
+      runEnvironment: deps.runEnvironment ?? null,
       launchSliceSize: Math.max(1, deps.launchSliceSize ?? DEFAULT_LAUNCH_SLICE_SIZE),
       launchSliceBudgetMs: deps.launchSliceBudgetMs ?? DEFAULT_LAUNCH_SLICE_BUDGET_MS,
       yieldToLoop: this.#yieldToLoop,
-      isStopping: () => this.#stopping,
-      currentJob: (name) => this.#jobs.get(name)?.job,
-      durable: () => this.#durable,
-      runEnvironment: () => this.#runEnvironment,
+      isStopping,
     });
     this.#setJobs(config);
   }
@@ -148,18 +179,18 @@ class CronScheduler implements Scheduler {
     this.#heap = FireHeap.from(seeded);
     // ... and launch every enabled @reboot job once, in config order. With a store the boot
     // marker decides first (once per OS boot); that read never holds up the other jobs.
-    const plans: LaunchPlan[] = [];
-    const durable = this.#durable;
+    const tickets: LaunchTicket[] = [];
+    const durable = this.#durable?.current() ?? null;
     for (const { job } of this.#jobs.values()) {
       if (job.schedule.kind !== 'reboot') continue;
       if (durable !== null && job.enabled) {
         this.#tasks.run(() => this.#launchRebootAfterMarker(durable, job));
         continue;
       }
-      const plan = this.#runs.decide(job, 'reboot', null);
-      if (typeof plan !== 'string') plans.push(plan);
+      const ticket = this.#admitter.admit(job, 'reboot', null);
+      if (ticket.kind === 'launch') tickets.push(ticket);
     }
-    this.#runs.enqueue(plans);
+    this.#launcher.enqueue(tickets);
     this.#armTimer();
   }
 
@@ -179,8 +210,8 @@ class CronScheduler implements Scheduler {
       });
       return;
     }
-    const plan = this.#runs.decide(current, 'reboot', null);
-    if (typeof plan !== 'string') this.#runs.enqueue([plan]);
+    const ticket = this.#admitter.admit(current, 'reboot', null);
+    if (ticket.kind === 'launch') this.#launcher.enqueue([ticket]);
   }
 
   shutdown(graceMs: number): Promise<void> {
@@ -195,18 +226,19 @@ class CronScheduler implements Scheduler {
   async #runShutdown(graceMs: number): Promise<void> {
     this.#phase = 'stopping';
     this.#logger.info('Shutting down (after currently running jobs finish)...');
-    this.events.emit('shutdown:started', { graceMs, running: this.#runs.runningCount });
+    this.events.emit('shutdown:started', { graceMs, running: this.#table.runningCount });
     this.#timer?.cancel();
     this.#timer = null;
-    this.#runs.abortRetries();
-    this.#runs.dropQueued();
+    // Timers only: the durable pending records stay for the next boot to re-arm.
+    this.#retries.abortTimers();
+    this.#launcher.dropQueued();
 
     let cancelledRuns = 0;
-    if (this.#runs.runningCount > 0 && !(await this.#waitIdleWithin(graceMs))) {
+    if (this.#table.runningCount > 0 && !(await this.#waitIdleWithin(graceMs))) {
       this.#logger.warn(
-        `Shutdown grace of ${formatSeconds(graceMs)} seconds expired; cancelling ${this.#runs.runningCount} running job(s)`,
+        `Shutdown grace of ${formatSeconds(graceMs)} seconds expired; cancelling ${this.#table.runningCount} running job(s)`,
       );
-      cancelledRuns = await this.#runs.cancelAll('shutdown');
+      cancelledRuns = await this.#launcher.cancelAll('shutdown');
     }
     await this.#tasks.close();
     this.#phase = 'stopped';
@@ -215,8 +247,8 @@ class CronScheduler implements Scheduler {
 
   /** True when every run finished on its own within graceMs (Infinity = wait without limit). */
   async #waitIdleWithin(graceMs: number): Promise<boolean> {
-    if (graceMs <= 0) return this.#runs.runningCount === 0;
-    const idle = new Promise<boolean>((resolve) => this.#runs.onIdle(() => resolve(true)));
+    if (graceMs <= 0) return this.#table.runningCount === 0;
+    const idle = new Promise<boolean>((resolve) => this.#table.onIdle(() => resolve(true)));
     if (!Number.isFinite(graceMs)) return idle;
     let timer: TimerHandle | undefined;
     const expired = new Promise<boolean>((resolve) => {
@@ -256,7 +288,7 @@ class CronScheduler implements Scheduler {
       if (this.#jobs.has(name)) continue;
       removed.push(name);
       this.#heap.delete(entry);
-      this.#runs.prune(name);
+      this.#table.prune(name);
     }
     for (const [name, entry] of this.#jobs) {
       const { job } = entry;
@@ -315,7 +347,7 @@ class CronScheduler implements Scheduler {
     this.#noticeClockJump(nowMs);
     // Due jobs are serviced in config order; each job's own slots oldest first.
     const due = sortByOrder(this.#heap.popDue(nowMs));
-    const plans: LaunchPlan[] = [];
+    const tickets: LaunchTicket[] = [];
     // Which slots fire is decided against this wake's clock read; jobs due together usually share
     // one parsed Schedule (same expression and zone) and one slot, so plan those once. (Indexed
     // loops: a burst runs this code cold, where for-of iterators cost more than the work.)
@@ -351,17 +383,17 @@ class CronScheduler implements Scheduler {
       if (fire.late) this.#reportLateWake(job, slotMs, fire);
       const { fires } = fire;
       for (let slot = 0; slot < fires.length; slot++) {
-        const plan = this.#runs.decide(job, 'schedule', fires[slot] as number);
-        if (typeof plan !== 'string') plans.push(plan);
+        const ticket = this.#admitter.admit(job, 'schedule', fires[slot] as number);
+        if (ticket.kind === 'launch') tickets.push(ticket);
       }
     }
     this.events.emit('loop:woke', {
       nowMs,
       armedForMs: this.#armedForMs,
       dueJobs: due.length,
-      launches: plans.length,
+      launches: tickets.length,
     });
-    this.#runs.enqueue(plans);
+    this.#launcher.enqueue(tickets);
     this.#armTimer();
   }
 
@@ -432,14 +464,14 @@ class CronScheduler implements Scheduler {
       );
     }
     // Concurrency policy applies; no leadership gate, no onlyIfLastSucceeded (jobs.md §2).
-    const plan = this.#runs.decide(job, 'manual', null);
-    if (typeof plan === 'string') return { kind: 'skipped', reason: plan };
-    return this.#runs.enqueueManual(plan);
+    const ticket = this.#admitter.admit(job, 'manual', null);
+    if (ticket.kind === 'skip') return { kind: 'skipped', reason: ticket.reason };
+    return this.#launcher.enqueueAwaited(ticket);
   }
 
   async cancelJob(name: string): Promise<void> {
     this.#configured(name, 'cancel');
-    if (!(await this.#runs.cancelJob(name))) {
+    if (!(await this.#launcher.cancelJob(name))) {
       throw new YacronError(
         'YC_ERR_JOB_NOT_RUNNING',
         `Cannot cancel job '${name}': it is not running`,
@@ -447,24 +479,15 @@ class CronScheduler implements Scheduler {
     }
   }
 
-  // ---- durable state and the job API ----------------------------------------------------------
-
-  attachDurable(durable: DurableCollaborator | null): void {
-    this.#durable = durable;
-  }
-
-  setRunEnvironment(hook: RunEnvironmentHook | null): void {
-    this.#runEnvironment = hook;
-  }
+  // ---- the durable host port ------------------------------------------------------------------
 
   activeInstances(name: string): number {
-    const runtime = this.#runs.find(name);
-    return runtime === undefined ? 0 : runtime.running.size + runtime.planned;
+    return this.#table.find(name)?.active ?? 0;
   }
 
   rehydrateHistory(name: string, runs: readonly RunRecord[]): boolean {
     if (!this.#jobs.has(name)) return false;
-    const runtime = this.#runs.runtime(name);
+    const runtime = this.#table.runtime(name);
     runtime.history.prepend(runs);
     if (runtime.lastRealOutcome === null) {
       for (let index = runs.length - 1; index >= 0; index--) {
@@ -481,7 +504,7 @@ class CronScheduler implements Scheduler {
   resumeRetry(name: string, attempt: number, notBeforeMs: number): boolean {
     const job = this.#jobs.get(name)?.job;
     if (job === undefined || this.#stopping) return false;
-    return this.#runs.resumeRetry(job, attempt, notBeforeMs);
+    return this.#retries.resume(job, attempt, notBeforeMs);
   }
 
   async runBackfill(
@@ -507,9 +530,9 @@ class CronScheduler implements Scheduler {
         else finished.set(event.runId, event.record);
       });
       try {
-        const plan = this.#runs.decide(job, 'catchup', scheduledAtMs);
-        if (typeof plan === 'string') return null;
-        const started = await this.#runs.enqueueManual(plan);
+        const ticket = this.#admitter.admit(job, 'catchup', scheduledAtMs);
+        if (ticket.kind === 'skip') return null;
+        const started = await this.#launcher.enqueueAwaited(ticket);
         if (started.kind !== 'started') return null;
         const early = finished.get(started.runId);
         if (early !== undefined) return early;
@@ -542,7 +565,7 @@ class CronScheduler implements Scheduler {
   // ---- views ----------------------------------------------------------------------------------
 
   #snapshot(job: ResolvedJob): JobSnapshot {
-    const runtime = this.#runs.find(job.name);
+    const runtime = this.#table.find(job.name);
     const entry = this.#jobs.get(job.name);
     const running = runtime ? [...runtime.running] : [];
     return {
@@ -551,7 +574,7 @@ class CronScheduler implements Scheduler {
       runningInstances: running.length,
       nextFireAtMs: entry === undefined ? null : this.#nextFireOf(entry),
       runs: runtime?.history.newest(HISTORY_SUMMARY_LIMIT) ?? [],
-      ladder: runtime?.ladder ?? null,
+      ladder: this.#retries.current(job.name),
     };
   }
 
@@ -571,7 +594,7 @@ class CronScheduler implements Scheduler {
 
   getRuns(name: string): JobRuns {
     this.#configured(name, 'list runs of');
-    const runs: readonly RunRecord[] = this.#runs.find(name)?.history.list() ?? [];
+    const runs: readonly RunRecord[] = this.#table.find(name)?.history.list() ?? [];
     return { name, runs, stats: computeRunStats(runs) };
   }
 

@@ -6,7 +6,8 @@ import type { ResolvedJob } from '../config/index.js';
 import { FakeRunner } from './fake-runner.js';
 import { makeConfig } from '../config/index.js';
 import { createScheduler } from './scheduler.js';
-import type { GateRequest, GateResult, Scheduler, SchedulerEvents } from './types.js';
+import type { GateRequest, GateResult } from './ports.js';
+import type { Scheduler, SchedulerEvents } from './types.js';
 
 export const T0 = Date.UTC(2026, 0, 1); // 2026-01-01T00:00:00Z, a Thursday, on every boundary
 

@@ -3,6 +3,7 @@
 import type { Clock, Logger, TypedEmitter } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import type { OutputStream, RunOutcome, Runner } from '../runner/index.js';
+import type { DurablePort, LeadershipGate, RunEnvironmentSource } from './ports.js';
 
 /** What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed). */
 export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual' | 'catchup';
@@ -19,32 +20,25 @@ export type SkipReason =
   /** A durable-truth gate could not consult the store and onStoreUnavailable is fail-closed. */
   | 'state-unavailable';
 
-/** A gate's verdict (DESIGN §4): a value, logged and emitted, never an exception. */
-export type GateResult =
-  | { readonly kind: 'run' }
-  | { readonly kind: 'skip'; readonly reason: SkipReason; readonly detail?: string };
-
 /** The concurrency gate may also ask to replace the running instances first. */
 export type ConcurrencyDecision =
   | { readonly kind: 'run' }
   | { readonly kind: 'replace' }
   | { readonly kind: 'skip'; readonly reason: 'forbid' };
 
-export interface GateRequest {
-  readonly job: ResolvedJob;
-  readonly trigger: Exclude<RunTrigger, 'manual'>;
-  readonly scheduledAtMs: number | null;
-}
-
 export interface SchedulerDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly runner: Runner;
   /**
-   * Cluster seam (gate 2 of jobs.md §2): consulted for scheduled, @reboot and retry launches,
-   * never for manual starts. Synchronous and cheap: it runs in the decision pass of a burst.
+   * Leadership seam (gate 2 of jobs.md §2): the verdict for scheduled, @reboot and retry
+   * launches, never asked for manual starts. Absent = always allowed (a single node).
    */
-  readonly gate?: (request: GateRequest) => GateResult;
+  readonly gate?: LeadershipGate;
+  /** The durable backend serving now (absent or empty = stateless). */
+  readonly durable?: DurablePort;
+  /** The per-run environment hook serving now (the job API), absent or empty = none. */
+  readonly runEnvironment?: RunEnvironmentSource;
   /** Most spawns per slice of a burst before yielding to the event loop (default 64). */
   readonly launchSliceSize?: number;
   /** Milliseconds of launching per slice of a burst before yielding (default 8). */
@@ -60,71 +54,6 @@ export interface SchedulerDeps {
    * begins: timers fire whole milliseconds late. Default 2 with systemClock, 0 otherwise.
    */
   readonly wakeLeadMs?: number;
-}
-
-// ---- Collaborators attached after construction ------------------------------------------------
-
-/** The run about to spawn, as handed to the run-environment hook (the job API's variables). */
-export interface RunContext {
-  readonly job: ResolvedJob;
-  /** 32 lower-case hex characters, unique per run. */
-  readonly runId: string;
-  readonly trigger: RunTrigger;
-  /** Retry count at launch; 0 for a first run. */
-  readonly attempt: number;
-  /** The cron slot this run serves; null for @reboot, retry and manual runs. */
-  readonly scheduledAtMs: number | null;
-}
-
-/** Extra environment for one run (wins over the job's own); called just before the spawn. */
-export type RunEnvironmentHook = (run: RunContext) => Readonly<Record<string, string>> | undefined;
-
-/** Why a durable pending-retry record is settled (spec "Restart-surviving retries"). */
-export type RetrySettleReason =
-  | 'launched'
-  | 'succeeded'
-  | 'superseded'
-  | 'cancelled'
-  | 'exhausted'
-  | 'job-removed'
-  | 'job-disabled'
-  | 'digest-changed'
-  | 'stale'
-  | 'rebooted';
-
-/** The newest success/failure a durable ledger knows of, for the depends-on-past gate. */
-export interface DurableOutcome {
-  readonly outcome: 'success' | 'failure';
-  /** When the run finished (epoch ms). */
-  readonly finishedAtMs: number;
-}
-
-/**
- * The durable-state collaborator (src/durable): present only when a `state` section is
- * configured. The scheduler calls it at the few decision points the store takes part in; it
- * observes everything else (ledger, in-flight records, archival) through the typed events.
- * Every method is cheap and never throws; the async ones are bounded by the store timeout.
- */
-export interface DurableCollaborator {
-  /**
-   * onlyIfLastSucceeded: the newest real outcome in the durable ledger (cached, synchronous),
-   * null when the ledger has none, 'unavailable' when the store cannot answer.
-   */
-  lastDurableOutcome(jobName: string): DurableOutcome | null | 'unavailable';
-  /** How the durable-truth gates err when the store cannot answer. */
-  readonly onStoreUnavailable: 'degrade' | 'fail-closed';
-  /** An @reboot job's boot run: 'run' once the boot marker is recorded (or per policy), else 'skip'. */
-  checkRebootRun(job: ResolvedJob): Promise<'run' | 'ran-this-boot' | 'state-unavailable'>;
-  /** A retry was armed: persist the pending record (fire-and-forget). */
-  retryArmed(job: ResolvedJob, attempt: number, notBeforeMs: number): void;
-  /**
-   * A due retry is about to launch: settle it `launched` first. 'launched' = the settle landed;
-   * 'unrecorded' = it did not but the policy proceeds (the pending record is still open, so the
-   * ladder's later end must settle it); 'defer' = re-check later.
-   */
-  retryDue(job: ResolvedJob, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'>;
-  /** A ladder whose pending record is in the store ended without launching (fire-and-forget). */
-  retrySettled(job: ResolvedJob, attempt: number, reason: RetrySettleReason): void;
 }
 
 // ---- Run records and stats (http-api A.7) ---------------------------------------------------
@@ -358,8 +287,11 @@ export type SchedulerEvents = {
   'shutdown:finished': ShutdownFinishedEvent;
 };
 
-export interface Scheduler extends AsyncDisposable {
-  readonly events: TypedEmitter<SchedulerEvents>;
+/**
+ * The control surface (the daemon's and the HTTP API's levers). Lifecycle and manual control
+ * only: nothing here reads state.
+ */
+export interface SchedulerControl extends AsyncDisposable {
   /** The start-up pass (jobs.md §1.1), then the loop. Idempotent. */
   start(): void;
   /** Reload as a diff (jobs.md §1.5). */
@@ -370,6 +302,11 @@ export interface Scheduler extends AsyncDisposable {
   cancelJob(name: string): Promise<void>;
   /** Stop firing, let runs finish within graceMs, then cancel the rest. Idempotent. */
   shutdown(graceMs: number): Promise<void>;
+}
+
+/** The read-only view: snapshots and the typed events. Nothing here changes the scheduler. */
+export interface SchedulerView {
+  readonly events: TypedEmitter<SchedulerEvents>;
   getStatus(): StatusEntry[];
   getJobs(): JobView[];
   /** Throws YC_ERR_JOB_UNKNOWN. */
@@ -380,12 +317,14 @@ export interface Scheduler extends AsyncDisposable {
   getJobConfig(name: string): ResolvedJob | undefined;
   /** Epoch ms of the job's next cron fire, or null. */
   getNextFireAtMs(name: string): number | null;
+}
 
-  // ---- durable state and the job API (attached by the daemon; absent when stateless) -----------
-  /** Attach (or detach with null) the durable collaborator. */
-  attachDurable(durable: DurableCollaborator | null): void;
-  /** Attach (or detach with null) the per-run environment hook. */
-  setRunEnvironment(hook: RunEnvironmentHook | null): void;
+/**
+ * The host port the durable layer drives (boot sequence and catch-up): what a store-backed
+ * feature may ask of, or hand to, the scheduler. The durable layer sees only this (and the
+ * events and runs it records), never the control surface.
+ */
+export interface DurableHost extends Pick<SchedulerView, 'events' | 'getRuns'> {
   /** Live plus decided-but-not-started instances of a job on this node. */
   activeInstances(name: string): number;
   /**
@@ -408,3 +347,6 @@ export interface Scheduler extends AsyncDisposable {
    */
   runBackfill(name: string, scheduledAtMs: number, signal?: AbortSignal): Promise<RunRecord | null>;
 }
+
+/** The whole scheduler: what createScheduler returns and the daemon holds. */
+export interface Scheduler extends SchedulerControl, SchedulerView, DurableHost {}

@@ -45,7 +45,7 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
     startupLogger.info('Configuration is valid.');
     return EXIT_OK;
   }
-  const { runDaemonUntilSignalled } = await import('../../daemon.js');
+  const { runDaemonUntilSignalled } = await import('../../daemon/index.js');
   await runDaemonUntilSignalled({
     config,
     logger: await createLogger({ level: options.logLevel }),

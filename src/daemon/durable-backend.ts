@@ -1,0 +1,65 @@
+// The durable collaborator follows the state service: built for a new backend and served to the
+// scheduler through the durable slot, closed with the old backend, just updated when the
+// backend stayed. The slot is the scheduler's DurablePort (docs/architecture.md "Seams"): the
+// scheduler was built with its read side and never learns that the backend changed.
+// Ordering: at start-up the collaborator serves the slot BEFORE scheduler.start() (it decides
+// the @reboot boot markers of the start-up pass); start.ts calls start() on it AFTER
+// scheduler.start(). start() runs once per collaborator.
+import type { Clock, Logger, Slot } from '../common/index.js';
+import type { DurableProcessState, DurableState } from '../durable/index.js';
+import type { DurableCollaborator, DurableHost } from '../scheduler/index.js';
+import type { DaemonStateHandle } from '../state/service.js';
+import type { Change, Reconciler } from './reconciler.js';
+
+export interface DurableBackendDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly host: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly scheduler: DurableHost;
+  readonly counters: {
+    snapshot(): unknown;
+    seed(snapshot: unknown, names: ReadonlySet<string>): void;
+  };
+  /** Epoch ms of the scheduler's start-up pass: catch-up owes only the slots before it. */
+  readonly schedulerStartedAtMs: number;
+  readonly secretValues: (runId: string) => Promise<readonly string[]> | undefined;
+  /** The scheduler's durable port; this reconciler is its only writer. */
+  readonly slot: Slot<DurableCollaborator>;
+}
+
+export function durableBackendReconciler(
+  deps: DurableBackendDeps,
+): Reconciler<DurableState, Change<DaemonStateHandle>> {
+  // What survives a state-section reload (the process token, the once-per-process steps):
+  // created with the first collaborator, owned here.
+  let process: DurableProcessState | undefined;
+  return async (current, config, state) => {
+    if (current !== undefined && state.next === state.previous) {
+      current.updateConfig(config);
+      return current;
+    }
+    if (current !== undefined) {
+      deps.slot.swap(null);
+      // The old backend's write queue is already closed; the new backend keeps snapshotting.
+      await current.close({ finalSnapshot: false });
+    }
+    const handle = state.next;
+    if (handle === undefined || config.state === null) return undefined;
+    const { createDurableState, createDurableProcessState } = await import('../durable/index.js');
+    process ??= createDurableProcessState();
+    const durable = createDurableState(
+      { ...deps, process },
+      {
+        store: handle.service.store,
+        writes: handle.writes,
+        opened: handle.service.opened,
+        topology: handle.topology,
+      },
+      config.state,
+      config,
+    );
+    deps.slot.swap(durable);
+    return durable;
+  };
+}

@@ -1,0 +1,342 @@
+// The launcher: admitted launch tickets in, reaped runs out. It queues tickets in the sliced
+// burst queue (launch-queue.ts), runs Replace sequences in a per-job lane, starts the run through
+// the runner with the run-environment hook's variables, and hands the finished run to
+// run-settlement.ts. Manual starts, retries, backfills and (next) DAG task launches all come
+// through here once admitted.
+// Must not: decide (admission did), own time (the loop does) or await an event subscriber.
+import { randomUUID } from 'node:crypto';
+import {
+  createDeferred,
+  type Clock,
+  type Logger,
+  type TaskSet,
+  type TypedEmitter,
+} from '../common/index.js';
+import type { CancelReason, RunHandle, RunOutcome, Runner } from '../runner/index.js';
+import type { JobRuntime, LaunchTicket, RunningInstance } from './job-runtime.js';
+import type { JobTable } from './job-table.js';
+import { LaunchQueue } from './launch-queue.js';
+import { spawnFailureOutcome } from './outcome.js';
+import type { RunEnvironmentSource } from './ports.js';
+import type { Retries } from './retries.js';
+import { settleFinishedRun } from './run-settlement.js';
+import type { ManualStartResult, SchedulerEvents } from './types.js';
+
+export interface LauncherContext {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly runner: Runner;
+  readonly events: TypedEmitter<SchedulerEvents>;
+  readonly tasks: TaskSet;
+  readonly table: JobTable;
+  readonly retries: Retries;
+  readonly runEnvironment: RunEnvironmentSource | null;
+  readonly launchSliceSize: number;
+  readonly launchSliceBudgetMs: number;
+  /** Resolves on a later turn of the event loop (between launch slices). */
+  readonly yieldToLoop: () => Promise<void>;
+  /** True once shutdown began: nothing new starts, failures are not reported. */
+  readonly isStopping: () => boolean;
+}
+
+export class Launcher {
+  readonly #context: LauncherContext;
+  readonly #queue: LaunchQueue<LaunchTicket>;
+  /** Ends the burst launcher's pending yield early (shutdown does not wait for it). */
+  #resumeYield: (() => void) | null = null;
+
+  constructor(context: LauncherContext) {
+    this.#context = context;
+    this.#queue = new LaunchQueue<LaunchTicket>({
+      sliceSize: context.launchSliceSize,
+      sliceBudgetMs: context.launchSliceBudgetMs,
+      now: () => context.clock.monotonic(),
+      launch: (turn) => this.#launch(this.#oldestQueued(turn)),
+      yieldToLoop: () => this.#yieldToLoop(),
+      tasks: context.tasks,
+    });
+  }
+
+  // ---- queueing -------------------------------------------------------------------------------
+
+  /**
+   * Queue one batch of admitted launches beside any burst in progress (batches take turns); when
+   * nothing is launching, the first slice runs right away.
+   */
+  enqueue(tickets: readonly LaunchTicket[]): void {
+    const { table } = this.#context;
+    for (let index = 0; index < tickets.length; index++) {
+      const ticket = tickets[index] as LaunchTicket;
+      const runtime = table.runtime(ticket.job.name);
+      if (runtime.queued === null) runtime.queued = [ticket];
+      else runtime.queued.push(ticket);
+    }
+    this.#queue.enqueue(tickets);
+  }
+
+  /** Queue one launch whose caller waits: resolves when it started (or was dropped). */
+  enqueueAwaited(ticket: LaunchTicket): Promise<ManualStartResult> {
+    const started = ticket.awaitStart();
+    this.enqueue([ticket]);
+    return started;
+  }
+
+  /** Shutdown: drop every queued launch and stop waiting between slices. */
+  dropQueued(): void {
+    for (const turn of this.#queue.clear()) this.#drop(this.#oldestQueued(turn));
+    this.#resumeYield?.();
+  }
+
+  #yieldToLoop(): Promise<void> {
+    // Once shutdown began nothing waits between slices: the rest is dropped at once.
+    if (this.#context.isStopping()) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const resume = (): void => {
+        if (this.#resumeYield === resume) this.#resumeYield = null;
+        resolve();
+      };
+      this.#resumeYield = resume;
+      void this.#context.yieldToLoop().then(resume, resume);
+    });
+  }
+
+  /** The ticket a job's turn in the queue launches: its oldest queued one. */
+  #oldestQueued(turn: LaunchTicket): LaunchTicket {
+    const runtime = this.#context.table.runtime(turn.job.name);
+    const ticket = runtime.queued?.shift() ?? turn;
+    if (runtime.queued?.length === 0) runtime.queued = null;
+    return ticket;
+  }
+
+  /** Launch one ticket from the queue; true when it spawned synchronously. */
+  #launch(ticket: LaunchTicket): boolean {
+    if (this.#context.isStopping()) {
+      this.#drop(ticket);
+      return false;
+    }
+    const runtime = this.#context.table.runtime(ticket.job.name);
+    if (ticket.replace || runtime.lane) {
+      this.#chainLane(runtime, ticket);
+      return false;
+    }
+    this.#start(ticket, runtime);
+    return true;
+  }
+
+  #drop(ticket: LaunchTicket): void {
+    ticket.consume();
+    ticket.result?.resolve({ kind: 'skipped', reason: 'shutting-down' });
+    this.#context.events.emit('fire:skipped', {
+      jobName: ticket.job.name,
+      reason: 'shutting-down',
+      trigger: ticket.trigger,
+      scheduledAtMs: ticket.scheduledAtMs,
+      decisionLatenessMs:
+        ticket.scheduledAtMs === null ? null : ticket.decidedAtMs - ticket.scheduledAtMs,
+    });
+  }
+
+  /** Run the ticket after the job's earlier Replace sequences, one after another. */
+  #chainLane(runtime: JobRuntime, ticket: LaunchTicket): void {
+    const lane = (runtime.lane ?? Promise.resolve()).then(() =>
+      this.#replaceThenStart(runtime, ticket),
+    );
+    runtime.lane = lane;
+    this.#context.tasks.run(async () => {
+      await lane;
+      if (runtime.lane === lane) runtime.lane = null;
+    });
+  }
+
+  async #replaceThenStart(runtime: JobRuntime, ticket: LaunchTicket): Promise<void> {
+    try {
+      if (ticket.replace) {
+        const victims = [...runtime.running];
+        for (const victim of victims) victim.replaced = true;
+        // One after another, each awaited through its whole cancel sequence (jobs.md §8).
+        for (const victim of victims) await this.cancelInstance(victim, 'replaced');
+      }
+      if (this.#context.isStopping()) {
+        this.#drop(ticket);
+        return;
+      }
+      this.#start(ticket, runtime);
+    } catch (error) {
+      this.#context.logger.error(
+        { err: error },
+        `Job ${ticket.job.name}: replacing the running instance failed`,
+      );
+      this.#drop(ticket);
+    }
+  }
+
+  // ---- starting -------------------------------------------------------------------------------
+
+  #start(ticket: LaunchTicket, runtime: JobRuntime): void {
+    const { clock, logger, events } = this.#context;
+    const { job } = ticket;
+    ticket.consume();
+    const runId = randomUUID().replaceAll('-', '');
+    logger.info(`Starting job ${job.name}`);
+    const startedAtMs = clock.now();
+    // onSpawn may fire during runner.start(), before the instance exists.
+    const spawned: { instance: RunningInstance | null; pid: number | null } = {
+      instance: null,
+      pid: null,
+    };
+    let handle: RunHandle;
+    try {
+      const extraEnv = this.#runEnvironment(ticket, runId);
+      handle = this.#context.runner.start({
+        job,
+        ...(extraEnv === undefined ? {} : { extraEnv }),
+        onOutput: (line) =>
+          events.emit('run:output', {
+            jobName: job.name,
+            runId,
+            stream: line.stream,
+            line: line.line,
+          }),
+        onSpawn: (pid) => {
+          spawned.pid = pid;
+          if (spawned.instance) spawned.instance.pid = pid;
+        },
+      });
+    } catch (error) {
+      // The runner reports launch failures as outcomes; a throw is a bug, handled the same way.
+      logger.error({ err: error }, `Job ${job.name}: the runner failed to launch it`);
+      handle = settledHandle(spawnFailureOutcome(job, error, startedAtMs));
+    }
+    const instance: RunningInstance = {
+      runId,
+      job,
+      trigger: ticket.trigger,
+      attempt: ticket.attempt,
+      scheduledAtMs: ticket.scheduledAtMs,
+      ladder: ticket.ladder,
+      handle,
+      pid: handle.pid ?? spawned.pid,
+      replaced: false,
+      cancelled: false,
+      reaped: createDeferred<void>(),
+    };
+    spawned.instance = instance;
+    this.#context.table.started(runtime, instance);
+    if (instance.pid !== null) logger.info(`Job ${job.name} spawned`);
+    events.emit('run:started', {
+      job,
+      runId,
+      pid: instance.pid,
+      trigger: ticket.trigger,
+      attempt: ticket.attempt,
+      scheduledAtMs: ticket.scheduledAtMs,
+      startedAtMs,
+      decisionLatenessMs:
+        ticket.scheduledAtMs === null ? null : ticket.decidedAtMs - ticket.scheduledAtMs,
+      launchDelayMs: startedAtMs - ticket.decidedAtMs,
+    });
+    ticket.result?.resolve({ kind: 'started', runId, pid: instance.pid });
+    this.#context.tasks.run(async () => {
+      const outcome = await handle.done;
+      try {
+        this.#reap(instance, outcome);
+      } finally {
+        instance.reaped.resolve();
+      }
+    });
+  }
+
+  /** The run's extra variables from the hook; a failing hook never stops the launch. */
+  #runEnvironment(
+    ticket: LaunchTicket,
+    runId: string,
+  ): Readonly<Record<string, string>> | undefined {
+    const hook = this.#context.runEnvironment?.current() ?? null;
+    if (hook === null) return undefined;
+    try {
+      return hook({
+        job: ticket.job,
+        runId,
+        trigger: ticket.trigger,
+        attempt: ticket.attempt,
+        scheduledAtMs: ticket.scheduledAtMs,
+      });
+    } catch (error) {
+      this.#context.logger.error(
+        { err: error },
+        `Job ${ticket.job.name}: cannot prepare the run's job API environment`,
+      );
+      return undefined;
+    }
+  }
+
+  // ---- reaping --------------------------------------------------------------------------------
+
+  #reap(instance: RunningInstance, outcome: RunOutcome): void {
+    const { table } = this.#context;
+    const runtime = table.runtime(instance.job.name);
+    table.ended(instance);
+    try {
+      settleFinishedRun(
+        {
+          events: this.#context.events,
+          logger: this.#context.logger,
+          stopping: this.#context.isStopping(),
+          retries: this.#context.retries,
+        },
+        instance,
+        outcome,
+        runtime,
+      );
+    } finally {
+      table.settled(instance);
+    }
+  }
+
+  // ---- cancelling -----------------------------------------------------------------------------
+
+  async cancelInstance(instance: RunningInstance, reason: CancelReason): Promise<void> {
+    try {
+      await instance.handle.cancel(reason);
+    } catch (error) {
+      this.#context.logger.error(
+        { err: error },
+        `Job ${instance.job.name}: cancelling the run failed`,
+      );
+    }
+  }
+
+  /**
+   * Manual cancel: every instance concurrently, the ladder with it (no reports follow); resolves
+   * once they are recorded. Returns false when nothing runs.
+   */
+  async cancelJob(name: string): Promise<boolean> {
+    const runtime = this.#context.table.find(name);
+    const instances = runtime ? [...runtime.running] : [];
+    if (!runtime || instances.length === 0) return false;
+    for (const instance of instances) instance.cancelled = true;
+    this.#context.retries.cancelJob(name);
+    await this.#cancelAndReap(instances, 'cancelled');
+    return true;
+  }
+
+  /** Shutdown after the grace period: cancel what still runs; resolves when all are reaped. */
+  async cancelAll(reason: CancelReason): Promise<number> {
+    const instances = this.#context.table.runningInstances();
+    await this.#cancelAndReap(instances, reason);
+    return instances.length;
+  }
+
+  async #cancelAndReap(instances: readonly RunningInstance[], reason: CancelReason): Promise<void> {
+    await Promise.all(
+      instances.map(async (instance) => {
+        await this.cancelInstance(instance, reason);
+        await instance.reaped.promise;
+      }),
+    );
+  }
+}
+
+function settledHandle(outcome: RunOutcome): RunHandle {
+  return { pid: undefined, done: Promise.resolve(outcome), cancel: () => Promise.resolve() };
+}

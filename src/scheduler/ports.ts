@@ -1,0 +1,112 @@
+// The seams the scheduler is built with (SchedulerDeps) besides clock, logger and runner: the
+// leadership verdict, the durable-state port with its retry journal, and the run-environment
+// source. Each is handed over at construction; the ones the daemon rebuilds on reload (the
+// durable backend, the job API) are Providers whose current value the daemon swaps
+// (docs/architecture.md "Seams"). Types only.
+import type { Provider } from '../common/index.js';
+import type { ResolvedJob } from '../config/index.js';
+import type { RunTrigger, SkipReason } from './types.js';
+
+// ---- leadership (gate 2 of jobs.md §2) ------------------------------------------------------
+
+/** A gate's verdict (DESIGN §4): a value, logged and emitted, never an exception. */
+export type GateResult =
+  | { readonly kind: 'run' }
+  | { readonly kind: 'skip'; readonly reason: SkipReason; readonly detail?: string };
+
+export interface GateRequest {
+  readonly job: ResolvedJob;
+  readonly trigger: Exclude<RunTrigger, 'manual'>;
+  readonly scheduledAtMs: number | null;
+}
+
+/**
+ * Where the leadership verdict of a scheduled, @reboot or retry launch comes from (never asked
+ * for manual starts). Synchronous and cheap: it runs in the decision pass of a burst.
+ */
+export type LeadershipGate = (request: GateRequest) => GateResult;
+
+// ---- the run environment (the job API's per-run variables) ----------------------------------
+
+/** The run about to spawn, as handed to the run-environment hook (the job API's variables). */
+export interface RunContext {
+  readonly job: ResolvedJob;
+  /** 32 lower-case hex characters, unique per run. */
+  readonly runId: string;
+  readonly trigger: RunTrigger;
+  /** Retry count at launch; 0 for a first run. */
+  readonly attempt: number;
+  /** The cron slot this run serves; null for @reboot, retry and manual runs. */
+  readonly scheduledAtMs: number | null;
+}
+
+/** Extra environment for one run (wins over the job's own); called just before the spawn. */
+export type RunEnvironmentHook = (run: RunContext) => Readonly<Record<string, string>> | undefined;
+
+/** The hook serving now (the daemon swaps it when the job API restarts), or null. */
+export type RunEnvironmentSource = Provider<RunEnvironmentHook>;
+
+// ---- the durable port -----------------------------------------------------------------------
+
+/** Why a durable pending-retry record is settled (docs/durable-state.md, retries). */
+export type RetrySettleReason =
+  | 'launched'
+  | 'succeeded'
+  | 'superseded'
+  | 'cancelled'
+  | 'exhausted'
+  | 'job-removed'
+  | 'job-disabled'
+  | 'digest-changed'
+  | 'stale'
+  | 'rebooted';
+
+/** The newest success/failure a durable ledger knows of, for the depends-on-past gate. */
+export interface DurableOutcome {
+  readonly outcome: 'success' | 'failure';
+  /** When the run finished (epoch ms). */
+  readonly finishedAtMs: number;
+}
+
+/**
+ * The persistence side of the retry protocol (scheduler/retries.ts owns the protocol: when each
+ * call happens). One pending record per armed retry, settled exactly once unless a shutdown
+ * leaves it for the next boot to re-arm.
+ */
+export interface RetryJournal {
+  /** A retry was armed: persist the pending record (fire-and-forget). */
+  armed(job: ResolvedJob, attempt: number, notBeforeMs: number): void;
+  /**
+   * A due retry is about to launch: settle it `launched` first (record-before-run). 'launched'
+   * = the settle landed; 'unrecorded' = it did not but the policy (degrade) proceeds, so the
+   * pending record is still open and the ladder's later end must settle it; 'defer' = re-check
+   * later (fail-closed).
+   */
+  due(jobName: string, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'>;
+  /** A pending record ended without a launch (fire-and-forget). */
+  settled(jobName: string, attempt: number, reason: RetrySettleReason): void;
+}
+
+/** An @reboot job's boot run: 'run' once the boot marker is recorded (or per policy). */
+export type RebootVerdict = 'run' | 'ran-this-boot' | 'state-unavailable';
+
+/**
+ * The durable-state backend serving now (src/durable): present only when a `state` section is
+ * configured. The scheduler asks it at the few decision points the store takes part in; it
+ * observes everything else (ledger, in-flight records, archival) through the typed events.
+ * Every method is cheap and never throws; the async ones are bounded by the store timeout.
+ */
+export interface DurableCollaborator {
+  /**
+   * onlyIfLastSucceeded: the newest real outcome in the durable ledger (cached, synchronous),
+   * null when the ledger has none, 'unavailable' when the store cannot answer.
+   */
+  lastDurableOutcome(jobName: string): DurableOutcome | null | 'unavailable';
+  /** How the durable-truth gates err when the store cannot answer. */
+  readonly onStoreUnavailable: 'degrade' | 'fail-closed';
+  checkRebootRun(job: ResolvedJob): Promise<RebootVerdict>;
+  readonly retries: RetryJournal;
+}
+
+/** The durable backend serving now (the daemon swaps it on a state-section reload), or null. */
+export type DurablePort = Provider<DurableCollaborator>;
