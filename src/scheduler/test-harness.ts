@@ -6,7 +6,7 @@ import type { ResolvedJob } from '../config/index.js';
 import { FakeRunner } from './fake-runner.js';
 import { makeConfig } from '../config/index.js';
 import { createScheduler } from './scheduler.js';
-import type { GateRequest, GateResult } from './ports.js';
+import type { DurablePort, GateRequest, GateResult } from './ports.js';
 import type { Scheduler, SchedulerEvents } from './types.js';
 
 export const T0 = Date.UTC(2026, 0, 1); // 2026-01-01T00:00:00Z, a Thursday, on every boundary
@@ -23,6 +23,8 @@ export interface HarnessOptions {
   /** Wait between launch slices (default: a zero timer on the fake clock). */
   readonly yieldToLoop?: (clock: FakeClock) => Promise<void>;
   readonly wakeLeadMs?: number;
+  /** The durable port the scheduler is built with (default: none, stateless). */
+  readonly durable?: DurablePort;
 }
 
 export interface Harness {
@@ -83,6 +85,7 @@ export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOpti
       // Slices end on the fake clock's zero timers, so advance() runs a whole burst.
       yieldToLoop: () => (options.yieldToLoop ? options.yieldToLoop(clock) : clock.sleep(0)),
       ...(options.wakeLeadMs === undefined ? {} : { wakeLeadMs: options.wakeLeadMs }),
+      ...(options.durable === undefined ? {} : { durable: options.durable }),
     },
     makeConfig(jobs),
   );
