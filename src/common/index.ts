@@ -32,3 +32,4 @@ export {
   pythonIsoformatUtc,
 } from './python-json.js';
 export { Slot, type Provider } from './slot.js';
+export { formatIsoUtc, parseIsoInstantMs } from './iso-time.js';

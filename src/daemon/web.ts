@@ -35,9 +35,8 @@ export function daemonView(
 ): DaemonView {
   return {
     events: scheduler.events,
-    getStatus: () => scheduler.getStatus(),
-    getJobs: () => scheduler.getJobs(),
-    getJob: (name) => scheduler.getJob(name),
+    getJobStates: () => scheduler.getJobStates(),
+    getJobState: (name) => scheduler.getJobState(name),
     getRuns: (name) => scheduler.getRuns(name),
     getJobConfig: (name) => scheduler.getJobConfig(name),
     getNextFireAtMs: (name) => scheduler.getNextFireAtMs(name),

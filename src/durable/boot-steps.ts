@@ -5,7 +5,7 @@
 // runs them in order and logs a failed step.
 import type { ResolvedJob } from '../config/index.js';
 import type { DurableOutcome, RetryJournal, RetrySettleReason } from '../scheduler/index.js';
-import { newestRealOutcome, parseRuns, reconciledRow, runRecordOf } from './ledger-rows.js';
+import { newestRealOutcome, parseRuns, reconciledRow, runSummaryOf } from './ledger-rows.js';
 import {
   countersStream,
   inflightStream,
@@ -152,7 +152,7 @@ export function fillHistory(ctx: BootContext, history: HistoryRows): void {
   let restored = 0;
   for (const [name, runs] of history) {
     runs.sort((a, b) => ledgerInstantMs(a) - ledgerInstantMs(b));
-    if (ctx.deps.scheduler.rehydrateHistory(name, runs.map(runRecordOf))) restored += runs.length;
+    if (ctx.deps.scheduler.rehydrateHistory(name, runs.map(runSummaryOf))) restored += runs.length;
   }
   history.clear();
   if (restored > 0) {

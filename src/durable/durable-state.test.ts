@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createDeferred, FakeClock } from '../common/index.js';
-import { formatIsoUtc, makeConfig, makeJob, type MakeJobOverrides } from '../scheduler/index.js';
+import { formatIsoUtc } from '../common/index.js';
+import { computeTrends, renderJobRuns, renderRunRecord } from '../http/index.js';
+import { makeConfig, makeJob, type MakeJobOverrides } from '../scheduler/index.js';
 import type { MemoryStateStore } from '../state/index.js';
 import {
   BOOT_1,
@@ -31,7 +33,7 @@ import {
   type DaemonOptions,
 } from './durable-fixture.test.js';
 import type { CounterSnapshots } from './durable-state.js';
-import type { TrendsView } from './trends.js';
+import type { TrendRuns } from './types.js';
 
 interface World {
   readonly clock: FakeClock;
@@ -67,7 +69,8 @@ void describe('the durable run ledger', () => {
     await tick(w.clock, 2 * MINUTE + 5 * SECOND);
 
     const rows = await streamData(w.store, 'runs/backup');
-    const memory = d.scheduler.getRuns('backup').runs;
+    // The row is the run record GET /jobs/{name}/runs shows for the run in memory.
+    const memory = d.scheduler.getRuns('backup').map(renderRunRecord);
     assert.equal(rows.length, 2);
     const finished = d.of('run:finished');
     rows.forEach((row, index) => {
@@ -121,7 +124,7 @@ void describe('the durable run ledger', () => {
     assert.ok(rows.length >= 5 && rows.length < 5 + 20, `${rows.length} rows stay bounded`);
     // The newest rows survive, and every reader of the ledger sees at most maxRunsPerJob of them.
     assert.equal(rows.at(-1)!['runId'], d.of('run:finished').at(-1)!.runId);
-    assert.equal((await d.durable.getTrends('tick')).windows.all.total, 5);
+    assert.equal((await d.durable.getTrends('tick')).runs.length, 5);
     await d.stop();
   });
 
@@ -135,7 +138,7 @@ void describe('the durable run ledger', () => {
     const rows = await streamData(w.store, 'runs/slow');
     assert.deepEqual(
       rows.map((row) => row['outcome']),
-      d.scheduler.getRuns('slow').runs.map((run) => run.outcome),
+      d.scheduler.getRuns('slow').map((run) => run.outcome),
     );
     assert.equal(rows.length, 1);
     await d.stop();
@@ -158,7 +161,7 @@ void describe('history rehydration', () => {
     await firstProcess(w);
     const before = await streamData(w.store, 'runs/sync');
     const d = await boot(w, { jobs: [job({ name: 'sync' })] });
-    const runs = d.scheduler.getRuns('sync');
+    const runs = renderJobRuns('sync', d.scheduler.getRuns('sync'));
     assert.deepEqual(
       runs.runs.map((run) => [run.outcome, run.finished_at]),
       before.map((row) => [row['outcome'], row['finished_at']]),
@@ -174,12 +177,12 @@ void describe('history rehydration', () => {
     await firstProcess(w);
     const process = newProcess('process-2');
     const first = await boot(w, { jobs: [job({ name: 'sync' })], process });
-    assert.equal(first.scheduler.getRuns('sync').runs.length, 3);
+    assert.equal(first.scheduler.getRuns('sync').length, 3);
     // A state-section reload: the old collaborator goes, a new one comes, same process.
     first.durableSlot.swap(null);
     await first.durable.close();
     const second = await boot(w, { jobs: [job({ name: 'sync' })], process, scheduler: first });
-    assert.equal(second.scheduler.getRuns('sync').runs.length, 3);
+    assert.equal(second.scheduler.getRuns('sync').length, 3);
     assert.equal(process.historyRehydrated, true);
     await second.stop();
   });
@@ -202,7 +205,7 @@ void describe('history rehydration', () => {
     assert.equal((await streamData(w.store, 'runs/sync')).length, 1, 'its ledger row landed');
     release();
     await flush();
-    assert.equal(d.scheduler.getRuns('sync').runs.length, 1);
+    assert.equal(d.scheduler.getRuns('sync').length, 1);
     await d.stop();
   });
 });
@@ -1320,8 +1323,9 @@ void describe('SLA trends', () => {
     await w.store.append('runs/sync', ledgerRow('sync', 'unknown', T0 - 90 * MINUTE));
     const d = await boot(w, { jobs: [job({ name: 'sync' })], runs: { exitCode: 0 } });
     await tick(w.clock, MINUTE);
-    const trends = await d.durable.getTrends('sync');
-    assert.equal(trends.source, 'durable');
+    const read = await d.durable.getTrends('sync');
+    assert.equal(read.source, 'durable');
+    const trends = computeTrends('sync', read.runs, w.clock.now(), read.source);
     assert.equal(trends.generated_at, formatIsoUtc(T0 + MINUTE));
     assert.deepEqual(
       [trends.windows['1h'].total, trends.windows['24h'].total, trends.windows['7d'].total],
@@ -1348,9 +1352,9 @@ void describe('SLA trends', () => {
     await tick(w.clock, 10 * SECOND - 1);
     assert.equal(answered, false, 'the read is bounded by 10 s, not shorter');
     await tick(w.clock, 1);
-    const trends: TrendsView = await pending;
+    const trends: TrendRuns = await pending;
     assert.equal(trends.source, 'memory');
-    assert.equal(trends.windows.all.total, 2);
+    assert.equal(trends.runs.length, 2);
     release();
     await d.stop();
   });

@@ -6,7 +6,12 @@
 // Must not: block or delay a plain scheduled fire, or throw into the scheduler.
 import { describeError, TaskSet } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
-import type { DurableCollaborator, DurableOutcome, RebootVerdict } from '../scheduler/index.js';
+import type {
+  DurableCollaborator,
+  DurableOutcome,
+  RebootVerdict,
+  RunSummary,
+} from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from '../state/index.js';
 import {
   fillHistory,
@@ -21,13 +26,12 @@ import {
   type HistoryRows,
 } from './boot-steps.js';
 import { CatchupRunner } from './catchup-runner.js';
-import { newestRealOutcome, parseRuns, runRecordOf } from './ledger-rows.js';
-import { ledgerInstantMs, parseLedgerRun, rebootStream, runsStream } from './records.js';
+import { newestRealOutcome, parseRuns, runSummaryOf } from './ledger-rows.js';
+import { parseLedgerRun, rebootStream, runsStream } from './records.js';
 import { StoreRetryJournal } from './retry-journal.js';
 import { RunRecorder } from './run-recorder.js';
 import { StoreAccess } from './store-access.js';
-import { computeTrends, toTrendRuns, type TrendRun, type TrendsView } from './trends.js';
-import type { BootInfo, DurableDeps } from './types.js';
+import type { BootInfo, DurableDeps, TrendRuns } from './types.js';
 
 export type { BootInfo, CounterSnapshots, DurableDeps, DurableProcessState } from './types.js';
 export { COUNTER_SNAPSHOT_INTERVAL_MS } from './run-recorder.js';
@@ -195,8 +199,11 @@ export class DurableState implements DurableCollaborator {
 
   // ---- SLA trends ------------------------------------------------------------------------------
 
-  /** GET /jobs/{name}/trends: the ledger's windows, or the in-memory history when it cannot answer. */
-  async getTrends(name: string): Promise<TrendsView> {
+  /**
+   * The runs GET /jobs/{name}/trends computes its windows over: the ledger's, or the in-memory
+   * history when the ledger cannot answer.
+   */
+  async getTrends(name: string): Promise<TrendRuns> {
     const { clock, store, scheduler } = this.#deps;
     try {
       const limit = this.#settings.maxRunsPerJob ?? undefined;
@@ -206,19 +213,18 @@ export class DurableState implements DurableCollaborator {
         clock,
         `read the run ledger of ${name}`,
       );
-      const runs: TrendRun[] = [];
+      const runs: RunSummary[] = [];
       for (const record of records) {
         const run = parseLedgerRun(record.data);
-        if (run === undefined) continue;
-        runs.push({ ...runRecordOf(run), finishedAtMs: ledgerInstantMs(run) });
+        if (run !== undefined) runs.push(runSummaryOf(run));
       }
       runs.sort((a, b) => a.finishedAtMs - b.finishedAtMs);
-      return computeTrends(name, runs, clock.now(), 'durable');
+      return { source: 'durable', runs };
     } catch (error) {
       this.#deps.logger.warn(
         `Cannot read the run ledger of ${name} for trends: ${describeError(error)}; answering from memory`,
       );
-      return computeTrends(name, toTrendRuns(scheduler.getRuns(name).runs), clock.now(), 'memory');
+      return { source: 'memory', runs: scheduler.getRuns(name) };
     }
   }
 

@@ -9,14 +9,6 @@ export type {
   DurableProcessState,
 } from './durable-state.js';
 export { planCatchup, catchupJitterOffsetMs, RUN_ALL_CAP } from './catchup-plan.js';
-export {
-  computeTrends,
-  parseIsoInstantMs,
-  toTrendRuns,
-  TREND_WINDOWS_MS,
-  type TrendRun,
-  type TrendSource,
-  type TrendsView,
-} from './trends.js';
+export type { TrendRuns } from './types.js';
 export { redactSecrets } from './redact.js';
 export { StoreRetryJournal, planRetryResume, type RetryResume } from './retry-journal.js';

@@ -1,22 +1,19 @@
-// Conversions between the scheduler's run records and the durable ledger's rows, and the
-// synthetic row crash reconciliation appends. Pure functions.
+// The one place ledger rows are rendered and read back: the row of a finished run (rendered from
+// the scheduler's domain values), the RunSummary of a row (its ISO text parsed here, at the
+// edge), and the synthetic row crash reconciliation appends. Pure functions.
 import type { ResolvedJob } from '../config/index.js';
-import {
-  formatIsoUtc,
-  type DurableOutcome,
-  type RunFinishedEvent,
-  type RunRecord,
-} from '../scheduler/index.js';
+import { formatIsoUtc, parseIsoInstantMs } from '../common/index.js';
+import type { DurableOutcome, RunFinishedEvent, RunSummary } from '../scheduler/index.js';
 import type { JsonObject } from '../state/index.js';
 import { ledgerInstantMs, parseLedgerRun, type InflightOpen, type LedgerRun } from './records.js';
 
-/** The ledger row of a finished run (the A.7 record plus what catch-up and trends read). */
+/** The ledger row of a finished run (the API's run record plus what catch-up and trends read). */
 export function ledgerRowOf(
   event: RunFinishedEvent,
   host: string,
   token: string,
 ): LedgerRun & { readonly token: string } {
-  const { record, outcome } = event;
+  const { summary } = event;
   return {
     job: event.job.name,
     host,
@@ -25,27 +22,27 @@ export function ledgerRowOf(
     trigger: event.trigger,
     attempt: event.attempt,
     scheduled_at: event.scheduledAtMs === null ? null : formatIsoUtc(event.scheduledAtMs),
-    outcome: record.outcome,
-    exit_code: record.exit_code,
-    started_at: record.started_at,
-    finished_at: record.finished_at,
-    duration: record.duration,
-    fail_reason: record.fail_reason,
-    finishedAtMs: outcome.finishedAtMs,
+    outcome: summary.outcome,
+    exit_code: summary.exitCode,
+    started_at: summary.startedAtMs === null ? null : formatIsoUtc(summary.startedAtMs),
+    finished_at: formatIsoUtc(summary.finishedAtMs),
+    duration: summary.durationMs === null ? null : summary.durationMs / 1000,
+    fail_reason: summary.failReason,
+    finishedAtMs: summary.finishedAtMs,
     ...(event.scheduledAtMs === null ? {} : { scheduledAtMs: event.scheduledAtMs }),
   };
 }
 
-/** A ledger row as the in-memory history shows it (GET /jobs/{name}/runs). */
-export function runRecordOf(run: LedgerRun): RunRecord {
-  const instantMs = ledgerInstantMs(run);
+/** A ledger row as the scheduler's history holds it (a start instant that does not parse: unknown). */
+export function runSummaryOf(run: LedgerRun): RunSummary {
+  const startedAtMs = run.started_at === null ? Number.NaN : parseIsoInstantMs(run.started_at);
   return {
     outcome: run.outcome,
-    exit_code: run.exit_code,
-    started_at: run.started_at,
-    finished_at: run.finished_at ?? formatIsoUtc(instantMs),
-    duration: run.duration,
-    fail_reason: run.fail_reason,
+    exitCode: run.exit_code,
+    startedAtMs: Number.isNaN(startedAtMs) ? null : startedAtMs,
+    finishedAtMs: ledgerInstantMs(run),
+    durationMs: run.duration === null ? null : run.duration * 1000,
+    failReason: run.fail_reason,
     resources: null,
   };
 }

@@ -165,7 +165,7 @@ export class RunRecorder {
         job: job.name,
         host,
         runId: event.runId,
-        outcome: event.record.outcome,
+        outcome: event.summary.outcome,
         finishedAtMs: outcome.finishedAtMs,
         stdout: scrub(outcome.stdout?.text),
         stderr: scrub(outcome.stderr?.text),

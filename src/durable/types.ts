@@ -1,7 +1,7 @@
 // The durable collaborator's dependencies and the state that outlives one backend: shapes
 // only, shared by DurableState, the run recorder and the boot steps.
 import type { Clock, Logger } from '../common/index.js';
-import type { DurableHost } from '../scheduler/index.js';
+import type { DurableHost, RunSummary } from '../scheduler/index.js';
 import type { StateStore, StateWriteQueue } from '../state/index.js';
 
 /** A boot's identity: an exact id (Linux) or a boot time compared with a tolerance. */
@@ -22,6 +22,12 @@ export interface DurableProcessState {
    * run started under one backend still gets its close under the next one.
    */
   readonly live: Map<string, number>;
+}
+
+/** The runs a job's SLA trends are computed over (http/ computes the windows), and their source. */
+export interface TrendRuns {
+  readonly source: 'durable' | 'memory';
+  readonly runs: readonly RunSummary[];
 }
 
 export interface CounterSnapshots {

@@ -66,9 +66,8 @@ function viewOf(scheduler: Scheduler, getTrends: DaemonView['getTrends']): Daemo
   if (!getTrends) return scheduler;
   return {
     events: scheduler.events,
-    getStatus: () => scheduler.getStatus(),
-    getJobs: () => scheduler.getJobs(),
-    getJob: (name) => scheduler.getJob(name),
+    getJobStates: () => scheduler.getJobStates(),
+    getJobState: (name) => scheduler.getJobState(name),
     getRuns: (name) => scheduler.getRuns(name),
     getJobConfig: (name) => scheduler.getJobConfig(name),
     getNextFireAtMs: (name) => scheduler.getNextFireAtMs(name),

@@ -17,3 +17,26 @@ export type {
   StreamLimits,
   WebSettings,
 } from './types.js';
+export {
+  computeRunStats,
+  renderJobRuns,
+  renderRunRecord,
+  type JobRuns,
+  type RunRecord,
+  type RunRecordOutcome,
+  type RunStats,
+} from './run-records.js';
+export {
+  renderJobView,
+  renderStatusEntry,
+  type JobView,
+  type RetryView,
+  type StatusEntry,
+} from './job-views.js';
+export {
+  computeTrends,
+  TREND_WINDOWS_MS,
+  type TrendRuns,
+  type TrendSource,
+  type TrendsView,
+} from './trends.js';

@@ -1,5 +1,5 @@
-// JobListCache must always render exactly JSON.stringify(scheduler.getJobs()): checked after every
-// step of a long pseudo-random sequence of fires, manual starts, completions, failures with
+// JobListCache must always render exactly JSON.stringify of every job view rendered from scratch:
+// checked after every step of a long pseudo-random sequence of fires, manual starts, completions, failures with
 // retries, cancels, reloads and clock moves.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import {
   type Scheduler,
 } from '../scheduler/index.js';
 import { JobListCache } from './job-list-cache.js';
+import { renderJobView, type JobView } from './job-views.js';
 
 /** Deterministic PRNG (mulberry32). */
 function random(seed: number): () => number {
@@ -40,11 +41,17 @@ function jobSet(variant: number) {
   ];
 }
 
+/** The reference: every job's view rendered from scratch, in config order. */
+function jobViews(scheduler: Scheduler, clock: FakeClock): JobView[] {
+  const nowMs = clock.now();
+  return scheduler.getJobStates().map((state) => renderJobView(state, nowMs));
+}
+
 async function settle(clock: FakeClock): Promise<void> {
   await clock.advance(0);
 }
 
-void test('render() equals JSON.stringify(getJobs()) through 400 random steps', async () => {
+void test('render() equals JSON.stringify of every rendered job view through 400 random steps', async () => {
   const next = random(42);
   const clock = new FakeClock(Date.UTC(2026, 2, 29, 0, 0, 0));
   const runner = new FakeRunner({ clock });
@@ -57,7 +64,7 @@ void test('render() equals JSON.stringify(getJobs()) through 400 random steps', 
   const seen = { running: 0, retry: 0, scheduled: 0 };
   for (let step = 0; step < 400; step++) {
     const roll = next();
-    const names = scheduler.getStatus().map((entry) => entry.job);
+    const names = scheduler.getJobStates().map((state) => state.job.name);
     const name = names[Math.floor(next() * names.length)]!;
     if (roll < 0.3) {
       await clock.advance(Math.floor(next() * 90_000));
@@ -87,10 +94,10 @@ void test('render() equals JSON.stringify(getJobs()) through 400 random steps', 
     }
     assert.equal(
       cache.render().toString('utf8'),
-      JSON.stringify(scheduler.getJobs()),
+      JSON.stringify(jobViews(scheduler, clock)),
       `step ${step}`,
     );
-    for (const view of scheduler.getJobs()) {
+    for (const view of jobViews(scheduler, clock)) {
       if (view.running) seen.running++;
       if (view.retry) seen.retry++;
       if (view.scheduled_in !== null) seen.scheduled++;
@@ -116,10 +123,10 @@ void test('non-ASCII job names and commands survive the byte-level assembly', as
   scheduler.start();
   const cache = new JobListCache(scheduler, clock);
   await clock.advance(1_234);
-  assert.equal(cache.render().toString('utf8'), JSON.stringify(scheduler.getJobs()));
+  assert.equal(cache.render().toString('utf8'), JSON.stringify(jobViews(scheduler, clock)));
   assert.deepEqual(
     JSON.parse(cache.render().toString('utf8')),
-    JSON.parse(JSON.stringify(scheduler.getJobs())),
+    JSON.parse(JSON.stringify(jobViews(scheduler, clock))),
   );
   cache[Symbol.dispose]();
   await scheduler.shutdown(0);

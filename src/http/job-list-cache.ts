@@ -1,14 +1,14 @@
 // `GET /jobs` body (http-api A.6) without rebuilding and re-serialising every job view on every
 // request: each idle job's JSON is cached, UTF-8 encoded, in two pieces around `scheduled_in`,
 // which is computed fresh from the next fire on every render, so the body equals
-// JSON.stringify(view.getJobs()). A render is then one allocation and a memcpy per job (with
+// JSON.stringify of every rendered job view. A render is then one allocation and a memcpy per job (with
 // 1,000 jobs and full histories the body is ~1.5 MB; re-encoding it per request costs more than
 // everything else together).
 // Invariant: an idle job's view only changes through the events listened to below; running jobs
 // and jobs with an armed retry are never cached, and an entry older than MAX_AGE_MS is rebuilt
 // so a state change without an event can never be stale for long.
 import type { Clock } from '../common/index.js';
-import type { JobView } from '../scheduler/index.js';
+import { renderJobView, type JobView } from './job-views.js';
 import type { DaemonView } from './types.js';
 
 /** Upper bound on how long a cached job fragment is trusted. */
@@ -63,7 +63,7 @@ export class JobListCache implements Disposable {
     // scheduled_in is computed from whole milliseconds: within one millisecond and without an
     // event in between, the body would be byte for byte the same.
     if (last !== null && last.version === this.#version && last.nowMs === nowMs) return last.body;
-    this.#order ??= this.#view.getStatus().map((entry) => entry.job);
+    this.#order ??= this.#view.getJobStates().map((state) => state.job.name);
     const monotonicMs = this.#clock.monotonic();
     // One entry per job: its cached JSON, split around the scheduled_in value when it has one.
     const entries: { head: Buffer; value: string; tail: Buffer | null }[] = [];
@@ -112,7 +112,7 @@ export class JobListCache implements Disposable {
     if (cached !== undefined && monotonicMs - cached.builtAtMs < MAX_AGE_MS) return cached;
     let view: JobView;
     try {
-      view = this.#view.getJob(name);
+      view = renderJobView(this.#view.getJobState(name), this.#clock.now());
     } catch {
       return undefined; // removed since the order was taken
     }

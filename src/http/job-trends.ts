@@ -2,7 +2,7 @@
 // the same windows over the in-memory history ("source": "memory"). Store trouble never fails
 // the request: a rejected durable read is logged and answered from memory.
 import { describeError, isYacronError, type Clock, type Logger } from '../common/index.js';
-import { computeTrends, toTrendRuns, type TrendsView } from '../durable/trends.js';
+import { computeTrends, type TrendRuns, type TrendsView } from './trends.js';
 import type { DaemonView } from './types.js';
 
 export interface JobTrendsDeps {
@@ -13,7 +13,7 @@ export interface JobTrendsDeps {
 
 /** The windows over the runs the scheduler keeps in memory (at most HISTORY_LIMIT). */
 function memoryTrends({ view, clock }: JobTrendsDeps, name: string): TrendsView {
-  return computeTrends(name, toTrendRuns(view.getRuns(name).runs), clock.now(), 'memory');
+  return computeTrends(name, view.getRuns(name), clock.now(), 'memory');
 }
 
 /** The trends of a configured job; null when the job is (or became) unknown. */
@@ -23,7 +23,8 @@ export async function readJobTrends(deps: JobTrendsDeps, name: string): Promise<
   const durable = view.getTrends?.(name);
   if (durable !== undefined) {
     try {
-      return await durable;
+      const trend: TrendRuns = await durable;
+      return computeTrends(name, trend.runs, deps.clock.now(), trend.source);
     } catch (error) {
       if (isYacronError(error, 'YC_ERR_JOB_UNKNOWN')) return null;
       logger.warn(

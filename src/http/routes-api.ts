@@ -5,6 +5,7 @@ import { describeError, isYacronError } from '../common/index.js';
 import type { RouteContext } from './app.js';
 import { readJobTrends } from './job-trends.js';
 import { loadDashboardPage } from './dashboard-page.js';
+import { renderJobView, renderStatusEntry } from './job-views.js';
 import { pythonRepr } from './python-repr.js';
 import {
   HTML_TYPE,
@@ -14,6 +15,7 @@ import {
   mergeHeaders,
   sendError,
 } from './responses.js';
+import { renderJobRuns } from './run-records.js';
 import { formatStatusText } from './status-text.js';
 
 interface NameParams {
@@ -52,7 +54,8 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
   });
 
   app.get('/status', (request, reply) => {
-    const entries = view.getStatus();
+    const nowMs = context.clock.now();
+    const entries = view.getJobStates().map((state) => renderStatusEntry(state, nowMs));
     if (wantsJson(request.headers.accept)) return sendJson(reply, JSON.stringify(entries));
     return sendText(reply, formatStatusText(entries));
   });
@@ -62,13 +65,16 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
   app.get<{ Params: NameParams }>('/jobs/:name', (request, reply) => {
     const { name } = request.params;
     if (view.getJobConfig(name) === undefined) return sendError(reply, 404);
-    return sendJson(reply, JSON.stringify(view.getJob(name)));
+    return sendJson(
+      reply,
+      JSON.stringify(renderJobView(view.getJobState(name), context.clock.now())),
+    );
   });
 
   app.get<{ Params: NameParams }>('/jobs/:name/runs', (request, reply) => {
     const { name } = request.params;
     if (view.getJobConfig(name) === undefined) return sendError(reply, 404);
-    return sendJson(reply, JSON.stringify(view.getRuns(name)));
+    return sendJson(reply, JSON.stringify(renderJobRuns(name, view.getRuns(name))));
   });
 
   app.get<{ Params: NameParams }>('/jobs/:name/trends', async (request, reply) => {

@@ -2,7 +2,9 @@
 // `end`), and `GET /events`, a yacron2 extension streaming every run start, finish and captured
 // line as it happens (`?job=NAME` narrows it to one job). Every stream is bounded (sse-stream.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatIsoUtc, type SchedulerEvents } from '../scheduler/index.js';
+import { formatIsoUtc } from '../common/index.js';
+import type { SchedulerEvents } from '../scheduler/index.js';
+import { renderRunRecord } from './run-records.js';
 import type { RouteContext } from './app.js';
 import { DEFAULT_OUTPUT_LIMITS, outputLineText, type OutputEntry } from './output-tracker.js';
 import { mergeHeaders, sendError } from './responses.js';
@@ -120,7 +122,7 @@ export function registerStreamRoutes(app: FastifyInstance, context: RouteContext
           attempt: event.attempt,
           recorded: event.recorded,
           disposition: event.disposition,
-          record: event.record,
+          record: renderRunRecord(event.summary),
         },
       })),
     ];

@@ -2,13 +2,21 @@
 // content types, status codes and which responses carry the configured headers.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { makeJob } from '../scheduler/index.js';
+import type { FakeClock } from '../common/index.js';
+import { makeJob, type Scheduler } from '../scheduler/index.js';
 import { createApiFixture, type ApiFixture } from './http-fixture.test.js';
 import { loadDashboardPage } from './dashboard-page.js';
+import { renderJobView, type JobView } from './job-views.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 const HEADERS = { 'X-Operator': 'yes' };
+
+/** The reference for GET /jobs: every job's view rendered from scratch, in config order. */
+function jobViews(scheduler: Scheduler, clock: FakeClock): JobView[] {
+  const nowMs = clock.now();
+  return scheduler.getJobStates().map((state) => renderJobView(state, nowMs));
+}
 
 async function withApi(
   run: (api: ApiFixture) => Promise<void>,
@@ -116,7 +124,7 @@ void describe('GET /jobs and /jobs/{name}', () => {
         assert.equal(response.statusCode, 200);
         assert.equal(response.headers['content-type'], JSON_TYPE);
         assert.equal(response.headers['x-operator'], 'yes');
-        assert.equal(response.body, JSON.stringify(scheduler.getJobs()));
+        assert.equal(response.body, JSON.stringify(jobViews(scheduler, clock)));
       };
       await check();
       await clock.advance(1_000);
@@ -145,7 +153,7 @@ void describe('GET /jobs and /jobs/{name}', () => {
     }));
 
   void it('follows a reload that adds, removes and reorders jobs', () =>
-    withApi(async ({ app, scheduler }) => {
+    withApi(async ({ app, clock, scheduler }) => {
       await app.inject({ method: 'GET', url: '/jobs' });
       const { makeConfig } = await import('../scheduler/index.js');
       scheduler.applyConfig(
@@ -155,7 +163,7 @@ void describe('GET /jobs and /jobs/{name}', () => {
         ]),
       );
       const response = await app.inject({ method: 'GET', url: '/jobs' });
-      assert.equal(response.body, JSON.stringify(scheduler.getJobs()));
+      assert.equal(response.body, JSON.stringify(jobViews(scheduler, clock)));
       assert.deepEqual(
         response.json<{ name: string }[]>().map((job) => job.name),
         ['new', 'every-minute'],
@@ -163,10 +171,15 @@ void describe('GET /jobs and /jobs/{name}', () => {
     }));
 
   void it('serves one job, and a bare 404 without web.headers for an unknown one', () =>
-    withApi(async ({ app, scheduler }) => {
+    withApi(async ({ app, clock, scheduler }) => {
       const one = await app.inject({ method: 'GET', url: '/jobs/every-minute' });
       assert.equal(one.statusCode, 200);
-      assert.deepEqual(one.json(), JSON.parse(JSON.stringify(scheduler.getJob('every-minute'))));
+      assert.deepEqual(
+        one.json(),
+        JSON.parse(
+          JSON.stringify(renderJobView(scheduler.getJobState('every-minute'), clock.now())),
+        ),
+      );
       const missing = await app.inject({ method: 'GET', url: '/jobs/nope' });
       assert.equal(missing.statusCode, 404);
       assert.equal(missing.body, '404: Not Found');
@@ -275,7 +288,7 @@ void describe('POST /jobs/{name}/start and /cancel', () => {
       assert.equal(cancel.body, '');
       assert.equal(cancel.headers['x-operator'], 'yes');
       assert.deepEqual(
-        scheduler.getRuns('boot').runs.map((run) => [run.outcome, run.fail_reason]),
+        scheduler.getRuns('boot').map((run) => [run.outcome, run.failReason]),
         [['cancelled', 'cancelled via web UI']],
       );
       const unknown = await app.inject({ method: 'POST', url: '/jobs/nope/cancel' });

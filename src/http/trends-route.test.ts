@@ -2,10 +2,10 @@
 // durable trends when offered, store trouble answered from memory, 404s, headers and auth.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { YacronError } from '../common/index.js';
-import { computeTrends, type TrendsView } from '../durable/trends.js';
-import { formatIsoUtc, makeJob } from '../scheduler/index.js';
+import { formatIsoUtc, YacronError } from '../common/index.js';
+import { makeJob } from '../scheduler/index.js';
 import { createApiFixture, type ApiFixture, type ApiFixtureOptions } from './http-fixture.test.js';
+import { computeTrends, type TrendRuns } from './trends.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const HEADERS = { 'X-Operator': 'yes' };
@@ -79,13 +79,13 @@ void describe('GET /jobs/{name}/trends without durable state', () => {
     withApi(async (api) => {
       const { app, clock, scheduler } = api;
       await twoRuns(api);
-      const finishedAt = scheduler.getRuns('every-minute').runs.at(-1)?.finished_at ?? '';
+      const finishedAtMs = scheduler.getRuns('every-minute').at(-1)?.finishedAtMs;
       await clock.advance(HOUR);
       const later = (
         await app.inject({ method: 'GET', url: '/jobs/every-minute/trends' })
       ).json<TrendsBody>();
       // The failure finished exactly one hour ago (boundary included); the success did not.
-      assert.equal(Date.parse(finishedAt), clock.now() - HOUR);
+      assert.equal(finishedAtMs, clock.now() - HOUR);
       assert.equal(later.windows['1h']?.total, 1);
       assert.equal(later.windows['1h']?.failure, 1);
       assert.equal(later.windows['24h']?.total, 2);
@@ -126,33 +126,31 @@ void describe('GET /jobs/{name}/trends without durable state', () => {
 });
 
 void describe('GET /jobs/{name}/trends with durable state', () => {
-  const durable = (name: string): TrendsView =>
-    computeTrends(
-      name,
-      [
-        {
-          outcome: 'success',
-          exit_code: 0,
-          started_at: null,
-          finished_at: '2025-12-31T23:00:00+00:00',
-          duration: 4,
-          fail_reason: null,
-          resources: null,
-          finishedAtMs: Date.UTC(2025, 11, 31, 23),
-        },
-      ],
-      Date.UTC(2026, 0, 1),
-      'durable',
-    );
+  const durable: TrendRuns = {
+    source: 'durable',
+    runs: [
+      {
+        outcome: 'success',
+        exitCode: 0,
+        startedAtMs: null,
+        finishedAtMs: Date.UTC(2025, 11, 31, 23),
+        durationMs: 4000,
+        failReason: null,
+        resources: null,
+      },
+    ],
+  };
 
-  void it("answers the daemon's durable trends as they are", () => {
+  void it("answers the windows over the daemon's durable runs", () => {
     const asked: string[] = [];
     return withApi(
-      async ({ app }) => {
+      async ({ app, clock }) => {
         const response = await app.inject({ method: 'GET', url: '/jobs/every-minute/trends' });
         assert.equal(response.statusCode, 200);
         assert.equal(response.headers['x-operator'], 'yes');
-        assert.deepEqual(response.json(), JSON.parse(JSON.stringify(durable('every-minute'))));
+        const expected = computeTrends('every-minute', durable.runs, clock.now(), 'durable');
+        assert.deepEqual(response.json(), JSON.parse(JSON.stringify(expected)));
+        assert.equal(expected.windows.all.total, 1);
         const missing = await app.inject({ method: 'GET', url: '/jobs/nope/trends' });
         assert.equal(missing.statusCode, 404);
         assert.deepEqual(asked, ['every-minute']); // unknown jobs never reach the store
@@ -160,7 +158,7 @@ void describe('GET /jobs/{name}/trends with durable state', () => {
       {
         getTrends: (name) => {
           asked.push(name);
-          return Promise.resolve(durable(name));
+          return Promise.resolve(durable);
         },
       },
     );

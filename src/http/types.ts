@@ -1,16 +1,15 @@
-// What the control API needs from the daemon, declared here so http/ never imports daemon.ts:
-// a read-only view and manual control (the Scheduler satisfies both), plus the dependencies of
-// one server. Types only.
+// What the control API needs from the daemon, declared here so http/ never imports daemon/: a
+// read-only view in domain values (the scheduler's view satisfies it; http/ renders the wire
+// shapes) and manual control, plus the dependencies of one server. Types only.
 import type { ResolvedJob } from '../config/index.js';
 import type { ResolvedWeb } from '../config/index.js';
-import type { TrendsView } from '../durable/trends.js';
 import type {
-  JobRuns,
-  JobView,
+  JobState,
   ManualStartResult,
+  RunSummary,
   SchedulerEvents,
-  StatusEntry,
 } from '../scheduler/index.js';
+import type { TrendRuns } from './trends.js';
 
 /** The scheduler events the API subscribes to (job-list cache, output buffers, SSE). */
 export interface DaemonEvents {
@@ -20,23 +19,24 @@ export interface DaemonEvents {
   ): () => void;
 }
 
-/** Read-only daemon state (http-api A.5-A.8). Throwing getters throw YC_ERR_JOB_UNKNOWN. */
+/** Read-only daemon state, in domain values. Throwing getters throw YC_ERR_JOB_UNKNOWN. */
 export interface DaemonView {
   readonly events: DaemonEvents;
-  getStatus(): readonly StatusEntry[];
-  getJobs(): readonly JobView[];
-  getJob(name: string): JobView;
-  getRuns(name: string): JobRuns;
+  /** Every configured job's state, in config order. */
+  getJobStates(): readonly JobState[];
+  getJobState(name: string): JobState;
+  /** The in-memory history, oldest first. */
+  getRuns(name: string): readonly RunSummary[];
   getJobConfig(name: string): ResolvedJob | undefined;
   getNextFireAtMs(name: string): number | null;
   /**
-   * GET /jobs/{name}/trends over the durable run ledger, while a `state` section is configured
-   * (absent, or answering undefined = the route computes the windows over getRuns(), source
-   * "memory"; a daemon whose state section comes and goes with reloads answers undefined). It
-   * should itself answer "memory" when the store fails or times out; a rejection other than
-   * YC_ERR_JOB_UNKNOWN (-> 404) is logged and answered from memory too.
+   * The runs GET /jobs/{name}/trends computes its windows over: the durable run ledger's, while
+   * a `state` section is configured (absent, or answering undefined = the route uses getRuns(),
+   * source "memory"; a daemon whose state section comes and goes with reloads answers
+   * undefined). It should itself answer "memory" when the store fails or times out; a rejection
+   * other than YC_ERR_JOB_UNKNOWN (-> 404) is logged and answered from memory too.
    */
-  getTrends?(name: string): Promise<TrendsView> | undefined;
+  getTrends?(name: string): Promise<TrendRuns> | undefined;
 }
 
 /** Manual control (A.11). Rejections carry YC_ERR_JOB_UNKNOWN / _DISABLED / _NOT_RUNNING / YC_ERR_SHUTTING_DOWN. */

@@ -3,9 +3,9 @@
 // variables before its spawn, end the run after it). Must not: log tokens or secret values.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TaskSet, YacronError, describeError } from '../common/index.js';
+import { TaskSet, YacronError, describeError, formatIsoUtc } from '../common/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
-import { formatIsoUtc, type RunContext } from '../scheduler/index.js';
+import type { RunContext } from '../scheduler/index.js';
 import { bindTarget, formatUrl, transportCapBytes, type BindTarget } from './bind-address.js';
 import { createRequestHandler } from './http-server.js';
 import { LockHolds } from './lock-holds.js';

@@ -8,7 +8,7 @@ import {
   makeConfig,
   makeJob,
   type RunFinishedEvent,
-  type RunRecordOutcome,
+  type RunSummaryOutcome,
   type RunResources,
   type SchedulerEvents,
 } from '../scheduler/index.js';
@@ -26,7 +26,7 @@ interface Rig {
 }
 
 interface RunOptions {
-  readonly outcome: RunRecordOutcome;
+  readonly outcome: RunSummaryOutcome;
   readonly finishedAtMs: number;
   /** Seconds; null = no duration. */
   readonly duration?: number | null;
@@ -93,13 +93,13 @@ function createRig(names: readonly string[], durationBucketsSeconds?: readonly n
           environment: null,
           spawnError: null,
         },
-        record: {
+        summary: {
           outcome: options.outcome,
-          exit_code: options.spawnFailed ? 127 : 0,
-          started_at: null,
-          finished_at: 'unused',
-          duration,
-          fail_reason: null,
+          exitCode: options.spawnFailed ? 127 : 0,
+          startedAtMs: null,
+          finishedAtMs: options.finishedAtMs,
+          durationMs: duration === null ? null : duration * 1000,
+          failReason: null,
           resources: options.resources ?? null,
         },
       };
@@ -124,13 +124,13 @@ function createRig(names: readonly string[], durationBucketsSeconds?: readonly n
           environment: null,
           spawnError: null,
         },
-        record: {
+        summary: {
           outcome: 'failure',
-          exit_code: 1,
-          started_at: null,
-          finished_at: 'unused',
-          duration: 0,
-          fail_reason: 'x',
+          exitCode: 1,
+          startedAtMs: null,
+          finishedAtMs: T0,
+          durationMs: 0,
+          failReason: 'x',
           resources: null,
         },
       });
@@ -140,10 +140,10 @@ function createRig(names: readonly string[], durationBucketsSeconds?: readonly n
 
 function resources(user: number, system: number, rss: number): RunResources {
   return {
-    cpu_user_seconds: user,
-    cpu_system_seconds: system,
-    cpu_total_seconds: user + system,
-    max_rss_bytes: rss,
+    cpuUserSeconds: user,
+    cpuSystemSeconds: system,
+    cpuTotalSeconds: user + system,
+    maxRssBytes: rss,
     samples: 1,
   };
 }

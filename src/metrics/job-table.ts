@@ -96,17 +96,18 @@ export class JobTable {
     if (series) series.permanentFailures += 1;
   }
 
-  #record(series: JobSeries, { record, outcome }: RunFinishedEvent): void {
-    const resources = record.resources;
+  #record(series: JobSeries, { summary, outcome }: RunFinishedEvent): void {
+    const resources = summary.resources;
+    const durationSeconds = summary.durationMs === null ? null : summary.durationMs / 1000;
     series.lastRun = {
       finishedAtMs: outcome.finishedAtMs,
-      durationSeconds: record.duration,
-      exitCode: record.exit_code,
-      success: record.outcome === 'success',
-      cpuSeconds: resources?.cpu_total_seconds ?? null,
-      maxRssBytes: resources?.max_rss_bytes ?? null,
+      durationSeconds,
+      exitCode: summary.exitCode,
+      success: summary.outcome === 'success',
+      cpuSeconds: resources?.cpuTotalSeconds ?? null,
+      maxRssBytes: resources?.maxRssBytes ?? null,
     };
-    switch (record.outcome) {
+    switch (summary.outcome) {
       case 'success':
         series.runsSuccess += 1;
         series.lastSuccessMs = outcome.finishedAtMs;
@@ -123,12 +124,12 @@ export class JobTable {
         return;
     }
     if (outcome.kind === 'spawn-failed') series.startFailures += 1;
-    if (record.duration !== null) series.histogram.observe(record.duration);
+    if (durationSeconds !== null) series.histogram.observe(durationSeconds);
     if (resources) {
-      series.cpuUserSeconds = (series.cpuUserSeconds ?? 0) + resources.cpu_user_seconds;
-      series.cpuSystemSeconds = (series.cpuSystemSeconds ?? 0) + resources.cpu_system_seconds;
-      if (resources.max_rss_bytes > (series.peakRssBytes ?? 0)) {
-        series.peakRssBytes = resources.max_rss_bytes;
+      series.cpuUserSeconds = (series.cpuUserSeconds ?? 0) + resources.cpuUserSeconds;
+      series.cpuSystemSeconds = (series.cpuSystemSeconds ?? 0) + resources.cpuSystemSeconds;
+      if (resources.maxRssBytes > (series.peakRssBytes ?? 0)) {
+        series.peakRssBytes = resources.maxRssBytes;
       }
     }
   }

@@ -175,7 +175,7 @@ describe('statsd datagrams', () => {
       'Job lost: failed to send statsd job_started metric',
       'Job lost: failed to send statsd job_stopped metric',
     ]);
-    assert.equal(f.scheduler.getRuns('lost').runs[0]?.outcome, 'success');
+    assert.equal(f.scheduler.getRuns('lost')[0]?.outcome, 'success');
     await f.stop();
   });
 
@@ -192,10 +192,10 @@ describe('the stop datagram', () => {
   test('carries cpu and max_rss lines when resource monitoring produced usage', () => {
     assert.equal(
       formatStopDatagram('p', true, 1499.6, {
-        cpu_user_seconds: 1.2,
-        cpu_system_seconds: 0.3456,
-        cpu_total_seconds: 1.5456,
-        max_rss_bytes: 52428800,
+        cpuUserSeconds: 1.2,
+        cpuSystemSeconds: 0.3456,
+        cpuTotalSeconds: 1.5456,
+        maxRssBytes: 52428800,
         samples: 4,
       }),
       'p.stop:1|g\np.success:1|g\np.duration:1500|ms|@0.1\np.cpu:1546|ms|@0.1\np.max_rss:52428800|g\n',

@@ -26,8 +26,8 @@ export function formatStopDatagram(
     `${prefix}.duration:${Math.round(durationMs)}|ms|@0.1\n`;
   if (resources) {
     payload +=
-      `${prefix}.cpu:${Math.round(resources.cpu_total_seconds * 1000)}|ms|@0.1\n` +
-      `${prefix}.max_rss:${resources.max_rss_bytes}|g\n`;
+      `${prefix}.cpu:${Math.round(resources.cpuTotalSeconds * 1000)}|ms|@0.1\n` +
+      `${prefix}.max_rss:${resources.maxRssBytes}|g\n`;
   }
   return payload;
 }
@@ -97,7 +97,7 @@ export function createStatsdPublisher(deps: StatsdDeps): StatsdPublisher {
             run.target.prefix,
             event.outcome.failReason === null,
             clock.monotonic() - run.startedMonotonicMs,
-            event.record.resources,
+            event.summary.resources,
           );
           dispatch(run.jobName, run.target, payload, 'job_stopped');
         }),

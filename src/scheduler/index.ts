@@ -1,5 +1,6 @@
-// The scheduler door: createScheduler, its event map and view types, plus the test seams
-// (FakeRunner, makeJob) that other layers' tests build schedulers with.
+// The scheduler door: createScheduler, its ports, event map and snapshot types, the pure
+// admission decision, plus the test seams (FakeRunner, makeJob) other layers' tests build
+// schedulers with.
 export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
 export type {
   DurableCollaborator,
@@ -21,22 +22,17 @@ export type {
   ConfigAppliedEvent,
   DurableHost,
   FireSkippedEvent,
-  JobRuns,
-  JobView,
+  JobState,
   LoopWokeEvent,
   ManualStartResult,
   ReportEvent,
   RetryDiscardedEvent,
   RetryScheduledEvent,
-  RetryView,
+  RetryState,
   RunDisposition,
   RunFinishedEvent,
   RunOutputEvent,
-  RunRecord,
-  RunRecordOutcome,
-  RunResources,
   RunStartedEvent,
-  RunStats,
   RunTrigger,
   ScheduleLateEvent,
   Scheduler,
@@ -47,14 +43,15 @@ export type {
   ShutdownFinishedEvent,
   ShutdownStartedEvent,
   SkipReason,
-  StatusEntry,
 } from './types.js';
 export {
-  buildRunRecord,
-  computeRunStats,
-  formatIsoUtc,
+  summarizeRun,
   CANCELLED_FAIL_REASON,
   HISTORY_LIMIT,
+  HISTORY_SUMMARY_LIMIT,
+  type RunResources,
+  type RunSummary,
+  type RunSummaryOutcome,
 } from './history.js';
 export { checkEnabled, checkOnlyIfLastSucceeded, decideConcurrency } from './gates.js';
 export {

@@ -3,7 +3,7 @@
 // subscribers; nothing is awaited.
 import type { Logger, TypedEmitter } from '../common/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { buildRunRecord } from './history.js';
+import { summarizeRun } from './history.js';
 import { pythonBool, pythonRepr } from './outcome.js';
 import type { JobRuntime, RunningInstance } from './job-runtime.js';
 import type { Retries } from './retries.js';
@@ -43,7 +43,7 @@ export function settleFinishedRun(
       `has stderr: ${pythonBool(Boolean(outcome.stderr?.text))}; fail_reason: ${pythonRepr(outcome.failReason)}`,
   );
   const disposition = classifyFinishedRun(instance, outcome, context.stopping);
-  const record = buildRunRecord(outcome, disposition === 'cancelled');
+  const summary = summarizeRun(outcome, disposition === 'cancelled');
   const emitFinished = (recorded: boolean): void =>
     events.emit('run:finished', {
       job,
@@ -52,7 +52,7 @@ export function settleFinishedRun(
       attempt: instance.attempt,
       scheduledAtMs: instance.scheduledAtMs,
       outcome,
-      record,
+      summary,
       recorded,
       disposition,
     });
@@ -61,13 +61,13 @@ export function settleFinishedRun(
     emitFinished(false);
     return;
   }
-  runtime.history.push(record);
-  if (record.outcome === 'success' || record.outcome === 'failure') {
-    runtime.lastRealOutcome = record.outcome;
-    runtime.lastRealAtMs = outcome.finishedAtMs;
+  runtime.history.push(summary);
+  if (summary.outcome === 'success' || summary.outcome === 'failure') {
+    runtime.lastRealOutcome = summary.outcome;
+    runtime.lastRealAtMs = summary.finishedAtMs;
   }
   emitFinished(true);
-  const report: ReportEvent = { job, runId: instance.runId, outcome, record };
+  const report: ReportEvent = { job, runId: instance.runId, outcome, summary };
   switch (disposition) {
     case 'cancelled':
       context.retries.cancelledRun(instance.ladder);

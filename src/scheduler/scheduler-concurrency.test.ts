@@ -12,7 +12,8 @@ void describe('concurrency policy', () => {
     await h.clock.advance(2 * MINUTE);
     assert.equal(h.runner.running('a').length, 2);
     assert.equal(h.logged('Job a: still running and concurrencyPolicy is Allow').length, 1);
-    assert.deepEqual(h.scheduler.getStatus(), [{ job: 'a', status: 'running', pid: [1000, 1001] }]);
+    const state = h.scheduler.getJobState('a');
+    assert.deepEqual([state.runningInstances, state.pids], [2, [1000, 1001]]);
     await h.stop();
   });
 
@@ -63,7 +64,7 @@ void describe('concurrency policy', () => {
       ],
     );
     assert.equal(h.logged('Job r was replaced by a newer instance').length, 2);
-    assert.equal(h.scheduler.getRuns('r').runs.length, 0);
+    assert.equal(h.scheduler.getRuns('r').length, 0);
     assert.equal(h.of('report:failed').length + h.of('report:permanently-failed').length, 0);
     await h.stop();
   });
@@ -127,7 +128,7 @@ void describe('onlyIfLastSucceeded', () => {
     await h.clock.advance(MINUTE);
     h.runner.last('o').fail();
     await h.clock.advance(0);
-    assert.equal(h.scheduler.getJob('o').retry?.attempt, 1);
+    assert.equal(h.scheduler.getJobState('o').retry?.attempt, 1);
     await h.clock.advance(MINUTE); // 00:02 fire skipped by the gate; the ladder keeps counting
     assert.equal(h.of('fire:skipped')[0]?.reason, 'only-if-last-succeeded');
     await h.clock.advance(30_000); // retry due at 00:02:30

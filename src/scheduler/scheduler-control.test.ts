@@ -56,16 +56,13 @@ void describe('manual start and cancel', () => {
       h.runner.runs.map((run) => run.cancels),
       [['cancelled'], ['cancelled']],
     );
-    const runs = h.scheduler.getRuns('c');
     assert.deepEqual(
-      runs.runs.map((run) => [run.outcome, run.exit_code, run.fail_reason]),
+      h.scheduler.getRuns('c').map((run) => [run.outcome, run.exitCode, run.failReason]),
       [
         ['cancelled', -15, 'cancelled via web UI'],
         ['cancelled', -15, 'cancelled via web UI'],
       ],
     );
-    assert.equal(runs.stats.cancelled, 2);
-    assert.equal(runs.stats.success_rate, null);
     assert.equal(h.events.filter((e) => e.name.startsWith('report:')).length, 0);
     await rejectsWith(h.scheduler.cancelJob('c'), 'YC_ERR_JOB_NOT_RUNNING');
     await h.stop();
@@ -91,7 +88,7 @@ void describe('manual start and cancel', () => {
     assert.deepEqual(result.kind === 'started' && result.pid, null);
     await h.clock.advance(0);
     assert.deepEqual(h.logged('Job nope spawned'), []);
-    assert.equal(h.scheduler.getRuns('nope').runs[0]?.exit_code, 127);
+    assert.equal(h.scheduler.getRuns('nope')[0]?.exitCode, 127);
     assert.equal(h.of('report:permanently-failed').length, 1);
     await h.stop();
   });
@@ -138,7 +135,7 @@ void describe('reload (applyConfig)', () => {
     assert.equal(h.runner.runsOf('dropped').length, 2);
     assert.equal(h.runner.runsOf('off').length, 2);
     assert.deepEqual(
-      h.scheduler.getStatus().map((entry) => entry.job),
+      h.scheduler.getJobStates().map((state) => state.job.name),
       ['new', 'same', 'equiv', 'moved', 'zone', 'off', 'boot'],
     );
     await h.stop();
@@ -212,7 +209,7 @@ void describe('shutdown', () => {
     await stopping;
     assert.equal(done, true);
     assert.deepEqual(
-      h.of('run:finished').map((e) => [e.job.name, e.disposition, e.record.outcome]),
+      h.of('run:finished').map((e) => [e.job.name, e.disposition, e.summary.outcome]),
       [
         ['ok', 'success', 'success'],
         ['bad', 'shutdown-failure', 'failure'],
@@ -241,7 +238,7 @@ void describe('shutdown', () => {
     assert.equal(done, false);
     await h.clock.advance(3000);
     await stopping;
-    assert.equal(h.scheduler.getRuns('slow').runs[0]?.outcome, 'failure');
+    assert.equal(h.scheduler.getRuns('slow')[0]?.outcome, 'failure');
     assert.equal(h.of('report:failed').length, 0);
     assert.deepEqual(h.of('shutdown:finished'), [{ cancelledRuns: 1 }]);
   });
@@ -268,74 +265,5 @@ void describe('shutdown', () => {
     await h.scheduler.shutdown(0);
     assert.equal(h.runner.runs.length, 4);
     assert.equal(h.of('fire:skipped').filter((e) => e.reason === 'shutting-down').length, 16);
-  });
-});
-
-void describe('views', () => {
-  void it('reports status per A.5 in config order', async () => {
-    const h = createHarness([
-      makeJob({ name: 'run', schedule: '@reboot' }),
-      makeJob({ name: 'off', enabled: false }),
-      makeJob({ name: 'boot', schedule: '@reboot', enabled: true }),
-      makeJob({ name: 'cron', schedule: '*/5 * * * *' }),
-    ]);
-    h.runner.script('boot', { durationMs: 0 });
-    h.scheduler.start();
-    await h.clock.advance(90_000);
-    assert.deepEqual(h.scheduler.getStatus(), [
-      { job: 'run', status: 'running', pid: [1000] },
-      { job: 'off', status: 'disabled' },
-      { job: 'boot', status: 'scheduled', scheduled_in: '@reboot' },
-      { job: 'cron', status: 'scheduled', scheduled_in: 210 },
-    ]);
-    await h.stop();
-  });
-
-  void it('builds the A.6 job object with last_run, history and stats', async () => {
-    const h = createHarness([
-      makeJob({
-        name: 'v',
-        schedule: '*/5 * * * *',
-        command: { kind: 'argv', argv: ['echo', 'hi'] },
-        captureStdout: true,
-      }),
-    ]);
-    h.runner.script('v', { durationMs: 1500 }, { durationMs: 500, exitCode: 2 });
-    h.scheduler.start();
-    await h.clock.advance(11 * MINUTE);
-    const view = h.scheduler.getJob('v');
-    assert.deepEqual(view, {
-      name: 'v',
-      enabled: true,
-      schedule: '*/5 * * * *',
-      command: 'echo hi',
-      captureStdout: true,
-      captureStderr: true,
-      utc: true,
-      timezone: 'UTC',
-      running: false,
-      pids: [],
-      scheduled_in: 240,
-      last_run: {
-        outcome: 'failure',
-        exit_code: 2,
-        started_at: '2026-01-01T00:10:00+00:00',
-        finished_at: '2026-01-01T00:10:00.500000+00:00',
-        duration: 0.5,
-        fail_reason: 'failsWhen=nonzeroReturn and retcode=2',
-        resources: null,
-      },
-      history: [
-        { outcome: 'success', duration: 1.5 },
-        { outcome: 'failure', duration: 0.5 },
-      ],
-    });
-    const { stats } = h.scheduler.getRuns('v');
-    assert.equal(stats.total, 2);
-    assert.equal(stats.success_rate, 0.5);
-    assert.equal(stats.avg_duration, 1);
-    assert.equal(stats.last_duration, 0.5);
-    assert.deepEqual(h.scheduler.getJobs(), [view]);
-    await h.stop();
   });
 });

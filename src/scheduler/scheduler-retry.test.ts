@@ -50,7 +50,7 @@ void describe('retry ladder', () => {
       'Cron job flaky scheduled to be retried (#1) in 1.0 seconds',
       'Cron job flaky scheduled to be retried (#2) in 2.0 seconds',
     ]);
-    assert.equal(h.scheduler.getJob('flaky').retry, undefined, 'an exhausted ladder is gone');
+    assert.equal(h.scheduler.getJobState('flaky').retry, null, 'an exhausted ladder is gone');
     await h.stop();
   });
 
@@ -83,8 +83,8 @@ void describe('retry ladder', () => {
         .map((e) => e.name),
       ['run:finished', 'report:failed', 'report:permanently-failed'],
     );
-    const record = h.of('report:failed')[0]?.record;
-    assert.equal(record?.fail_reason, 'failsWhen=nonzeroReturn and retcode=3');
+    const summary = h.of('report:failed')[0]?.summary;
+    assert.equal(summary?.failReason, 'failsWhen=nonzeroReturn and retcode=3');
     assert.equal(
       h.logged('Job once exit code 3; has stdout: False, has stderr: False; fail_reason:')[0],
       "Job once exit code 3; has stdout: False, has stderr: False; fail_reason: 'failsWhen=nonzeroReturn and retcode=3'",
@@ -101,10 +101,12 @@ void describe('retry ladder', () => {
     await h.clock.advance(10 * MINUTE);
     assert.ok(h.of('retry:scheduled').length > 20);
     assert.equal(h.of('report:permanently-failed').length, 0);
-    const view = h.scheduler.getJob('keepalive');
-    assert.equal(view.retry?.maxAttempts, null);
-    assert.equal(view.retry?.delaySeconds, 30);
-    assert.match(view.retry?.nextRetryAt ?? '', /^2026-01-01T00:1\d:\d\d\+00:00$/);
+    const { retry } = h.scheduler.getJobState('keepalive');
+    assert.equal(retry?.maxAttempts, null);
+    assert.equal(retry?.delayMs, 30_000);
+    // Due within the next delay, in the 00:1x minutes.
+    const dueMs = (retry?.nextRetryAtMs ?? 0) - T0;
+    assert.ok(dueMs >= 10 * MINUTE && dueMs < 20 * MINUTE, String(dueMs));
     await h.stop();
   });
 
@@ -118,7 +120,7 @@ void describe('retry ladder', () => {
     await h.clock.advance(HOUR + 10_000);
     assert.equal(h.of('retry:scheduled').length, 2);
     assert.equal(h.of('report:succeeded').length, 1);
-    assert.equal(h.scheduler.getJob('s').retry, undefined);
+    assert.equal(h.scheduler.getJobState('s').retry, null);
     // The next scheduled failure starts a fresh ladder at attempt 1 with the initial delay.
     await h.clock.advance(HOUR);
     assert.deepEqual(
@@ -215,7 +217,7 @@ void describe('retry ladder', () => {
     assert.equal(h.of('report:failed').length, 1, 'only the first, real failure');
     assert.equal(h.of('report:permanently-failed').length, 0);
     assert.deepEqual(
-      h.scheduler.getRuns('c').runs.map((run) => [run.outcome, run.fail_reason]),
+      h.scheduler.getRuns('c').map((run) => [run.outcome, run.failReason]),
       [
         ['failure', 'failsWhen=nonzeroReturn and retcode=1'],
         ['cancelled', 'cancelled via web UI'],
@@ -341,7 +343,7 @@ void describe('retry ladder and reloads', () => {
     h.runner.last('k').fail();
     await h.clock.advance(0);
     h.scheduler.applyConfig(makeConfig([makeJob({ name: 'k', schedule: '30 * * * *' })]));
-    assert.equal(h.scheduler.getJob('k').retry?.attempt, 1);
+    assert.equal(h.scheduler.getJobState('k').retry?.attempt, 1);
     await h.clock.advance(1000);
     assert.equal(h.of('run:started').at(-1)?.trigger, 'retry');
     await h.stop();

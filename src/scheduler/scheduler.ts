@@ -17,7 +17,7 @@ import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import { nextFireTime, schedulesEqual, type Schedule } from '../schedule/index.js';
 import { FireHeap, type FireNode } from './fire-heap.js';
 import { planDueFires, slotResolutionMs, type DueFirePlan } from './fire-plan.js';
-import { computeRunStats, HISTORY_SUMMARY_LIMIT } from './history.js';
+import { HISTORY_SUMMARY_LIMIT, type RunSummary } from './history.js';
 import { Admitter } from './admit.js';
 import type { LaunchTicket } from './job-runtime.js';
 import { JobTable } from './job-table.js';
@@ -25,17 +25,15 @@ import { DEFAULT_LAUNCH_SLICE_BUDGET_MS, DEFAULT_LAUNCH_SLICE_SIZE } from './lau
 import { Launcher } from './launcher.js';
 import type { DurableCollaborator, DurablePort } from './ports.js';
 import { Retries } from './retries.js';
+import type { RetryLadder } from './retry-ladder.js';
 import type {
-  JobRuns,
-  JobView,
+  JobState,
   ManualStartResult,
-  RunRecord,
+  RetryState,
   Scheduler,
   SchedulerDeps,
   SchedulerEvents,
-  StatusEntry,
 } from './types.js';
-import { buildJobView, buildStatusEntry, type JobSnapshot } from './views.js';
 
 /** The loop never sleeps longer than this, so clock steps and reloads are noticed. */
 export const MAX_SLEEP_MS = 30_000;
@@ -485,16 +483,16 @@ class CronScheduler implements Scheduler {
     return this.#table.find(name)?.active ?? 0;
   }
 
-  rehydrateHistory(name: string, runs: readonly RunRecord[]): boolean {
+  rehydrateHistory(name: string, runs: readonly RunSummary[]): boolean {
     if (!this.#jobs.has(name)) return false;
     const runtime = this.#table.runtime(name);
     runtime.history.prepend(runs);
     if (runtime.lastRealOutcome === null) {
       for (let index = runs.length - 1; index >= 0; index--) {
-        const run = runs[index] as RunRecord;
+        const run = runs[index] as RunSummary;
         if (run.outcome !== 'success' && run.outcome !== 'failure') continue;
         runtime.lastRealOutcome = run.outcome;
-        runtime.lastRealAtMs = Date.parse(run.finished_at);
+        runtime.lastRealAtMs = run.finishedAtMs;
         break;
       }
     }
@@ -511,7 +509,7 @@ class CronScheduler implements Scheduler {
     name: string,
     scheduledAtMs: number,
     signal?: AbortSignal,
-  ): Promise<RunRecord | null> {
+  ): Promise<RunSummary | null> {
     for (;;) {
       if (this.#phase !== 'running' || signal?.aborted) return null;
       const job = this.#jobs.get(name)?.job;
@@ -521,13 +519,13 @@ class CronScheduler implements Scheduler {
         await this.#waitForJobEvent(name, signal);
         continue;
       }
-      const finished = new Map<string, RunRecord>();
-      const waiters = new Map<string, (record: RunRecord | null) => void>();
+      const finished = new Map<string, RunSummary>();
+      const waiters = new Map<string, (summary: RunSummary | null) => void>();
       const off = this.events.on('run:finished', (event) => {
         if (event.job.name !== name) return;
         const waiter = waiters.get(event.runId);
-        if (waiter) waiter(event.record);
-        else finished.set(event.runId, event.record);
+        if (waiter) waiter(event.summary);
+        else finished.set(event.runId, event.summary);
       });
       try {
         const ticket = this.#admitter.admit(job, 'catchup', scheduledAtMs);
@@ -536,7 +534,7 @@ class CronScheduler implements Scheduler {
         if (started.kind !== 'started') return null;
         const early = finished.get(started.runId);
         if (early !== undefined) return early;
-        return await new Promise<RunRecord | null>((resolve) => {
+        return await new Promise<RunSummary | null>((resolve) => {
           waiters.set(started.runId, resolve);
         });
       } finally {
@@ -562,40 +560,36 @@ class CronScheduler implements Scheduler {
     }
   }
 
-  // ---- views ----------------------------------------------------------------------------------
+  // ---- the read-only view ---------------------------------------------------------------------
 
-  #snapshot(job: ResolvedJob): JobSnapshot {
+  #state(job: ResolvedJob): JobState {
     const runtime = this.#table.find(job.name);
     const entry = this.#jobs.get(job.name);
-    const running = runtime ? [...runtime.running] : [];
+    const pids: number[] = [];
+    if (runtime !== undefined) {
+      for (const instance of runtime.running) if (instance.pid !== null) pids.push(instance.pid);
+    }
     return {
       job,
-      pids: running.map((instance) => instance.pid).filter((pid): pid is number => pid !== null),
-      runningInstances: running.length,
+      pids,
+      runningInstances: runtime?.running.size ?? 0,
       nextFireAtMs: entry === undefined ? null : this.#nextFireOf(entry),
-      runs: runtime?.history.newest(HISTORY_SUMMARY_LIMIT) ?? [],
-      ladder: this.#retries.current(job.name),
+      recentRuns: runtime?.history.newest(HISTORY_SUMMARY_LIMIT) ?? [],
+      retry: retryStateOf(this.#retries.current(job.name)),
     };
   }
 
-  getStatus(): StatusEntry[] {
-    const nowMs = this.#clock.now();
-    return [...this.#jobs.values()].map(({ job }) => buildStatusEntry(this.#snapshot(job), nowMs));
+  getJobStates(): JobState[] {
+    return [...this.#jobs.values()].map(({ job }) => this.#state(job));
   }
 
-  getJobs(): JobView[] {
-    const nowMs = this.#clock.now();
-    return [...this.#jobs.values()].map(({ job }) => buildJobView(this.#snapshot(job), nowMs));
+  getJobState(name: string): JobState {
+    return this.#state(this.#configured(name, 'show'));
   }
 
-  getJob(name: string): JobView {
-    return buildJobView(this.#snapshot(this.#configured(name, 'show')), this.#clock.now());
-  }
-
-  getRuns(name: string): JobRuns {
+  getRuns(name: string): readonly RunSummary[] {
     this.#configured(name, 'list runs of');
-    const runs: readonly RunRecord[] = this.#table.find(name)?.history.list() ?? [];
-    return { name, runs, stats: computeRunStats(runs) };
+    return this.#table.find(name)?.history.list() ?? [];
   }
 
   getJobConfig(name: string): ResolvedJob | undefined {
@@ -632,6 +626,18 @@ function sortByOrder(entries: ConfiguredJob[]): ConfiguredJob[] {
     sorted[index] = entries[(keys[index] as number) % scale] as ConfiguredJob;
   }
   return sorted;
+}
+
+/** A ladder as the view shows it: only while armed with at least one retry scheduled. */
+function retryStateOf(ladder: RetryLadder | null): RetryState | null {
+  if (!ladder || ladder.cancelled || ladder.count === 0) return null;
+  const { maximumRetries } = ladder.policy;
+  return {
+    attempt: ladder.count,
+    maxAttempts: maximumRetries === -1 ? null : maximumRetries,
+    nextRetryAtMs: ladder.nextRetryAtMs,
+    delayMs: ladder.lastDelayMs,
+  };
 }
 
 /** The daemon's yield between launch slices: the check phase of this loop turn, not a timer. */

@@ -1,8 +1,10 @@
-// The scheduler's public contract: deps, the Scheduler surface, its typed events and the
-// JSON-ready view shapes of spec/http-api.md A.5–A.7. Types only; no behaviour here.
+// The scheduler's public contract: deps, the Scheduler surface (control, view, durable host), its
+// typed events and the snapshots of its read-only view, all in domain values (epoch ms,
+// milliseconds): http/ and durable/ render the wire shapes. Types only; no behaviour here.
 import type { Clock, Logger, TypedEmitter } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import type { OutputStream, RunOutcome, Runner } from '../runner/index.js';
+import type { RunSummary } from './history.js';
 import type { DurablePort, LeadershipGate, RunEnvironmentSource } from './ports.js';
 
 /** What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed). */
@@ -56,97 +58,32 @@ export interface SchedulerDeps {
   readonly wakeLeadMs?: number;
 }
 
-// ---- Run records and stats (http-api A.7) ---------------------------------------------------
+// ---- Snapshots (the read-only view; http/ renders them) --------------------------------------
 
-export type RunRecordOutcome = 'success' | 'failure' | 'cancelled' | 'unknown';
-
-export interface RunResources {
-  readonly cpu_user_seconds: number;
-  readonly cpu_system_seconds: number;
-  readonly cpu_total_seconds: number;
-  readonly max_rss_bytes: number;
-  readonly samples: number;
-}
-
-export interface RunRecord {
-  readonly outcome: RunRecordOutcome;
-  readonly exit_code: number | null;
-  /** Python isoformat() of the UTC instant, e.g. `2026-06-21T12:00:00+00:00`. */
-  readonly started_at: string | null;
-  readonly finished_at: string;
-  /** Seconds. */
-  readonly duration: number | null;
-  readonly fail_reason: string | null;
-  readonly resources: RunResources | null;
-}
-
-export interface RunStats {
-  readonly total: number;
-  readonly success: number;
-  readonly failure: number;
-  readonly cancelled: number;
-  readonly unknown: number;
-  readonly success_rate: number | null;
-  readonly avg_duration: number | null;
-  readonly min_duration: number | null;
-  readonly max_duration: number | null;
-  readonly last_duration: number | null;
-  readonly avg_cpu_seconds: number | null;
-  readonly max_cpu_seconds: number | null;
-  readonly last_cpu_seconds: number | null;
-  readonly avg_rss_bytes: number | null;
-  readonly max_rss_bytes: number | null;
-  readonly last_rss_bytes: number | null;
-}
-
-/** `GET /jobs/{name}/runs`. */
-export interface JobRuns {
-  readonly name: string;
-  /** Oldest first, at most 50. */
-  readonly runs: readonly RunRecord[];
-  readonly stats: RunStats;
-}
-
-// ---- Views (http-api A.5, A.6) --------------------------------------------------------------
-
-export type StatusEntry =
-  | { readonly job: string; readonly status: 'running'; readonly pid: readonly number[] }
-  | { readonly job: string; readonly status: 'disabled' }
-  | {
-      readonly job: string;
-      readonly status: 'scheduled';
-      /** Seconds to the next fire, null when none, '@reboot' for @reboot jobs. */
-      readonly scheduled_in: number | '@reboot' | null;
-    };
-
-export interface RetryView {
+/** A job's retry ladder while it is armed with at least one retry scheduled. */
+export interface RetryState {
+  /** The latest retry's attempt number (1 for the first retry). */
   readonly attempt: number;
   /** null = unlimited (maximumRetries -1). */
   readonly maxAttempts: number | null;
-  readonly nextRetryAt: string | null;
-  readonly delaySeconds: number;
+  /** Epoch ms the pending retry is due, null when none is pending. */
+  readonly nextRetryAtMs: number | null;
+  /** The delay of the latest scheduled retry. */
+  readonly delayMs: number;
 }
 
-/** The A.6 job object fields the scheduler owns (the HTTP layer may add resources, cluster keys). */
-export interface JobView {
-  readonly name: string;
-  readonly enabled: boolean;
-  readonly schedule: string;
-  readonly command: string;
-  readonly captureStdout: boolean;
-  readonly captureStderr: boolean;
-  readonly utc: boolean;
-  readonly timezone: string | null;
-  readonly running: boolean;
+/** One configured job's scheduler state at one instant, in domain values. */
+export interface JobState {
+  readonly job: ResolvedJob;
+  /** Started instances' pids (instances without a pid are running but not listed). */
   readonly pids: readonly number[];
-  readonly scheduled_in: number | null;
-  readonly last_run: RunRecord | null;
-  readonly history: readonly {
-    readonly outcome: RunRecordOutcome;
-    readonly duration: number | null;
-  }[];
-  /** Present only while a retry ladder is armed with count > 0. */
-  readonly retry?: RetryView;
+  readonly runningInstances: number;
+  /** The next cron fire (epoch ms), null when none. */
+  readonly nextFireAtMs: number | null;
+  /** The newest runs, oldest first, at most HISTORY_SUMMARY_LIMIT. */
+  readonly recentRuns: readonly RunSummary[];
+  /** Present while a ladder is armed with count > 0 and not cancelled. */
+  readonly retry: RetryState | null;
 }
 
 export type ManualStartResult =
@@ -188,7 +125,7 @@ export interface RunFinishedEvent {
   readonly attempt: number;
   readonly scheduledAtMs: number | null;
   readonly outcome: RunOutcome;
-  readonly record: RunRecord;
+  readonly summary: RunSummary;
   /** False only for runs killed by Replace. */
   readonly recorded: boolean;
   readonly disposition: RunDisposition;
@@ -229,7 +166,7 @@ export interface ReportEvent {
   readonly job: ResolvedJob;
   readonly runId: string;
   readonly outcome: RunOutcome;
-  readonly record: RunRecord;
+  readonly summary: RunSummary;
 }
 
 export interface ConfigAppliedEvent {
@@ -307,12 +244,12 @@ export interface SchedulerControl extends AsyncDisposable {
 /** The read-only view: snapshots and the typed events. Nothing here changes the scheduler. */
 export interface SchedulerView {
   readonly events: TypedEmitter<SchedulerEvents>;
-  getStatus(): StatusEntry[];
-  getJobs(): JobView[];
+  /** Every configured job's state, in config order. */
+  getJobStates(): JobState[];
   /** Throws YC_ERR_JOB_UNKNOWN. */
-  getJob(name: string): JobView;
-  /** Throws YC_ERR_JOB_UNKNOWN. */
-  getRuns(name: string): JobRuns;
+  getJobState(name: string): JobState;
+  /** The in-memory history, oldest first (at most HISTORY_LIMIT). Throws YC_ERR_JOB_UNKNOWN. */
+  getRuns(name: string): readonly RunSummary[];
   /** The job's current config, or undefined when not configured. */
   getJobConfig(name: string): ResolvedJob | undefined;
   /** Epoch ms of the job's next cron fire, or null. */
@@ -332,7 +269,7 @@ export interface DurableHost extends Pick<SchedulerView, 'events' | 'getRuns'> {
    * configured job; the newest real outcome among them seeds the depends-on-past gate when memory
    * has none. Returns false for an unknown job.
    */
-  rehydrateHistory(name: string, runs: readonly RunRecord[]): boolean;
+  rehydrateHistory(name: string, runs: readonly RunSummary[]): boolean;
   /**
    * Re-arm a durable retry at its persisted position: retry `attempt` is due at notBeforeMs
    * (fires at once when that has passed). False when the job is unknown, disabled or has no
@@ -345,7 +282,11 @@ export interface DurableHost extends Pick<SchedulerView, 'events' | 'getRuns'> {
    * without the depends-on-past gate, and resolves with the finished run's record, or null when
    * it did not run (job gone or disabled, a closed cluster gate, shutdown).
    */
-  runBackfill(name: string, scheduledAtMs: number, signal?: AbortSignal): Promise<RunRecord | null>;
+  runBackfill(
+    name: string,
+    scheduledAtMs: number,
+    signal?: AbortSignal,
+  ): Promise<RunSummary | null>;
 }
 
 /** The whole scheduler: what createScheduler returns and the daemon holds. */

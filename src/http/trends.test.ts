@@ -1,15 +1,10 @@
-// computeTrends(): the A.7 stats per A.8 window, window boundaries (inclusive), ordering of a
-// merged ledger, and the ISO parsing the in-memory fallback relies on.
+// computeTrends(): the stats object per window, window boundaries (inclusive) and the ordering
+// of a merged ledger.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { computeRunStats, formatIsoUtc, type RunRecord } from '../scheduler/index.js';
-import {
-  computeTrends,
-  parseIsoInstantMs,
-  toTrendRuns,
-  TREND_WINDOWS_MS,
-  type TrendRun,
-} from './trends.js';
+import type { RunSummary } from '../scheduler/index.js';
+import { computeRunStats } from './run-records.js';
+import { computeTrends, TREND_WINDOWS_MS } from './trends.js';
 
 const NOW = Date.UTC(2026, 6, 4, 12); // 2026-07-04T12:00:00Z
 const SECOND = 1000;
@@ -18,18 +13,17 @@ const DAY = 24 * HOUR;
 
 function run(
   finishedAtMs: number,
-  outcome: RunRecord['outcome'] = 'success',
+  outcome: RunSummary['outcome'] = 'success',
   duration: number | null = 1,
-): TrendRun {
+): RunSummary {
   return {
     outcome,
-    exit_code: outcome === 'success' ? 0 : outcome === 'unknown' ? null : 1,
-    started_at: duration === null ? null : formatIsoUtc(finishedAtMs - duration * 1000),
-    finished_at: formatIsoUtc(finishedAtMs),
-    duration,
-    fail_reason: outcome === 'failure' ? 'failsWhen=nonzeroReturn and retcode=1' : null,
-    resources: null,
+    exitCode: outcome === 'success' ? 0 : outcome === 'unknown' ? null : 1,
+    startedAtMs: duration === null ? null : finishedAtMs - duration * 1000,
     finishedAtMs,
+    durationMs: duration === null ? null : duration * 1000,
+    failReason: outcome === 'failure' ? 'failsWhen=nonzeroReturn and retcode=1' : null,
+    resources: null,
   };
 }
 
@@ -131,34 +125,5 @@ describe('computeTrends()', () => {
     const copy = [...runs];
     computeTrends('j', runs, NOW, 'durable');
     assert.deepEqual(runs, copy);
-  });
-});
-
-describe('parseIsoInstantMs() and toTrendRuns()', () => {
-  test('reads formatIsoUtc output back, sub-millisecond digits included', () => {
-    for (const ms of [NOW, NOW + 123, NOW + 0.5, 0]) {
-      assert.equal(parseIsoInstantMs(formatIsoUtc(ms)), ms, formatIsoUtc(ms));
-    }
-    assert.equal(parseIsoInstantMs('2026-07-04T12:00:00.123456+00:00'), NOW + 123.456);
-    assert.equal(parseIsoInstantMs('2026-07-04T14:00:00+02:00'), NOW);
-    assert.equal(parseIsoInstantMs('2026-07-04T12:00:00Z'), NOW);
-  });
-
-  test('is NaN for anything that is not an ISO instant with an offset', () => {
-    for (const text of [
-      '',
-      'yesterday',
-      '2026-07-04',
-      '2026-07-04T12:00:00',
-      '2026-13-04T12:00:00Z',
-    ]) {
-      assert.ok(Number.isNaN(parseIsoInstantMs(text)), text);
-    }
-  });
-
-  test('toTrendRuns() parses finished_at of in-memory records', () => {
-    const { finishedAtMs: _ignored, ...record } = run(NOW - HOUR);
-    const [trendRun] = toTrendRuns([record]);
-    assert.deepEqual(trendRun, { ...record, finishedAtMs: NOW - HOUR });
   });
 });
