@@ -28,7 +28,7 @@ import { logJobSet, warnStatelessOptions } from './notices.js';
 import { subscribeObservers } from './observers.js';
 import type { Change } from './reconciler.js';
 import { stateSectionReconciler, type DaemonStateHandle } from './state-section.js';
-import { daemonView, webReconciler } from './web.js';
+import { webReconciler } from './web.js';
 
 /** How often the configuration files are checked for changes (about once a minute). */
 export const RELOAD_INTERVAL_MS = 60_000;
@@ -138,7 +138,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // 5. The control API last: it serves views of everything above.
   const reconcileWeb = webReconciler(
     {
-      view: daemonView(scheduler, () => durable),
+      scheduler,
+      durable: () => durable,
       control: scheduler,
       clock,
       logger,

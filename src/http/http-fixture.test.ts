@@ -9,6 +9,7 @@ import { buildHttpApp } from './app.js';
 import { JobListCache } from './job-list-cache.js';
 import { OutputTracker } from './output-tracker.js';
 import type { DaemonView, RenderMetrics, StreamLimits } from './types.js';
+import { viewWithTrends } from './view-with-trends.js';
 
 export const T0 = Date.UTC(2026, 0, 1); // a Thursday, midnight UTC
 
@@ -63,16 +64,7 @@ export interface ApiFixtureOptions {
 
 /** The scheduler as the DaemonView, plus getTrends when given. */
 function viewOf(scheduler: Scheduler, getTrends: DaemonView['getTrends']): DaemonView {
-  if (!getTrends) return scheduler;
-  return {
-    events: scheduler.events,
-    getJobStates: () => scheduler.getJobStates(),
-    getJobState: (name) => scheduler.getJobState(name),
-    getRuns: (name) => scheduler.getRuns(name),
-    getJobConfig: (name) => scheduler.getJobConfig(name),
-    getNextFireAtMs: (name) => scheduler.getNextFireAtMs(name),
-    getTrends,
-  };
+  return getTrends ? viewWithTrends(scheduler, getTrends) : scheduler;
 }
 
 export async function createApiFixture(

@@ -10,7 +10,7 @@ import { renderJobRuns } from './run-records.js';
 const MINUTE = 60_000;
 
 void describe('job views rendered from a live scheduler', () => {
-  void it('reports status per A.5 in config order', async () => {
+  void it('renders the status entries in config order', async () => {
     const h = createHarness([
       makeJob({ name: 'run', schedule: '@reboot' }),
       makeJob({ name: 'off', enabled: false }),
@@ -33,7 +33,7 @@ void describe('job views rendered from a live scheduler', () => {
     await h.stop();
   });
 
-  void it('builds the A.6 job object with last_run, history and stats', async () => {
+  void it('renders the job object with last_run, history and stats', async () => {
     const h = createHarness([
       makeJob({
         name: 'v',

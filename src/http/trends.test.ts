@@ -28,7 +28,7 @@ function run(
 }
 
 describe('computeTrends()', () => {
-  test('answers the A.8 shape: name, source, generated_at, the five windows in order', () => {
+  test('answers the trends shape: name, source, generated_at, the five windows in order', () => {
     const view = computeTrends('nightly-report', [], NOW, 'durable');
     assert.deepEqual(Object.keys(view), ['name', 'source', 'generated_at', 'windows']);
     assert.equal(view.name, 'nightly-report');
@@ -61,7 +61,7 @@ describe('computeTrends()', () => {
     assert.equal(windows['7d'].total, 6);
     assert.equal(windows['30d'].total, 8);
     assert.equal(windows.all.total, 10);
-    // Each window is exactly the A.7 stats object over its runs.
+    // Each window is exactly the stats object over its runs.
     assert.deepEqual(windows['1h'], computeRunStats(runs.slice(-2)));
     assert.deepEqual(windows['24h'], computeRunStats(runs.slice(-4)));
     assert.deepEqual(windows['30d'], computeRunStats(runs.slice(-8)));

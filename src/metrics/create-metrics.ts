@@ -10,7 +10,7 @@ import {
   type Logger,
 } from '../common/index.js';
 import type { ResolvedConfig } from '../config/index.js';
-import type { Scheduler } from '../scheduler/index.js';
+import type { SchedulerView } from '../scheduler/index.js';
 import {
   createClusterEnabledFamily,
   createDaemonFamilies,
@@ -28,7 +28,7 @@ import { renderRegistry } from './render.js';
 export type MetricsConfig = Pick<ResolvedConfig, 'jobs' | 'jobSetId'>;
 
 /** What metrics subscribe to: the scheduler's events and its next-fire index. */
-export type MetricsEventSource = Pick<Scheduler, 'events' | 'getNextFireAtMs'>;
+export type MetricsEventSource = Pick<SchedulerView, 'events' | 'getNextFireAtMs'>;
 
 export interface RenderedMetrics {
   readonly contentType: string;

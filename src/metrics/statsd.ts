@@ -3,7 +3,7 @@
 // fire-and-forget background tasks; a failure is logged and never touches the job.
 import { TaskSet, describeError, type Clock, type Logger } from '../common/index.js';
 import type { StatsdTarget } from '../config/index.js';
-import type { RunResources, Scheduler } from '../scheduler/index.js';
+import type { RunResources, SchedulerView } from '../scheduler/index.js';
 import { sendUdpDatagram, type DatagramSend } from './udp-send.js';
 
 export function formatStartDatagram(prefix: string): string {
@@ -41,7 +41,7 @@ export interface StatsdDeps {
 
 export interface StatsdPublisher {
   /** Follow a scheduler's runs; returns the unsubscribe function. */
-  subscribe(scheduler: Pick<Scheduler, 'events'>): () => void;
+  subscribe(scheduler: Pick<SchedulerView, 'events'>): () => void;
   /** Wait for datagrams still being sent. */
   close(): Promise<void>;
 }

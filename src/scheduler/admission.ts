@@ -1,4 +1,4 @@
-// The admission decision of jobs.md §2 and §8 as one pure function: may this launch of this job
+// The admission decision (docs/architecture.md "Admission") as one pure function: may this launch of this job
 // start now, and how? Every input is a fact gathered beforehand (admit.ts): the instances
 // already active, the leadership verdict, the newest real outcome with the durable ledger
 // already folded in. It reads no clock, store or table and changes nothing; the caller applies
@@ -28,7 +28,7 @@ export interface AdmissionFacts {
   readonly lastRealOutcome: 'success' | 'failure' | null;
 }
 
-/** Which retry ladder the launched run holds (jobs.md §2 "Retry state", §7.1). */
+/** Which retry ladder the launched run holds (docs/architecture.md "Admission"). */
 export type LadderUse =
   /** Gate 4: the job's ladder is replaced by a fresh one (or none when maximumRetries is 0). */
   | 'fresh'
@@ -57,7 +57,7 @@ export type Admission =
       readonly reason: SkipReason;
       readonly detail?: string;
       readonly gate: RefusingGate;
-      /** Gate 4 was reached before the refusal: the job's ladder is still replaced (§7.4). */
+      /** Gate 4 was reached before the refusal: the job's ladder is still replaced. */
       readonly ladderReset: boolean;
     };
 
@@ -69,25 +69,26 @@ const launch = (replace: boolean, ladder: LadderUse, contended: boolean): Admiss
 const skip = (reason: SkipReason, gate: RefusingGate, ladderReset: boolean): Admission =>
   Object.freeze({ kind: 'skip', reason, gate, ladderReset });
 
+type LaunchTable = readonly [
+  readonly [noContention: Admission, contended: Admission],
+  readonly [unused: Admission, replaceContended: Admission],
+];
+
 /** Every launch result, indexed [ladder][replace][contended]: a decision allocates nothing. */
-const LAUNCHES = {
-  fresh: [
-    [launch(false, 'fresh', false), launch(false, 'fresh', true)],
-    [launch(true, 'fresh', false), launch(true, 'fresh', true)],
-  ],
-  current: [
-    [launch(false, 'current', false), launch(false, 'current', true)],
-    [launch(true, 'current', false), launch(true, 'current', true)],
-  ],
-  carried: [
-    [launch(false, 'carried', false), launch(false, 'carried', true)],
-    [launch(true, 'carried', false), launch(true, 'carried', true)],
-  ],
-  none: [
-    [launch(false, 'none', false), launch(false, 'none', true)],
-    [launch(true, 'none', false), launch(true, 'none', true)],
-  ],
-} as const satisfies Record<LadderUse, readonly (readonly Admission[])[]>;
+const LAUNCHES: Readonly<Record<LadderUse, LaunchTable>> = Object.freeze({
+  fresh: launchTable('fresh'),
+  current: launchTable('current'),
+  carried: launchTable('carried'),
+  none: launchTable('none'),
+});
+
+function launchTable(ladder: LadderUse): LaunchTable {
+  return [
+    [launch(false, ladder, false), launch(false, ladder, true)],
+    [launch(true, ladder, false), launch(true, ladder, true)],
+  ];
+}
+
 const SKIP_DISABLED = skip('disabled', 'enabled', false);
 const SKIP_FORBID = skip('forbid', 'concurrency', false);
 const SKIP_FORBID_AFTER_RESET = skip('forbid', 'concurrency', true);
@@ -107,7 +108,7 @@ function ladderUseOf(trigger: RunTrigger): LadderUse {
 }
 
 /**
- * The gate pipeline of jobs.md §2 for one requested launch, first refusal wins: enabled,
+ * The gate pipeline (docs/architecture.md "Admission"), first refusal wins: enabled,
  * leadership (not for manual starts), onlyIfLastSucceeded (scheduled and @reboot only; the
  * ladder untouched), the ladder reset (gate 4, scheduled and @reboot: it happens even when the
  * concurrency policy then refuses), the concurrency policy.

@@ -1,4 +1,4 @@
-// The launch gates of jobs.md §2 and §8 as pure functions returning values; admission.ts applies
+// The launch gates (docs/architecture.md "Admission") as pure functions returning values; admission.ts applies
 // them in order. Nothing here touches state, timers or the runner.
 import type { ConcurrencyPolicy, ResolvedJob } from '../config/index.js';
 import type { GateResult } from './ports.js';

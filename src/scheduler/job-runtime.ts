@@ -18,7 +18,7 @@ export interface RunningInstance {
   readonly trigger: RunTrigger;
   readonly attempt: number;
   readonly scheduledAtMs: number | null;
-  /** The retry ladder attached at launch (jobs.md §7.1), if any. */
+  /** The retry ladder attached at launch (docs/architecture.md "Admission"), if any. */
   readonly ladder: RetryLadder | null;
   readonly handle: RunHandle;
   pid: number | null;

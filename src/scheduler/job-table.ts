@@ -3,19 +3,23 @@
 import type { ResolvedJob } from '../config/index.js';
 import { JobRuntime, type RunningInstance } from './job-runtime.js';
 
+/** What pruning a name needs from the retry ladders. */
+export interface PrunableRetries {
+  hasPending(name: string): boolean;
+  /** Drop the name's idle ladder (no timer pending) without settling anything. */
+  forget(name: string): void;
+}
+
 export class JobTable {
   readonly #runtimes = new Map<string, JobRuntime>();
   readonly #running = new Set<RunningInstance>();
   readonly #currentJob: (name: string) => ResolvedJob | undefined;
-  readonly #hasPendingRetry: (name: string) => boolean;
+  readonly #retries: PrunableRetries;
   #idleWaiters: (() => void)[] = [];
 
-  constructor(
-    currentJob: (name: string) => ResolvedJob | undefined,
-    hasPendingRetry: (name: string) => boolean,
-  ) {
+  constructor(currentJob: (name: string) => ResolvedJob | undefined, retries: PrunableRetries) {
     this.#currentJob = currentJob;
-    this.#hasPendingRetry = hasPendingRetry;
+    this.#retries = retries;
   }
 
   /** The job's runtime, created on first use. */
@@ -32,12 +36,16 @@ export class JobTable {
     return this.#runtimes.get(name);
   }
 
-  /** Forget an unconfigured name's runtime once nothing refers to it any more. */
+  /**
+   * Forget an unconfigured name's runtime once nothing refers to it any more, its idle ladder
+   * with it: a job added again later under the name starts without one.
+   */
   prune(name: string): void {
     const runtime = this.#runtimes.get(name);
     if (!runtime || this.#currentJob(name)) return;
-    if (!runtime.idle || this.#hasPendingRetry(name)) return;
+    if (!runtime.idle || this.#retries.hasPending(name)) return;
     this.#runtimes.delete(name);
+    this.#retries.forget(name);
   }
 
   get runningCount(): number {

@@ -153,7 +153,8 @@ export class Launcher {
       if (ticket.replace) {
         const victims = [...runtime.running];
         for (const victim of victims) victim.replaced = true;
-        // One after another, each awaited through its whole cancel sequence (jobs.md §8).
+        // One after another, each awaited through its whole cancel sequence (docs/configuration.md
+        // "Concurrency and timeouts").
         for (const victim of victims) await this.cancelInstance(victim, 'replaced');
       }
       if (this.#context.isStopping()) {

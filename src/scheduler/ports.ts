@@ -7,9 +7,9 @@ import type { Provider } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { RunTrigger, SkipReason } from './types.js';
 
-// ---- leadership (gate 2 of jobs.md §2) ------------------------------------------------------
+// ---- leadership (gate 2, docs/architecture.md "Admission") --------------------------------
 
-/** A gate's verdict (DESIGN §4): a value, logged and emitted, never an exception. */
+/** A gate's verdict: a value, logged and emitted, never an exception. */
 export type GateResult =
   | { readonly kind: 'run' }
   | { readonly kind: 'skip'; readonly reason: SkipReason; readonly detail?: string };

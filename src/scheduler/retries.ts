@@ -1,4 +1,4 @@
-// The retry ladders of jobs.md §7 and their durable protocol, in one place: which ladder a job
+// The retry ladders (docs/configuration.md "Retries: onFailure.retry") and their durable protocol, in one place: which ladder a job
 // holds, the ladder timers, and every call into the RetryJournal (docs/architecture.md "A
 // retry"). Arming persists a pending record; a due retry settles it `launched` before the
 // relaunch (record-before-run; degrade proceeds unrecorded, fail-closed defers); every other end
@@ -38,7 +38,7 @@ export interface RetriesContext {
   readonly released: (name: string) => void;
 }
 
-/** What a failed run's ladder did (§7.2). */
+/** What a failed run's ladder did. */
 export type FailureStep = 'retrying' | 'permanent';
 
 export class Retries {
@@ -60,7 +60,15 @@ export class Retries {
     return this.#ladders.get(name)?.pending === true;
   }
 
-  /** Gate 4 (§7.1): the old ladder is superseded, a fresh one created iff maximumRetries ≠ 0. */
+  /**
+   * Drop an unconfigured name's idle ladder with its runtime. Nothing is settled: no timer is
+   * pending, and a record left open by a degraded launch stays for the next boot to judge.
+   */
+  forget(name: string): void {
+    if (!this.hasPending(name)) this.#ladders.delete(name);
+  }
+
+  /** Gate 4: the old ladder is superseded, a fresh one created iff maximumRetries ≠ 0. */
   reset(job: ResolvedJob): RetryLadder | null {
     const previous = this.#ladders.get(job.name);
     if (previous !== undefined) this.#end(previous, 'superseded');
@@ -73,7 +81,7 @@ export class Retries {
     return ladder;
   }
 
-  /** Any success of the job removes its ladder, even one another instance still holds (§7.4). */
+  /** Any success of the job removes its ladder, even one another instance still holds. */
   succeeded(name: string): void {
     this.#drop(name, 'succeeded');
   }
@@ -89,7 +97,7 @@ export class Retries {
   }
 
   /**
-   * §7.2 steps 2–5 for a failed run holding `ladder` (launched as `job`): 'permanent' when the
+   * The steps for a failed run holding `ladder` (launched as `job`): 'permanent' when the
    * failure ends the sequence (no ladder, a cancelled one, or the budget spent), else the next
    * retry is armed and persisted.
    */
@@ -173,7 +181,7 @@ export class Retries {
     this.#end(ladder, reason);
   }
 
-  /** §7.3: look the job up by name in the CURRENT config, then settle and relaunch. */
+  /** A due retry: look the job up by name in the CURRENT config, then settle and relaunch. */
   #onDue(ladder: RetryLadder): void {
     const { logger, events } = this.#context;
     if (this.#context.isStopping() || ladder.cancelled) return;

@@ -349,3 +349,30 @@ void describe('retry ladder and reloads', () => {
     await h.stop();
   });
 });
+
+void describe('retry ladder of a removed job', () => {
+  void it('is forgotten with the job: the name added again starts without a ladder', async () => {
+    const job = makeJob({
+      name: 'gone',
+      schedule: '* * * * *',
+      concurrencyPolicy: 'Forbid',
+      retry: { ...ladder, maximumRetries: 3 },
+    });
+    const h = createHarness([job]);
+    h.runner.setDefault('manual');
+    h.scheduler.start();
+    await h.scheduler.startJob('gone'); // running, holding no ladder
+    await h.clock.advance(MINUTE); // the fire is skipped by Forbid, yet creates a fresh ladder
+    assert.equal(h.of('fire:skipped')[0]?.reason, 'forbid');
+    h.scheduler.applyConfig(makeConfig([]));
+    h.runner.last('gone').fail();
+    await h.clock.advance(0);
+    h.scheduler.applyConfig(makeConfig([job]));
+    await h.scheduler.startJob('gone');
+    h.runner.last('gone').fail();
+    await h.clock.advance(0);
+    assert.equal(h.of('retry:scheduled').length, 0, 'the old ladder did not come back');
+    assert.equal(h.of('report:permanently-failed').length, 2);
+    await h.stop();
+  });
+});

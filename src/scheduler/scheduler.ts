@@ -119,7 +119,7 @@ class CronScheduler implements Scheduler {
       },
       released: (name) => this.#table.prune(name),
     });
-    this.#table = new JobTable(currentJob, (name) => this.#retries.hasPending(name));
+    this.#table = new JobTable(currentJob, this.#retries);
     this.#admitter = new Admitter({
       clock: deps.clock,
       logger: deps.logger,

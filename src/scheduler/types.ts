@@ -33,7 +33,7 @@ export interface SchedulerDeps {
   readonly logger: Logger;
   readonly runner: Runner;
   /**
-   * Leadership seam (gate 2 of jobs.md §2): the verdict for scheduled, @reboot and retry
+   * Leadership seam (gate 2, docs/architecture.md "Admission"): the verdict for scheduled, @reboot and retry
    * launches, never asked for manual starts. Absent = always allowed (a single node).
    */
   readonly gate?: LeadershipGate;
