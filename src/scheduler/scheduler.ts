@@ -14,22 +14,25 @@ import {
   type TimerHandle,
 } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
-import { nextFireTime, schedulesEqual, type Schedule } from '../schedule/index.js';
-import { FireHeap, type FireNode } from './fire-heap.js';
-import { planDueFires, slotResolutionMs, type DueFirePlan } from './fire-plan.js';
-import { HISTORY_SUMMARY_LIMIT, type RunSummary } from './history.js';
+import { nextFireTime, type Schedule } from '../schedule/index.js';
 import { Admitter } from './admit.js';
+import { runBackfill, type BackfillContext } from './backfill.js';
+import type { ConfiguredJob } from './configured-jobs.js';
+import { indexJobs, sameCronTiming, seedFirstFires, sortByOrder } from './configured-jobs.js';
+import { FireHeap } from './fire-heap.js';
+import { planDueFires, slotResolutionMs, type DueFirePlan } from './fire-plan.js';
+import type { RunSummary } from './history.js';
+import { buildJobState } from './job-state.js';
 import type { LaunchTicket } from './job-runtime.js';
 import { JobTable } from './job-table.js';
 import { DEFAULT_LAUNCH_SLICE_BUDGET_MS, DEFAULT_LAUNCH_SLICE_SIZE } from './launch-queue.js';
 import { Launcher } from './launcher.js';
 import type { DurableCollaborator, DurablePort } from './ports.js';
 import { Retries } from './retries.js';
-import type { RetryLadder } from './retry-ladder.js';
+import { noticeClockJump, reportLateWake, type WakeNoticeContext } from './wake-notices.js';
 import type {
   JobState,
   ManualStartResult,
-  RetryState,
   Scheduler,
   SchedulerDeps,
   SchedulerEvents,
@@ -37,8 +40,6 @@ import type {
 
 /** The loop never sleeps longer than this, so clock steps and reloads are noticed. */
 export const MAX_SLEEP_MS = 30_000;
-/** A wall-clock step beyond monotonic progress larger than this is reported as a jump. */
-const CLOCK_JUMP_TOLERANCE_MS = 1_000;
 /**
  * With the system clock the loop's timer is armed this much before the next slot and the rest is
  * waited out by yielding to the event loop: setTimeout works in whole milliseconds from a
@@ -46,18 +47,6 @@ const CLOCK_JUMP_TOLERANCE_MS = 1_000;
  * lateness. The yields cost at most this long per wake. (FakeClock timers are exact: no lead.)
  */
 export const DEFAULT_WAKE_LEAD_MS = 2;
-
-/** A configured job, and its node in the next-fire heap (one object per job, nothing else). */
-class ConfiguredJob implements FireNode {
-  // NaN, not 0: the field holds a double from the start, so writing an epoch instant (not a small
-  // integer) does not change the field's representation and migrate all 100k objects.
-  atMs = Number.NaN;
-  heapIndex = -1;
-  constructor(
-    readonly job: ResolvedJob,
-    public order: number,
-  ) {}
-}
 
 type Phase = 'idle' | 'running' | 'stopping' | 'stopped';
 
@@ -87,6 +76,8 @@ class CronScheduler implements Scheduler {
   readonly #wakeLeadMs: number;
   readonly #yieldToLoop: () => Promise<void>;
   #shutdown: Promise<void> | null = null;
+  readonly #notices: WakeNoticeContext;
+  readonly #backfill: BackfillContext;
 
   constructor(deps: SchedulerDeps, config: ResolvedConfig) {
     this.#clock = deps.clock;
@@ -103,6 +94,7 @@ class CronScheduler implements Scheduler {
       this.#logger.error({ err: error }, 'Scheduler background task failed'),
     );
     this.#durable = deps.durable ?? null;
+    this.#notices = { logger: deps.logger, events: this.events };
     const currentJob = (name: string): ResolvedJob | undefined => this.#jobs.get(name)?.job;
     const isStopping = (): boolean => this.#stopping;
     this.#retries = new Retries({
@@ -143,7 +135,15 @@ class CronScheduler implements Scheduler {
       yieldToLoop: this.#yieldToLoop,
       isStopping,
     });
-    this.#setJobs(config);
+    this.#backfill = {
+      events: this.events,
+      running: () => this.#phase === 'running',
+      currentJob,
+      activeInstances: (name) => this.activeInstances(name),
+      admit: (job, scheduledAtMs) => this.#admitter.admit(job, 'catchup', scheduledAtMs),
+      launch: (ticket) => this.#launcher.enqueueAwaited(ticket),
+    };
+    this.#jobs = indexJobs(config);
   }
 
   get #stopping(): boolean {
@@ -155,26 +155,8 @@ class CronScheduler implements Scheduler {
   start(): void {
     if (this.#phase !== 'idle') return;
     this.#phase = 'running';
-    const nowMs = this.#clock.now();
     // Start-up pass: seed strictly after now (cron jobs never fire on this pass) ...
-    const seeded: ConfiguredJob[] = [];
-    // Jobs with the same expression and zone share one parsed Schedule (the config loader caches
-    // them), so large configs compute each distinct first fire once.
-    const firstFires = new Map<Schedule, number | null>();
-    for (const entry of this.#jobs.values()) {
-      const { job } = entry;
-      if (!job.enabled || job.schedule.kind !== 'cron') continue;
-      const { schedule } = job.schedule;
-      let atMs = firstFires.get(schedule);
-      if (atMs === undefined) {
-        atMs = nextFireTime(schedule, nowMs);
-        firstFires.set(schedule, atMs);
-      }
-      if (atMs === null) continue;
-      entry.atMs = atMs;
-      seeded.push(entry);
-    }
-    this.#heap = FireHeap.from(seeded);
+    this.#heap = FireHeap.from(seedFirstFires(this.#jobs.values(), this.#clock.now()));
     // ... and launch every enabled @reboot job once, in config order. With a store the boot
     // marker decides first (once per OS boot); that read never holds up the other jobs.
     const tickets: LaunchTicket[] = [];
@@ -259,25 +241,9 @@ class CronScheduler implements Scheduler {
 
   // ---- configuration --------------------------------------------------------------------------
 
-  #setJobs(config: ResolvedConfig): void {
-    const jobs = new Map<string, ConfiguredJob>();
-    // Duplicate names: the later definition wins (config.md §5.1), at its own position. One pass;
-    // only a config with duplicates pays for renumbering (orders must stay dense and in map order).
-    let duplicates = false;
-    for (const job of config.jobs) {
-      if (jobs.delete(job.name)) duplicates = true;
-      jobs.set(job.name, new ConfiguredJob(job, jobs.size));
-    }
-    if (duplicates) {
-      let order = 0;
-      for (const entry of jobs.values()) entry.order = order++;
-    }
-    this.#jobs = jobs;
-  }
-
   applyConfig(config: ResolvedConfig): void {
     const previous = this.#jobs;
-    this.#setJobs(config);
+    this.#jobs = indexJobs(config);
     const nowMs = this.#clock.now();
     const added: string[] = [];
     const removed: string[] = [];
@@ -342,7 +308,11 @@ class CronScheduler implements Scheduler {
       this.#waitOutLead();
       return;
     }
-    this.#noticeClockJump(nowMs);
+    noticeClockJump(
+      this.#notices,
+      nowMs,
+      this.#armedWallMs + (this.#clock.monotonic() - this.#armedMonotonicMs),
+    );
     // Due jobs are serviced in config order; each job's own slots oldest first.
     const due = sortByOrder(this.#heap.popDue(nowMs));
     const tickets: LaunchTicket[] = [];
@@ -378,7 +348,7 @@ class CronScheduler implements Scheduler {
       }
       // Advance strictly past the fired slots BEFORE launching: a slot fires at most once.
       if (fire.nextFireAtMs !== null) this.#heap.set(entry, fire.nextFireAtMs);
-      if (fire.late) this.#reportLateWake(job, slotMs, fire);
+      if (fire.late) reportLateWake(this.#notices, job, slotMs, fire);
       const { fires } = fire;
       for (let slot = 0; slot < fires.length; slot++) {
         const ticket = this.#admitter.admit(job, 'schedule', fires[slot] as number);
@@ -402,36 +372,6 @@ class CronScheduler implements Scheduler {
       await this.#yieldToLoop();
       if (generation === this.#armGeneration && this.#timer === null) this.#onWake();
     });
-  }
-
-  #reportLateWake(job: ResolvedJob, slotMs: number, fire: DueFirePlan): void {
-    this.#logger.warn(
-      `Job ${job.name}: scheduler woke ${formatSeconds(fire.latenessMs)} seconds late for its ${new Date(slotMs).toISOString()} slot; ` +
-        (fire.fires.length > 0
-          ? 'firing the current slot once'
-          : 'the current slot does not match, not firing') +
-        ' and resyncing',
-    );
-    this.events.emit('schedule:late', {
-      jobName: job.name,
-      scheduledAtMs: slotMs,
-      latenessMs: fire.latenessMs,
-      firedOnce: fire.fires.length > 0,
-      nextFireAtMs: fire.nextFireAtMs,
-    });
-  }
-
-  #noticeClockJump(nowMs: number): void {
-    const expectedMs = this.#armedWallMs + (this.#clock.monotonic() - this.#armedMonotonicMs);
-    const deltaMs = nowMs - expectedMs;
-    if (Math.abs(deltaMs) <= CLOCK_JUMP_TOLERANCE_MS) return;
-    const direction = deltaMs > 0 ? 'forward' : 'backward';
-    this.#logger.warn(
-      direction === 'backward'
-        ? `Wall clock stepped backwards by ${formatSeconds(-deltaMs)} seconds; pending fires wait for their slots`
-        : `Wall clock stepped forwards by ${formatSeconds(deltaMs)} seconds`,
-    );
-    this.events.emit('clock:jumped', { direction, deltaMs });
   }
 
   // ---- manual control -------------------------------------------------------------------------
@@ -505,78 +445,24 @@ class CronScheduler implements Scheduler {
     return this.#retries.resume(job, attempt, notBeforeMs);
   }
 
-  async runBackfill(
+  runBackfill(
     name: string,
     scheduledAtMs: number,
     signal?: AbortSignal,
   ): Promise<RunSummary | null> {
-    for (;;) {
-      if (this.#phase !== 'running' || signal?.aborted) return null;
-      const job = this.#jobs.get(name)?.job;
-      if (job === undefined || !job.enabled) return null;
-      if (this.activeInstances(name) > 0) {
-        // Serialised: wait for this job's instances to finish (or the daemon to stop).
-        await this.#waitForJobEvent(name, signal);
-        continue;
-      }
-      const finished = new Map<string, RunSummary>();
-      const waiters = new Map<string, (summary: RunSummary | null) => void>();
-      const off = this.events.on('run:finished', (event) => {
-        if (event.job.name !== name) return;
-        const waiter = waiters.get(event.runId);
-        if (waiter) waiter(event.summary);
-        else finished.set(event.runId, event.summary);
-      });
-      try {
-        const ticket = this.#admitter.admit(job, 'catchup', scheduledAtMs);
-        if (ticket.kind === 'skip') return null;
-        const started = await this.#launcher.enqueueAwaited(ticket);
-        if (started.kind !== 'started') return null;
-        const early = finished.get(started.runId);
-        if (early !== undefined) return early;
-        return await new Promise<RunSummary | null>((resolve) => {
-          waiters.set(started.runId, resolve);
-        });
-      } finally {
-        off();
-      }
-    }
-  }
-
-  /** Resolves on this job's next run:finished or fire:skipped, shutdown, or abort. */
-  async #waitForJobEvent(name: string, signal?: AbortSignal): Promise<void> {
-    const offs: (() => void)[] = [];
-    try {
-      await new Promise<void>((resolve) => {
-        offs.push(
-          this.events.on('run:finished', (event) => event.job.name === name && resolve()),
-          this.events.on('fire:skipped', (event) => event.jobName === name && resolve()),
-          this.events.on('shutdown:started', () => resolve()),
-        );
-        signal?.addEventListener('abort', () => resolve(), { once: true });
-      });
-    } finally {
-      for (const off of offs) off();
-    }
+    return runBackfill(this.#backfill, name, scheduledAtMs, signal);
   }
 
   // ---- the read-only view ---------------------------------------------------------------------
 
   #state(job: ResolvedJob): JobState {
-    const runtime = this.#table.find(job.name);
     const entry = this.#jobs.get(job.name);
-    const pids: number[] = [];
-    if (runtime !== undefined) {
-      for (const instance of runtime.running) if (instance.pid !== null) pids.push(instance.pid);
-    }
-    return {
+    return buildJobState(
       job,
-      pids,
-      runningInstances: runtime?.running.size ?? 0,
-      nextFireAtMs: entry === undefined ? null : this.#nextFireOf(entry),
-      recentRuns: runtime?.history.newest(HISTORY_SUMMARY_LIMIT) ?? [],
-      retry: retryStateOf(this.#retries.current(job.name)),
-    };
+      this.#table.find(job.name),
+      entry === undefined ? null : this.#nextFireOf(entry),
+      this.#retries.current(job.name),
+    );
   }
 
   getJobStates(): JobState[] {
@@ -606,52 +492,7 @@ class CronScheduler implements Scheduler {
   }
 }
 
-/**
- * Entries in config order. A burst sorts a thousand entries on a wake whose code is still cold,
- * where a comparator sort costs ~0.5 ms: large lists sort (order, index) keys packed into a
- * Float64Array with the engine's native numeric sort instead.
- */
-function sortByOrder(entries: ConfiguredJob[]): ConfiguredJob[] {
-  if (entries.length < 64) return entries.sort((a, b) => a.order - b.order);
-  // order * scale + index is an exact double while order * scale < 2^53, e.g. orders below 2^33
-  // with a million due entries: far beyond any config.
-  const scale = 2 ** (32 - Math.clz32(entries.length));
-  const keys = new Float64Array(entries.length);
-  for (let index = 0; index < entries.length; index++) {
-    keys[index] = (entries[index] as ConfiguredJob).order * scale + index;
-  }
-  keys.sort();
-  const sorted = new Array<ConfiguredJob>(entries.length);
-  for (let index = 0; index < keys.length; index++) {
-    sorted[index] = entries[(keys[index] as number) % scale] as ConfiguredJob;
-  }
-  return sorted;
-}
-
-/** A ladder as the view shows it: only while armed with at least one retry scheduled. */
-function retryStateOf(ladder: RetryLadder | null): RetryState | null {
-  if (!ladder || ladder.cancelled || ladder.count === 0) return null;
-  const { maximumRetries } = ladder.policy;
-  return {
-    attempt: ladder.count,
-    maxAttempts: maximumRetries === -1 ? null : maximumRetries,
-    nextRetryAtMs: ladder.nextRetryAtMs,
-    delayMs: ladder.lastDelayMs,
-  };
-}
-
 /** The daemon's yield between launch slices: the check phase of this loop turn, not a timer. */
 function yieldWithSetImmediate(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-/** Same schedule sets and the same zone: a reload keeps the pending next fire. */
-function sameCronTiming(before: ResolvedJob, after: ResolvedJob): boolean {
-  return (
-    before.enabled &&
-    before.schedule.kind === 'cron' &&
-    after.schedule.kind === 'cron' &&
-    before.timezone === after.timezone &&
-    schedulesEqual(before.schedule.schedule, after.schedule.schedule)
-  );
 }
