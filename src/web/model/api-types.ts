@@ -1,7 +1,7 @@
 // The wire shapes the dashboard reads (docs/http-api.md "Routes"): the job object and run
-// records are the scheduler's own view types (one source of truth), plus the fields the HTTP
-// layer or later features add. Types only.
-import type { JobRuns, JobView, RunRecord, RunStats } from '../../scheduler/index.js';
+// records are the HTTP layer's own rendered types (one source of truth), plus the fields later
+// features add. Types only.
+import type { JobRuns, JobView, RunRecord, RunStats } from '../../http/index.js';
 
 export type { JobRuns, RunRecord, RunStats };
 export type RunOutcome = RunRecord['outcome'];
