@@ -33,3 +33,11 @@ export {
 } from './python-json.js';
 export { Slot, type Provider } from './slot.js';
 export { formatIsoUtc, parseIsoInstantMs } from './iso-time.js';
+export {
+  atMostCodePoints,
+  codePointLength,
+  isPythonPrintable,
+  minByCodePoint,
+  pythonRepr,
+  sortByCodePoint,
+} from './python-text.js';
