@@ -1,0 +1,106 @@
+// The per-job run summaries a node piggybacks on its /peer body for the fleet view: how we
+// advertise ours and how a peer's are rebuilt field by field (docs/clustering.md "Job summaries").
+// Display only. Pure. Must not: feed anything here into an election or a run decision.
+import { atMostCodePoints, isPythonPrintable, sortByCodePoint } from '../common/index.js';
+import { isJsonObject, ownField } from './strict-json.js';
+import type { JobSummariesReport, JobSummary, JobSummaryLast } from './types.js';
+
+/** At most this many jobs are advertised (the sorted-name prefix) and accepted. */
+export const MAX_SUMMARY_JOBS = 512;
+/** Longer job names are not advertised and not accepted. */
+export const MAX_SUMMARY_NAME = 128;
+const MAX_FINISHED_AT = 64;
+
+/** The `job_summaries` wire object and its `job_summaries_truncated` flag. */
+export interface SummariesWire {
+  readonly jobSummaries: Record<string, unknown>;
+  readonly truncated: boolean;
+}
+
+/**
+ * Our advertisement: names longer than 128 code points dropped, sorted by code point, the first
+ * 512 kept; `truncated` when anything was left out.
+ */
+export function buildSummariesWire(jobs: ReadonlyMap<string, JobSummary>): SummariesWire {
+  const names = sortByCodePoint(
+    [...jobs.keys()].filter((name) => atMostCodePoints(name, MAX_SUMMARY_NAME)),
+  );
+  const truncated = names.length !== jobs.size || names.length > MAX_SUMMARY_JOBS;
+  // A null-prototype object: a job named `__proto__` is an ordinary key.
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const name of names.slice(0, MAX_SUMMARY_JOBS)) {
+    const job = jobs.get(name);
+    if (job !== undefined) out[name] = summaryToWire(job);
+  }
+  return { jobSummaries: out, truncated };
+}
+
+function summaryToWire(job: JobSummary): Record<string, unknown> {
+  return {
+    running: job.running,
+    enabled: job.enabled,
+    scheduled_in: job.scheduledInSeconds,
+    last:
+      job.last === null
+        ? null
+        : {
+            outcome: job.last.outcome,
+            finished_at: job.last.finishedAt,
+            duration: job.last.durationSeconds,
+            exit_code: job.last.exitCode,
+          },
+  };
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set(['success', 'failure', 'cancelled', 'unknown']);
+
+/**
+ * A peer's summaries, rebuilt: null when not reported (not an object), else every well-formed
+ * entry in document order up to 512. A malformed entry is dropped, never a failure.
+ */
+export function parseSummaries(
+  raw: unknown,
+  truncatedRaw: unknown,
+  receivedAtMs: number,
+): JobSummariesReport | null {
+  if (!isJsonObject(raw)) return null;
+  const jobs = new Map<string, JobSummary>();
+  for (const [name, value] of Object.entries(raw)) {
+    if (jobs.size >= MAX_SUMMARY_JOBS) break;
+    if (name === '' || !atMostCodePoints(name, MAX_SUMMARY_NAME) || !isPythonPrintable(name))
+      continue;
+    if (!isJsonObject(value)) continue;
+    jobs.set(name, {
+      running: ownField(value, 'running') === true,
+      enabled: ownField(value, 'enabled') !== false,
+      scheduledInSeconds: finiteOrNull(ownField(value, 'scheduled_in')),
+      last: parseLast(ownField(value, 'last')),
+    });
+  }
+  return { jobs, truncated: truncatedRaw === true, receivedAtMs };
+}
+
+function parseLast(raw: unknown): JobSummaryLast | null {
+  if (!isJsonObject(raw)) return null;
+  const outcome = ownField(raw, 'outcome');
+  const finishedAt = ownField(raw, 'finished_at');
+  if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) return null;
+  if (
+    typeof finishedAt !== 'string' ||
+    !atMostCodePoints(finishedAt, MAX_FINISHED_AT) ||
+    !isPythonPrintable(finishedAt)
+  ) {
+    return null;
+  }
+  const exitCode = ownField(raw, 'exit_code');
+  return {
+    outcome: outcome as JobSummaryLast['outcome'],
+    finishedAt,
+    durationSeconds: finiteOrNull(ownField(raw, 'duration')),
+    exitCode: typeof exitCode === 'number' && Number.isSafeInteger(exitCode) ? exitCode : null,
+  };
+}
+
+function finiteOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}

@@ -1,0 +1,100 @@
+// What this node serves on `GET /peer` (docs/clustering.md "The /peer payload"): the body in the
+// reference's key order, and its ETag, a content hash that ignores the live countdown of each
+// job's next fire so an unchanged node answers 304. Pure.
+// Must not: put node stats in the body or the ETag (they ride a header).
+import { createHash } from 'node:crypto';
+import { compareCodePoints } from '../common/index.js';
+import type { Distribution, MemberEntry } from './types.js';
+import { FINGERPRINT_SCHEME } from './types.js';
+
+/** Everything the body is made of, already derived by the view. */
+export interface PeerPayloadInput {
+  readonly nodeName: string;
+  readonly jobSetId: string;
+  readonly instanceId: string;
+  readonly clusterSize: number;
+  readonly distribution: Distribution;
+  readonly electLeader: boolean;
+  readonly members: readonly MemberEntry[];
+  /** Already sorted and capped (the advertised ran-set). */
+  readonly ranRebootJobs: readonly string[];
+  /** Sorted by code point. */
+  readonly mutualAgreeing: readonly string[];
+  readonly quorateVouched: readonly string[];
+  readonly jobSummaries: Record<string, unknown>;
+  readonly jobSummariesTruncated: boolean;
+}
+
+/** The body object, keys in the reference's order. */
+export function buildPeerPayload(input: PeerPayloadInput): Record<string, unknown> {
+  return {
+    node_name: input.nodeName,
+    job_set_id: input.jobSetId,
+    scheme_version: FINGERPRINT_SCHEME,
+    instance_id: input.instanceId,
+    cluster_size: input.clusterSize,
+    distribution: input.distribution,
+    elect_leader: input.electLeader,
+    members: input.members.map((member) => ({
+      node_name: member.nodeName,
+      instance_id: member.instanceId,
+      agreed: member.agreed,
+    })),
+    ran_reboot_jobs: [...input.ranRebootJobs],
+    mutual_agreeing: [...input.mutualAgreeing],
+    quorate_vouched: [...input.quorateVouched],
+    job_summaries: input.jobSummaries,
+    job_summaries_truncated: input.jobSummariesTruncated,
+  };
+}
+
+/**
+ * The ETag: `"` + sha256 hex + `"` of the payload serialised with sorted keys and ASCII-only
+ * escapes, after each summary's `scheduled_in` (seconds from now) became the absolute second it
+ * points at, so a countdown alone does not change the tag.
+ */
+export function peerPayloadEtag(payload: Record<string, unknown>, nowMs: number): string {
+  const summaries = payload.job_summaries;
+  let hashed = payload;
+  if (typeof summaries === 'object' && summaries !== null) {
+    const anchored = Object.create(null) as Record<string, unknown>;
+    for (const [name, raw] of Object.entries(summaries)) {
+      const entry = raw as Record<string, unknown>;
+      const inSeconds = entry.scheduled_in;
+      anchored[name] = {
+        ...entry,
+        scheduled_in:
+          typeof inSeconds === 'number' ? roundHalfEven(nowMs / 1000 + inSeconds) : null,
+      };
+    }
+    hashed = { ...payload, job_summaries: anchored };
+  }
+  return `"${createHash('sha256').update(canonicalAsciiJson(hashed)).digest('hex')}"`;
+}
+
+/** Python's round(): halves go to the even neighbour. */
+export function roundHalfEven(value: number): number {
+  const floor = Math.floor(value);
+  const fraction = value - floor;
+  if (fraction > 0.5) return floor + 1;
+  if (fraction < 0.5) return floor;
+  return floor % 2 === 0 ? floor : floor + 1;
+}
+
+/** JSON with object keys sorted by code point, no spaces, every non-ASCII unit as `\uXXXX`. */
+function canonicalAsciiJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    return asciiOnly(JSON.stringify(value) ?? 'null');
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalAsciiJson).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort(compareCodePoints);
+  return `{${keys.map((key) => `${asciiOnly(JSON.stringify(key))}:${canonicalAsciiJson(record[key])}`).join(',')}}`;
+}
+
+function asciiOnly(json: string): string {
+  return json.replace(
+    /[\u007f-\uffff]/g,
+    (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

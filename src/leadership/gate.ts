@@ -1,0 +1,131 @@
+// The cluster gate (docs/clustering.md "The per-job decision"): may this node run this job now,
+// for a scheduled fire, an @reboot one-shot, a backfill, a DAG or a retry; and for a due retry
+// that is denied, whether to defer it or abandon it because ownership moved. Backend-independent.
+// Must not: gate manual starts, or let a throwing read allow a run (it fails closed).
+import { describeError, type Logger } from '../common/index.js';
+import type {
+  ClusterVerdict,
+  GatedJob,
+  GateTrigger,
+  LeadershipBackend,
+  LeadershipSource,
+  RetryGateDecision,
+} from './types.js';
+
+type Deny = ClusterVerdict & { readonly kind: 'deny' };
+
+const deny = (reason: Deny['reason'], detail: string): Deny => ({ kind: 'deny', reason, detail });
+
+/** The decision table, first match; `backend` reads may throw (the caller fails closed). */
+export function decideClusterGate(
+  job: GatedJob,
+  trigger: GateTrigger,
+  electLeaderConfigured: boolean,
+  backend: LeadershipBackend | null,
+): ClusterVerdict {
+  if (trigger === 'manual') return { kind: 'allow', basis: 'manual' };
+  if (!electLeaderConfigured) return { kind: 'allow', basis: 'election-off' };
+  switch (job.clusterPolicy) {
+    case 'EveryNode':
+      return { kind: 'allow', basis: 'every-node' };
+    case 'PreferLeader':
+      if (backend === null) return { kind: 'allow', basis: 'no-manager-never-skip' };
+      return preferLeader(job.name, backend);
+    case 'Leader':
+      if (backend === null) {
+        return deny('no-manager', 'no cluster manager is running, so Leader jobs fail closed');
+      }
+      return leader(job.name, backend);
+  }
+}
+
+function preferLeader(job: string, backend: LeadershipBackend): ClusterVerdict {
+  const spread = backend.distribution === 'spread';
+  if (spread ? backend.isAvailableJobOwner(job) : backend.isAvailableLeader()) {
+    return { kind: 'allow', basis: spread ? 'available-job-owner' : 'available-leader' };
+  }
+  if (!backend.viewSettled()) {
+    return deny('converging', 'the cluster view is still converging after a (re)build');
+  }
+  const owner = spread ? backend.availableJobOwner(job) : backend.availableLeaderName();
+  const reason = spread ? 'not-owner' : 'not-leader';
+  if (owner !== backend.nodeName) {
+    return deny(reason, `the lowest reachable agreeing ${spread ? 'owner' : 'node'} is ${owner}`);
+  }
+  return deny(reason, 'an instance of this nodeName with a lower instance id takes it');
+}
+
+function leader(job: string, backend: LeadershipBackend): ClusterVerdict {
+  if (backend.hasConflict()) {
+    return deny('conflict', 'a cluster conflict (nodeName, size or policy) is visible');
+  }
+  if (!backend.isQuorate()) return deny('no-quorum', 'this node sees no quorum');
+  if (backend.distribution === 'spread') {
+    if (backend.isJobOwner(job)) return { kind: 'allow', basis: 'job-owner' };
+    return deny('not-owner', `the owner of this job is ${backend.jobOwner(job) ?? 'unconfirmed'}`);
+  }
+  if (backend.isLeader()) return { kind: 'allow', basis: 'leader' };
+  return deny('not-leader', `the elected leader is ${backend.leaderName() ?? 'unknown'}`);
+}
+
+/**
+ * Whether ownership of `job` positively moved to another node: a running backend, no conflict, a
+ * quorum, a settled view, and the availability owner is someone else. Anything less is transient.
+ */
+export function ownershipMoved(job: string, backend: LeadershipBackend | null): boolean {
+  if (backend === null) return false;
+  if (backend.hasConflict() || !backend.isQuorate() || !backend.viewSettled()) return false;
+  return backend.distribution === 'spread'
+    ? !backend.isAvailableJobOwner(job)
+    : !backend.isAvailableLeader();
+}
+
+/** The gate the scheduler consults, reading the current backend from its source. */
+export class ClusterGate {
+  readonly #source: LeadershipSource;
+  readonly #logger: Logger;
+
+  constructor(source: LeadershipSource, logger: Logger) {
+    this.#source = source;
+    this.#logger = logger;
+  }
+
+  /** May this node run `job` now? Synchronous; never throws. */
+  verdict(job: GatedJob, trigger: GateTrigger): ClusterVerdict {
+    try {
+      return decideClusterGate(
+        job,
+        trigger,
+        this.#source.electLeaderConfigured(),
+        this.#source.current(),
+      );
+    } catch (error) {
+      this.#logger.error(
+        `cluster: error evaluating the leader gate for job ${job.name}; failing closed: ${describeError(error)}`,
+      );
+      return deny('error', describeError(error));
+    }
+  }
+
+  /** A due retry: launch, defer (transient denial) or abandon (ownership moved). */
+  retryDecision(job: GatedJob): RetryGateDecision {
+    const verdict = this.verdict(job, 'retry');
+    if (verdict.kind === 'allow') return { kind: 'launch' };
+    let moved = false;
+    try {
+      moved = ownershipMoved(job.name, this.#source.current());
+    } catch {
+      moved = false; // a read error is not a positive observation
+    }
+    return moved ? { kind: 'abandon', verdict } : { kind: 'defer', verdict };
+  }
+
+  /** Whether ownership of `job` positively moved (for a pending retry); false on a read error. */
+  observedOwnershipMove(job: GatedJob): boolean {
+    try {
+      return ownershipMoved(job.name, this.#source.current());
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+// The leadership seam (docs/clustering.md "The scheduler's interface"): what any election backend
+// answers (gossip today, lease backends next), and the verdicts the scheduler consumes. Types only.
+import type { ClusterPolicy } from '../config/index.js';
+
+export type { ClusterPolicy };
+export type ClusterBackendName = 'gossip' | 'kubernetes' | 'etcd' | 'filesystem';
+export type ClusterDistribution = 'single-leader' | 'spread';
+
+/**
+ * The reads a running election backend answers, synchronously, from state it already holds (no
+ * I/O on the scheduling path). A read may throw only on a bug; the gate then fails closed.
+ */
+export interface LeadershipBackend {
+  readonly backend: ClusterBackendName;
+  readonly nodeName: string;
+  readonly distribution: ClusterDistribution;
+  /** A quorum (gossip) or a fresh store read (lease backends) backs this node's view. */
+  isQuorate(): boolean;
+  isLeader(): boolean;
+  leaderName(): string | null;
+  /** A duplicate nodeName, a cluster-size or a coordination-policy disagreement is visible. */
+  hasConflict(): boolean;
+  /** false while a freshly (re)built view is converging (the never-skip gates hold). */
+  viewSettled(): boolean;
+  /** The quorum-gated per-job owner (spread) is this node. */
+  isJobOwner(job: string): boolean;
+  jobOwner(job: string): string | null;
+  /** The quorum-free availability leader is this node (view settled, no duplicate owns it). */
+  isAvailableLeader(): boolean;
+  availableLeaderName(): string;
+  isAvailableJobOwner(job: string): boolean;
+  availableJobOwner(job: string): string;
+  /** A deferred @reboot one-shot already ran somewhere in the cluster (this job set). */
+  rebootRan(job: string): boolean;
+  /** Record (and tell the peers) that this node is about to run the deferred one-shot. */
+  markRebootRan(job: string): Promise<void>;
+}
+
+/**
+ * Where the gate reads the cluster from: whether election is configured (set from each new config
+ * before any rebuild, so a failed build still fails Leader jobs closed) and the running backend,
+ * null when none runs (not configured, failed to start, being rebuilt).
+ */
+export interface LeadershipSource {
+  electLeaderConfigured(): boolean;
+  current(): LeadershipBackend | null;
+}
+
+/** Why the scheduler asks; manual starts are never gated. */
+export type GateTrigger = 'schedule' | 'reboot' | 'retry' | 'backfill' | 'dag' | 'manual';
+
+export type AllowBasis =
+  /** No election configured: every node runs everything. */
+  | 'election-off'
+  | 'every-node'
+  /** PreferLeader without a running backend: never skip (the documented double-run cost). */
+  | 'no-manager-never-skip'
+  | 'leader'
+  | 'job-owner'
+  | 'available-leader'
+  | 'available-job-owner'
+  | 'manual';
+
+export type DenyReason =
+  /** Leader job and no running backend (fail closed). */
+  | 'no-manager'
+  | 'conflict'
+  | 'no-quorum'
+  | 'not-leader'
+  | 'not-owner'
+  /** PreferLeader held while a (re)built view converges. */
+  | 'converging'
+  /** A backend read threw: fail closed. */
+  | 'error';
+
+export type ClusterVerdict =
+  | { readonly kind: 'allow'; readonly basis: AllowBasis }
+  | { readonly kind: 'deny'; readonly reason: DenyReason; readonly detail: string };
+
+/** What a due retry should do (docs/clustering.md "Retries under election"). */
+export type RetryGateDecision =
+  | { readonly kind: 'launch' }
+  /** A transient denial: re-check after max(retry delay, 1 s). */
+  | { readonly kind: 'defer'; readonly verdict: ClusterVerdict & { readonly kind: 'deny' } }
+  /** Ownership positively moved to another node: abandon (WARNING + cancelled run record). */
+  | { readonly kind: 'abandon'; readonly verdict: ClusterVerdict & { readonly kind: 'deny' } };
+
+/** The job fields the gate reads. */
+export interface GatedJob {
+  readonly name: string;
+  readonly clusterPolicy: ClusterPolicy;
+}
