@@ -4,6 +4,7 @@
 // Pure. Must not: let one multi-homed peer corroborate its own claim (reporters are instances).
 import { compareCodePoints, pythonRepr, sortByCodePoint } from '../common/index.js';
 import { isStale } from './peer-state.js';
+import type { ConflictReport } from '../leadership/index.js';
 import type { Distribution, PeerView } from './types.js';
 
 export interface ConflictIdentity {
@@ -13,14 +14,7 @@ export interface ConflictIdentity {
   readonly distribution: Distribution;
 }
 
-export interface Conflicts {
-  /** Names held by two or more credible instances (sorted). */
-  readonly names: readonly string[];
-  /** Declared sizes of agreed peers that differ from ours (ascending). */
-  readonly sizes: readonly number[];
-  /** `distribution 'spread' != 'single-leader'`, `electLeader False != True` (sorted). */
-  readonly policies: readonly string[];
-}
+export type Conflicts = ConflictReport;
 
 export function hasConflict(conflicts: Conflicts): boolean {
   return conflicts.names.length > 0 || conflicts.sizes.length > 0 || conflicts.policies.length > 0;

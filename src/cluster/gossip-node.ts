@@ -222,6 +222,14 @@ export class GossipNode implements LeadershipBackend {
     return this.#current().conflicts;
   }
 
+  clusterSize(): number {
+    return this.#sets().clusterSize;
+  }
+
+  quorum(): number {
+    return this.#sets().quorum;
+  }
+
   hasConflict(): boolean {
     return hasConflict(this.conflicts());
   }

@@ -14,12 +14,17 @@ export interface LeadershipBackend {
   readonly backend: ClusterBackendName;
   readonly nodeName: string;
   readonly distribution: ClusterDistribution;
+  /** Effective cluster size N and its quorum (lease backends: 1 and 1). */
+  clusterSize(): number;
+  quorum(): number;
   /** A quorum (gossip) or a fresh store read (lease backends) backs this node's view. */
   isQuorate(): boolean;
   isLeader(): boolean;
   leaderName(): string | null;
   /** A duplicate nodeName, a cluster-size or a coordination-policy disagreement is visible. */
   hasConflict(): boolean;
+  /** The conflicts in detail (lease backends: none). */
+  conflicts(): ConflictReport;
   /** false while a freshly (re)built view is converging (the never-skip gates hold). */
   viewSettled(): boolean;
   /** The quorum-gated per-job owner (spread) is this node. */
@@ -34,6 +39,16 @@ export interface LeadershipBackend {
   rebootRan(job: string): boolean;
   /** Record (and tell the peers) that this node is about to run the deferred one-shot. */
   markRebootRan(job: string): Promise<void>;
+}
+
+/** What stands Leader jobs down, by kind (docs/clustering.md "Conflicts"). */
+export interface ConflictReport {
+  /** Duplicated nodeNames (sorted). */
+  readonly names: readonly string[];
+  /** Cluster sizes agreeing peers declare that differ from ours (ascending). */
+  readonly sizes: readonly number[];
+  /** `distribution 'spread' != 'single-leader'`, `electLeader False != True` (sorted). */
+  readonly policies: readonly string[];
 }
 
 /**

@@ -1,0 +1,150 @@
+// Leadership, quorum and conflict transitions (docs/clustering.md "Logs and metrics"): evaluated
+// once per scheduler pass from the current backend (none = not quorate, not leader), logged once
+// per change, counted for yacron2_cluster_*_transitions_total and emitted as typed events.
+// It outlives backend rebuilds. Must not: count or log while election is not configured.
+import { TypedEmitter, type Logger } from '../common/index.js';
+import type { ClusterDistribution, LeadershipBackend } from './types.js';
+
+export type ConflictKind = 'nodename' | 'size' | 'policy';
+
+export interface LeadershipEvents {
+  [event: string]: unknown;
+  'leader:changed': { readonly isLeader: boolean; readonly leaderName: string | null };
+  'quorum:changed': { readonly quorate: boolean };
+  'conflict:changed': { readonly kind: ConflictKind; readonly active: boolean };
+}
+
+interface Observed {
+  readonly quorate: boolean;
+  readonly leader: boolean;
+  readonly names: readonly string[];
+  readonly sizes: readonly number[];
+  readonly policies: readonly string[];
+}
+
+const NOTHING: Observed = { quorate: false, leader: false, names: [], sizes: [], policies: [] };
+
+export class LeadershipTransitions {
+  readonly events = new TypedEmitter<LeadershipEvents>();
+  readonly #logger: Logger;
+  #last: Observed = NOTHING;
+  #leaderTransitions = 0;
+  #quorumTransitions = 0;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  get leaderTransitions(): number {
+    return this.#leaderTransitions;
+  }
+
+  get quorumTransitions(): number {
+    return this.#quorumTransitions;
+  }
+
+  /** One scheduler pass: compare the backend's state with the last pass. */
+  evaluate(electLeaderConfigured: boolean, backend: LeadershipBackend | null): void {
+    if (!electLeaderConfigured) {
+      this.#last = NOTHING;
+      return;
+    }
+    const next = observe(backend);
+    const distribution: ClusterDistribution = backend?.distribution ?? 'single-leader';
+    this.#conflictTransitions(next, backend?.clusterSize() ?? 1);
+    if (next.quorate !== this.#last.quorate) {
+      this.#quorumTransitions += 1;
+      const spread = distribution === 'spread';
+      this.#logger.info(
+        next.quorate
+          ? `cluster: this node joined quorum${spread ? '; per-job ownership active' : ''}`
+          : spread
+            ? 'cluster: this node left quorum; per-job ownership suspended'
+            : 'cluster: this node left quorum; no majority reachable, so Leader jobs cannot run until one is',
+      );
+      this.events.emit('quorum:changed', { quorate: next.quorate });
+    }
+    const leader = distribution === 'single-leader' && next.leader;
+    if (leader !== this.#last.leader) {
+      this.#leaderTransitions += 1;
+      this.#logger.info(
+        `cluster: this node ${leader ? 'acquired' : 'lost'} scheduled-job leadership`,
+      );
+      this.events.emit('leader:changed', {
+        isLeader: leader,
+        leaderName: backend?.leaderName() ?? null,
+      });
+    }
+    this.#last = { ...next, leader };
+  }
+
+  /**
+   * The backend is being stopped for a rebuild (a config or certificate change): held leadership
+   * and quorum end now, logged with that reason and counted.
+   */
+  managerStopping(): void {
+    if (this.#last.leader) {
+      this.#leaderTransitions += 1;
+      this.#logger.info(
+        'cluster: this node lost scheduled-job leadership (leadership manager stopped for reload)',
+      );
+      this.events.emit('leader:changed', { isLeader: false, leaderName: null });
+    }
+    if (this.#last.quorate) {
+      this.#quorumTransitions += 1;
+      this.#logger.info(
+        'cluster: this node left quorum (leadership manager stopped for reload); Leader jobs stand down until the new manager sees a majority',
+      );
+      this.events.emit('quorum:changed', { quorate: false });
+    }
+    this.#last = { ...this.#last, quorate: false, leader: false };
+  }
+
+  #conflictTransitions(next: Observed, clusterSize: number): void {
+    const last = this.#last;
+    if (next.names.length > 0 !== last.names.length > 0) {
+      if (next.names.length > 0) {
+        this.#logger.error(
+          `cluster: duplicate nodeName detected (${next.names.join(', ')}) -- Leader jobs will stand down until every node has a unique cluster.nodeName`,
+        );
+      } else {
+        this.#logger.info('cluster: nodeName conflict resolved; Leader jobs may run again');
+      }
+      this.events.emit('conflict:changed', { kind: 'nodename', active: next.names.length > 0 });
+    }
+    if (next.sizes.length > 0 !== last.sizes.length > 0) {
+      if (next.sizes.length > 0) {
+        this.#logger.error(
+          `cluster: cluster-size disagreement -- agreeing peers declare ${next.sizes.join(', ')} but we declare ${clusterSize}; Leader jobs will stand down until every node's cluster.peers agree on the member set`,
+        );
+      } else {
+        this.#logger.info('cluster: cluster-size disagreement resolved; Leader jobs may run again');
+      }
+      this.events.emit('conflict:changed', { kind: 'size', active: next.sizes.length > 0 });
+    }
+    if (next.policies.length > 0 !== last.policies.length > 0) {
+      if (next.policies.length > 0) {
+        this.#logger.error(
+          `cluster: coordination-policy divergence -- agreeing peers declare ${next.policies.join('; ')}; Leader jobs will stand down until every node's cluster.distribution and cluster.electLeader agree`,
+        );
+      } else {
+        this.#logger.info(
+          'cluster: coordination-policy divergence resolved; Leader jobs may run again',
+        );
+      }
+      this.events.emit('conflict:changed', { kind: 'policy', active: next.policies.length > 0 });
+    }
+  }
+}
+
+function observe(backend: LeadershipBackend | null): Observed {
+  if (backend === null) return NOTHING;
+  const conflicts = backend.conflicts();
+  return {
+    quorate: backend.isQuorate(),
+    leader: backend.isLeader(),
+    names: conflicts.names,
+    sizes: conflicts.sizes,
+    policies: conflicts.policies,
+  };
+}
