@@ -20,6 +20,7 @@ import {
   type WalkContext,
 } from './schema.js';
 import type { TypedJob } from './typed-job.js';
+import { typeClusterSection } from './cluster-section.js';
 import { STATE_SCHEMA } from './state-section.js';
 import { typeWebSection } from './web-section.js';
 import { describeRawNode, type RawNode } from './yaml-tree.js';
@@ -124,6 +125,13 @@ export function typeYamlDocument(
           issues.push({ ...loc, message: "the 'state' section needs at least a 'path'" });
         } else if (value !== INVALID) {
           unit.sections.set('state', { value: value as Record<string, unknown>, loc });
+        }
+        break;
+      }
+      case 'cluster': {
+        const value = typeClusterSection(entry.value, path, entry.line, ctx);
+        if (value !== undefined) {
+          unit.sections.set('cluster', { value: value as unknown as Record<string, unknown>, loc });
         }
         break;
       }

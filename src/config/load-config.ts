@@ -5,7 +5,12 @@ import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeError } from '../common/index.js';
 import { assertTimezone, localTimezone, parseSchedule, type Schedule } from '../schedule/index.js';
-import type { SingletonSection } from './config-schema.js';
+import { unsupportedSectionMessage, type SingletonSection } from './config-schema.js';
+import {
+  resolveClusterSection,
+  type ResolvedCluster,
+  type TypedCluster,
+} from './cluster-section.js';
 import { looksLikeCrontab, parseCrontab } from './crontab.js';
 import { computeJobSetId } from './fingerprint.js';
 import { typeYamlDocument, type FileUnit, type SectionRef } from './file-unit.js';
@@ -41,6 +46,12 @@ export interface LoadConfigOptions {
   readonly euid?: number | null;
   readonly passwdPath?: string;
   readonly groupPath?: string;
+  /**
+   * Return a valid `cluster` section instead of refusing it. The daemon does not run clustering
+   * yet, so it loads without this and a cluster config is refused (after the section's own
+   * errors, which are always reported); `-v` and `--job-set-id` accept it.
+   */
+  readonly acceptClusterSection?: boolean;
 }
 
 /** Load, validate and resolve a config file or directory; throws YC_ERR_CONFIG_INVALID. */
@@ -79,6 +90,7 @@ class ConfigLoad implements ResolveServices {
   readonly #sections = new Map<SingletonSection, SectionRef>();
   #state: ResolvedState | null = null;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #acceptCluster: boolean;
   #identity: Promise<IdentityDatabase> | undefined;
   #localZone: string | undefined;
 
@@ -94,6 +106,7 @@ class ConfigLoad implements ResolveServices {
     this.#passwdPath = options.passwdPath ?? '/etc/passwd';
     this.#groupPath = options.groupPath ?? '/etc/group';
     this.#env = options.env ?? process.env;
+    this.#acceptCluster = options.acceptClusterSection === true;
   }
 
   async run(configPath: string): Promise<ResolvedConfig> {
@@ -117,6 +130,7 @@ class ConfigLoad implements ResolveServices {
     }
     this.#issues.startGroup();
     this.#crossCheck();
+    const cluster = await this.#resolveCluster();
     if (this.#issues.count > 0) throw this.#issues.toError();
 
     const jobs = this.#jobs.map((entry) => entry.job);
@@ -128,9 +142,36 @@ class ConfigLoad implements ResolveServices {
       logging: logging === undefined ? null : deepFreeze({ ...logging.value }),
       state: this.#state,
       web,
+      cluster: cluster === null ? null : deepFreeze(cluster),
       sourceFiles: Object.freeze([...this.#sourceFiles]),
       configPath: absolute,
     });
+  }
+
+  /**
+   * The `cluster` section resolved (its password file read, its problems reported at their keys),
+   * then refused unless the caller accepts cluster sections.
+   */
+  async #resolveCluster(): Promise<ResolvedCluster | null> {
+    const ref = this.#sections.get('cluster');
+    if (ref === undefined) return null;
+    const typed = ref.value as unknown as TypedCluster;
+    const passwordFile = typed.fields.etcd?.password?.fromFile;
+    if (passwordFile) this.#sourceFiles.add(path.resolve(this.cwd, passwordFile));
+    const resolved = await resolveClusterSection(typed, ref.loc, {
+      locs: this.locs,
+      cwd: this.cwd,
+      env: this.#env,
+    });
+    if (Array.isArray(resolved)) {
+      for (const issue of resolved) this.#issues.report(issue);
+      return null;
+    }
+    if (!this.#acceptCluster) {
+      this.#issues.report(issueAt(ref.loc, unsupportedSectionMessage('cluster')));
+      return null;
+    }
+    return resolved;
   }
 
   /**

@@ -248,7 +248,8 @@ function zeroIsUnlimited(value: number): number | null {
 // eslint-disable-next-line no-control-regex
 const UNSAFE_ID = /[/\\\u0000-\u001f\u007f]/;
 
-function deploymentIdProblem(value: string | null | undefined): string | undefined {
+/** The `deploymentId` rule (shared with `cluster.filesystem.deploymentId`). */
+export function deploymentIdProblem(value: string | null | undefined): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (value.trim() === '') return 'deploymentId must not be blank';
   if (value === '.' || value === '..' || UNSAFE_ID.test(value)) {

@@ -1,9 +1,26 @@
 // The resolved configuration: frozen, fully defaulted values with units in the names. Nothing
 // below config/ applies defaults or parses durations; it reads these shapes.
 import type { Schedule } from '../schedule/index.js';
+import type { ResolvedCluster } from './cluster-section.js';
 import type { ResolvedState } from './state-section.js';
 import type { ResolvedWeb } from './web-section.js';
 
+export type {
+  ClusterBackend,
+  ClusterDistributionSetting,
+  ClusterTlsPaths,
+  ResolvedCluster,
+  ResolvedEtcdCluster,
+  ResolvedFilesystemCluster,
+  ResolvedGossipCluster,
+  ResolvedKubernetesCluster,
+} from './cluster-section.js';
+export type { ClusterAddress } from './cluster-address.js';
+export type {
+  ResolvedEtcdBlock,
+  ResolvedFilesystemBlock,
+  ResolvedKubernetesBlock,
+} from './cluster-lease-blocks.js';
 export type {
   JobApiListen,
   OnStoreUnavailable,
@@ -198,6 +215,11 @@ export interface ResolvedConfig {
   readonly state: ResolvedState | null;
   /** The control API (`web` section); absent or null when not configured. */
   readonly web?: ResolvedWeb | null;
+  /**
+   * The `cluster` section; absent or null when not configured. Only a load with
+   * `acceptClusterSection` returns one (the daemon does not run clustering yet).
+   */
+  readonly cluster?: ResolvedCluster | null;
   /** Every file the parse read (config files, includes, env_files) for the reload signature. */
   readonly sourceFiles: readonly string[];
   /** The config path given on the command line (file or directory). */
