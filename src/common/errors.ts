@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   YC_ERR_STATE_CORRUPT: 'a state file that must not be skipped is unreadable',
   YC_ERR_STATE_SCHEMA: 'a state file was written by a newer record scheme',
   YC_ERR_STATE_UNSAFE: 'a state store directory is not safe to use',
+  YC_ERR_CLUSTER_TLS: 'the cluster mTLS material (CA, certificate, key) cannot be loaded',
+  YC_ERR_CLUSTER_LISTEN: 'the cluster peer listener cannot be started',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
