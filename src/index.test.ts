@@ -18,3 +18,14 @@ test('the package entry point throws a coded error for an invalid expression', (
       isYacronError(error, 'YC_ERR_SCHEDULE_INVALID') && /minute 61/.test(error.message),
   );
 });
+
+test('the package entry point exports the election functions under their documented names', async () => {
+  const entry = await import('./index.js');
+  assert.equal(entry.quorumSize(5), 3);
+  assert.equal(entry.electLeader('b', ['a', 'c'], 3), 'a');
+  assert.equal(entry.electAvailableLeader('\u{1F600}', ['\uFF21']), '\uFF21');
+  assert.equal(entry.hrwScore('job-1', 'db1').toString(16), '63b8c755395d84c7');
+  assert.equal(typeof entry.hrwOwner('job', ['a', 'b']), 'string');
+  assert.equal(entry.electJobOwner('job', 'a', [], 3), null);
+  assert.equal(entry.electAvailableJobOwner('job', 'a', []), 'a');
+});

@@ -1,4 +1,5 @@
-// The library surface of the yacron2 package: the cron engine and the configuration loader.
+// The library surface of the yacron2 package: the cron engine, the configuration loader and the
+// cluster election functions (a node of any implementation must compute them identically).
 // Everything else is internal to the daemon.
 export {
   parseSchedule,
@@ -12,3 +13,12 @@ export {
 export { loadConfig, computeJobSetId, computeJobDigest } from './config/index.js';
 export type { ResolvedConfig, ResolvedJob } from './config/index.js';
 export { YacronError, type ErrorCode } from './common/index.js';
+export {
+  quorumSize,
+  electLeader,
+  electAvailableLeader,
+  hrwScore,
+  hrwOwner,
+  electJobOwner,
+  electAvailableJobOwner,
+} from './cluster/index.js';

@@ -30,3 +30,8 @@ export {
   type StatsdPublisher,
 } from './statsd.js';
 export { sendUdpDatagram, type DatagramSend } from './udp-send.js';
+export {
+  createClusterFamilies,
+  type ClusterMetricsSource,
+  type ClusterMetricsView,
+} from './cluster-families.js';
