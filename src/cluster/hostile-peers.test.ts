@@ -19,7 +19,7 @@ interface Mesh {
   readonly clock: FakeClock;
   readonly network: MemoryNetwork;
   readonly nodes: GossipNode[];
-  round(): Promise<void>;
+  readonly round: () => Promise<void>;
 }
 
 /** Three honest nodes and one rogue address `rogueHosts[0]` in every peer list (N = 4). */
