@@ -25,7 +25,10 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
   const startupLogger = createLineLogger({ level: options.logLevel });
   let config;
   try {
-    config = await loadConfig(options.configPath);
+    // -v checks a cluster section in full and --job-set-id never covers it; the daemon itself
+    // refuses the section until it runs clustering (the loader's one decision point).
+    const acceptClusterSection = options.validateOnly || options.printJobSetId;
+    config = await loadConfig(options.configPath, { acceptClusterSection });
   } catch (error) {
     if (!isYacronError(error)) throw error;
     startupLogger.error(`Configuration error: ${describeError(error)}`);
@@ -41,6 +44,20 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
     if (config.web?.error) {
       startupLogger.error(`Configuration error: ${config.web.error}`);
       return EXIT_FAILURE;
+    }
+    if (config.cluster) {
+      const { validateClusterSection } = await import('./validate-cluster.js');
+      const problems = await validateClusterSection(config.cluster, startupLogger);
+      for (const problem of problems) startupLogger.error(`Configuration error: ${problem}`);
+      if (problems.length > 0) return EXIT_FAILURE;
+      // Valid, but not run by this version: say so exactly as the daemon would.
+      try {
+        await loadConfig(options.configPath);
+      } catch (error) {
+        if (!isYacronError(error)) throw error;
+        startupLogger.error(`Configuration error: ${describeError(error)}`);
+        return EXIT_FAILURE;
+      }
     }
     startupLogger.info('Configuration is valid.');
     return EXIT_OK;
