@@ -1,0 +1,201 @@
+// One node's behaviour around its rounds: the per-peer transition lines (once per change), the
+// self-listing that leaves a two-node election cluster, the ran-set push, what it advertises.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FakeClock, silentLogger } from '../common/index.js';
+import { recordingLogger, type RecordingLogger } from '../state/test-logger.js';
+import { GossipNode, type GossipSettings } from './gossip-node.js';
+import { MemoryNetwork } from './memory-transport.js';
+
+const ID = `v1:${'1'.repeat(64)}`;
+
+interface Built {
+  readonly network: MemoryNetwork;
+  readonly nodes: GossipNode[];
+  readonly logger: RecordingLogger;
+}
+
+/** Nodes n0, n1, ... (node 0 logs to `logger`); `extraHosts[i]` are more addresses of node i. */
+async function build(
+  settings: (index: number, hosts: string[]) => Partial<GossipSettings> & { name: string },
+  count: number,
+  extraHosts: Record<number, string[]> = {},
+  jobSetIds: Record<number, string> = {},
+): Promise<Built> {
+  const clock = new FakeClock();
+  const network = new MemoryNetwork();
+  const logger = recordingLogger();
+  const hosts = Array.from({ length: count }, (_, index) => `n${index}:8443`);
+  const nodes: GossipNode[] = [];
+  for (let index = 0; index < count; index++) {
+    const own = settings(index, hosts);
+    const transportHosts = [hosts[index]!, ...(extraHosts[index] ?? [])];
+    const node = new GossipNode(
+      {
+        nodeName: own.name,
+        peers: own.peers ?? hosts.filter((_, at) => at !== index),
+        electLeader: own.electLeader ?? true,
+        distribution: own.distribution ?? 'single-leader',
+        driftAfter: own.driftAfter ?? 2,
+        connectTimeoutMs: 1_000,
+      },
+      {
+        clock,
+        transport: network.transportFor(String(index), transportHosts),
+        logger: index === 0 ? logger : silentLogger(),
+        jobSetId: () => jobSetIds[index] ?? ID,
+      },
+    );
+    await network.transportFor(String(index), transportHosts).listen(node.handler);
+    nodes.push(node);
+  }
+  return { network, nodes, logger };
+}
+
+void test('transition lines: once per change, unreachable only from a status that was heard from', async () => {
+  const { network, nodes, logger } = await build((index) => ({ name: `node-${index}` }), 3);
+  const [a] = nodes as [GossipNode];
+  network.setLink('0', 'n2:8443', 'down');
+  await a.runRound();
+  await a.runRound();
+  network.setLink('0', 'n2:8443', 'up');
+  await a.runRound();
+  network.setLink('0', 'n1:8443', 'untrusted');
+  await a.runRound();
+  network.setLink('0', 'n1:8443', 'up');
+  await a.runRound();
+  network.setLink('0', 'n1:8443', 'down');
+  await a.runRound();
+  await a.runRound();
+  assert.deepEqual(
+    logger.lines.map((line) => [line.level, line.message]),
+    [
+      ['info', 'cluster: peer n1:8443 now agreed'],
+      ['info', 'cluster: peer n2:8443 now agreed'],
+      [
+        'warn',
+        'cluster: peer n1:8443 is untrusted -- TLS/cert verification failed: Cannot connect to host n1:8443: certificate verify failed: unable to get local issuer certificate',
+      ],
+      ['info', 'cluster: peer n1:8443 now agreed'],
+      [
+        'warn',
+        'cluster: peer n1:8443 became unreachable: Cannot connect to host n1:8443: connection refused',
+      ],
+    ],
+  );
+});
+
+void test('drift and duplicate-name lines; a self-listing is INFO in a larger cluster', async () => {
+  const { nodes, logger } = await build(
+    (index, hosts) =>
+      index === 0
+        ? { name: 'node-0', peers: [...hosts.slice(1), 'alias0:8443'] }
+        : { name: index === 3 ? 'node-0' : `node-${index}` },
+    4,
+    { 0: ['alias0:8443'] },
+    { 2: `v1:${'2'.repeat(64)}` },
+  );
+  for (let round = 0; round < 2; round++) await nodes[0]!.runRound();
+  const messages = logger.lines.map((line) => line.message);
+  assert.ok(
+    messages.includes(
+      'cluster: peer n2:8443 drifted -- its job-set id has differed for >= driftAfter rounds (or reports a different fingerprint scheme)',
+    ),
+  );
+  assert.ok(
+    messages.includes(
+      "cluster: peer n3:8443 reports a duplicate nodeName: duplicate nodeName 'node-0': peer is a different instance",
+    ),
+  );
+  assert.ok(
+    messages.includes(
+      'cluster: peer alias0:8443 is this node itself (a self-listing); excluded from the cluster size',
+    ),
+  );
+  assert.equal(nodes[0]!.derived().clusterSize, 4, '5 configured minus the self-listing');
+});
+
+void test('a self-listing that leaves an election cluster of 2 warns once instead', async () => {
+  const { nodes, logger } = await build(
+    (index, hosts) =>
+      index === 0
+        ? { name: 'node-0', peers: [hosts[1]!, 'alias0:8443'] }
+        : { name: 'node-1', peers: [hosts[0]!] },
+    2,
+    { 0: ['alias0:8443'] },
+  );
+  for (let round = 0; round < 3; round++) await nodes[0]!.runRound();
+  const warnings = logger.at('warn').map((line) => line.message);
+  assert.equal(warnings.length, 1);
+  assert.match(
+    warnings[0] ?? '',
+    /^cluster: peer alias0:8443 is this node itself \(a self-listing not recognisable at config load\), so the effective electLeader cluster is 2 nodes/,
+  );
+  assert.ok(!logger.lines.some((line) => line.message.includes('excluded from the cluster size')));
+});
+
+void test('marking a deferred @reboot one-shot pushes the ran-set to every peer at once', async () => {
+  const { nodes } = await build((index) => ({ name: `node-${index}` }), 3);
+  await nodes[0]!.markRebootRan('warm-up');
+  assert.equal(nodes[1]!.rebootRan('warm-up'), true, 'no poll was needed');
+  assert.equal(nodes[2]!.rebootRan('warm-up'), true);
+  assert.deepEqual(nodes[1]!.payload().ran_reboot_jobs, ['warm-up']);
+});
+
+void test('a job-set change forgets the recorded ran-set at the next round', async () => {
+  let id = ID;
+  const clock = new FakeClock();
+  const node = new GossipNode(
+    {
+      nodeName: 'a',
+      peers: [],
+      electLeader: true,
+      distribution: 'single-leader',
+      driftAfter: 3,
+      connectTimeoutMs: 1_000,
+    },
+    {
+      clock,
+      transport: new MemoryNetwork().transportFor('0', ['a:1']),
+      logger: silentLogger(),
+      jobSetId: () => id,
+    },
+  );
+  await node.markRebootRan('warm-up');
+  assert.equal(node.rebootRan('warm-up'), true);
+  id = `v1:${'3'.repeat(64)}`;
+  assert.equal(node.rebootRan('warm-up'), false, 'not advertised under another id');
+  await node.runRound();
+  id = ID;
+  assert.equal(node.rebootRan('warm-up'), false, 'forgotten, not just hidden');
+});
+
+void test('what a node advertises: itself first, heard-from peers in config order, instance ids of 32 hex', async () => {
+  const { network, nodes } = await build((index) => ({ name: `node-${index}` }), 3);
+  network.setLink('0', 'n2:8443', 'down');
+  await nodes[1]!.runRound();
+  await nodes[0]!.runRound();
+  const payload = nodes[0]!.payload();
+  assert.deepEqual(Object.keys(payload), [
+    'node_name',
+    'job_set_id',
+    'scheme_version',
+    'instance_id',
+    'cluster_size',
+    'distribution',
+    'elect_leader',
+    'members',
+    'ran_reboot_jobs',
+    'mutual_agreeing',
+    'quorate_vouched',
+    'job_summaries',
+    'job_summaries_truncated',
+  ]);
+  assert.match(nodes[0]!.instanceId, /^[0-9a-f]{32}$/);
+  assert.deepEqual(payload.members, [
+    { node_name: 'node-0', instance_id: nodes[0]!.instanceId, agreed: true },
+    { node_name: 'node-1', instance_id: nodes[1]!.instanceId, agreed: true },
+  ]);
+  assert.deepEqual(payload.mutual_agreeing, ['node-1']);
+  assert.deepEqual(payload.quorate_vouched, [], 'node-1 reported no mutual peers yet');
+});

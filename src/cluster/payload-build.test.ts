@@ -1,0 +1,119 @@
+// What a node serves: the ETag that ignores a countdown, 304/HEAD/node-stats on the handler, and
+// the job summaries it advertises (sorted by code point, capped, truncation flagged).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FakeClock } from '../common/index.js';
+import { buildSummariesWire } from './job-summaries.js';
+import { peerPayloadEtag, roundHalfEven } from './payload-build.js';
+import { createPeerHandler } from './peer-handler.js';
+import type { JobSummary } from './types.js';
+
+const job = (scheduledInSeconds: number | null, running = false): JobSummary => ({
+  running,
+  enabled: true,
+  scheduledInSeconds,
+  last: null,
+});
+
+function payloadWith(
+  scheduledIn: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    node_name: 'a',
+    job_set_id: 'v1:x',
+    job_summaries: buildSummariesWire(new Map([['backup', job(scheduledIn)]])).jobSummaries,
+    ...extra,
+  };
+}
+
+void test('the ETag ignores a countdown (scheduled_in anchored to the absolute second) and sees every real change', () => {
+  const at = Date.UTC(2026, 0, 1, 12, 0, 0);
+  const tag = peerPayloadEtag(payloadWith(30), at);
+  assert.match(tag, /^"[0-9a-f]{64}"$/);
+  assert.equal(
+    peerPayloadEtag(payloadWith(20), at + 10_000),
+    tag,
+    'ten seconds later, ten seconds closer',
+  );
+  assert.notEqual(peerPayloadEtag(payloadWith(30), at + 10_000), tag, 'the next fire moved');
+  assert.notEqual(peerPayloadEtag(payloadWith(30, { node_name: 'b' }), at), tag);
+  assert.equal(
+    peerPayloadEtag({ b: 1, a: 2 }, at),
+    peerPayloadEtag({ a: 2, b: 1 }, at),
+    'key order does not matter',
+  );
+});
+
+void test('roundHalfEven is Python round(): halves go to the even neighbour', () => {
+  assert.deepEqual(
+    [0.5, 1.5, 2.5, 2.4, 2.6, -0.5, -1.5].map(roundHalfEven),
+    [0, 2, 2, 2, 3, 0, -2],
+  );
+});
+
+void test('the handler: 304 for a matching If-None-Match, HEAD without a body, the node-stats header on both', () => {
+  let stats: Record<string, number> | null = { cpu_percent: 1.5, cpu_count: 4 };
+  const handler = createPeerHandler({
+    clock: new FakeClock(),
+    payload: () => payloadWith(30),
+    nodeStats: () => stats,
+    receiveRebootRan: () => undefined,
+  });
+  const first = handler({ method: 'GET', path: '/peer', headers: {}, body: new Uint8Array(0) });
+  assert.equal(first.status, 200);
+  assert.equal(first.headers['Content-Type'], 'application/json; charset=utf-8');
+  assert.equal(first.headers['X-Yacron2-Node-Stats'], '{"cpu_percent":1.5,"cpu_count":4}');
+  const etag = first.headers.ETag ?? '';
+  const again = handler({
+    method: 'GET',
+    path: '/peer',
+    headers: { 'if-none-match': etag },
+    body: new Uint8Array(0),
+  });
+  assert.deepEqual([again.status, again.body.byteLength, again.headers.ETag], [304, 0, etag]);
+  assert.equal(again.headers['X-Yacron2-Node-Stats'], '{"cpu_percent":1.5,"cpu_count":4}');
+  const head = handler({ method: 'HEAD', path: '/peer', headers: {}, body: new Uint8Array(0) });
+  assert.deepEqual([head.status, head.body.byteLength], [200, 0]);
+  stats = null;
+  assert.equal(
+    handler({ method: 'GET', path: '/peer', headers: {}, body: new Uint8Array(0) }).headers[
+      'X-Yacron2-Node-Stats'
+    ],
+    undefined,
+  );
+});
+
+void test('summaries advertised: sorted by code point, names over 128 left out, 512 kept, truncation flagged', () => {
+  const jobs = new Map<string, JobSummary>([
+    ['\u{1F600}', job(1)],
+    ['\uFF21', job(2)],
+    ['b', job(null, true)],
+  ]);
+  const wire = buildSummariesWire(jobs);
+  assert.deepEqual(Object.keys(wire.jobSummaries), ['b', '\uFF21', '\u{1F600}']);
+  assert.equal(wire.truncated, false);
+  assert.deepEqual(wire.jobSummaries.b, {
+    running: true,
+    enabled: true,
+    scheduled_in: null,
+    last: null,
+  });
+  const long = buildSummariesWire(
+    new Map([
+      ['x'.repeat(129), job(1)],
+      ['ok', job(1)],
+    ]),
+  );
+  assert.deepEqual([Object.keys(long.jobSummaries), long.truncated], [['ok'], true]);
+  const many = new Map(
+    Array.from({ length: 600 }, (_, index) => [
+      `job-${String(index).padStart(3, '0')}`,
+      job(index),
+    ]),
+  );
+  const capped = buildSummariesWire(many);
+  assert.equal(Object.keys(capped.jobSummaries).length, 512);
+  assert.equal(capped.truncated, true);
+  assert.ok('job-511' in capped.jobSummaries && !('job-512' in capped.jobSummaries));
+});
