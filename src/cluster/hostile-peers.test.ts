@@ -5,7 +5,7 @@
 // name trips the conflict gate: that is the documented fail-closed reaction).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
+import { FakeClock, flushMicrotasks, seededRandom, silentLogger } from '../common/index.js';
 import { GossipNode } from './gossip-node.js';
 import { MemoryNetwork } from './memory-transport.js';
 import type { PeerRequestHandler, PeerResponse } from './transport.js';
@@ -146,19 +146,8 @@ void test('a peer that never answers is cut off at connectTimeout; the round com
   assert.equal(nodes[0]!.peers().find((peer) => peer.host === 'rogue:8443')?.status, 'unreachable');
 });
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 void test('random bytes and random JSON-ish bodies never throw and never join the live set', async () => {
-  const next = random(20260701);
+  const next = seededRandom(20260701);
   const fragments = [
     '{',
     '}',
@@ -303,7 +292,7 @@ void test('hostile /reboot-ran pushes: bounded, id-scoped, malformed ones refuse
 
 void test('the handler answers every request shape with a status, never an exception', async () => {
   const { nodes } = await mesh(() => body(200, '{}'));
-  const next = random(7);
+  const next = seededRandom(7);
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'BREW'];
   const paths = [
     '/peer',

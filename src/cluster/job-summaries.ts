@@ -35,7 +35,8 @@ export function buildSummariesWire(jobs: ReadonlyMap<string, JobSummary>): Summa
   return { jobSummaries: out, truncated };
 }
 
-function summaryToWire(job: JobSummary): Record<string, unknown> {
+/** One job's wire object (`running`, `enabled`, `scheduled_in`, `last`). */
+export function summaryToWire(job: JobSummary): Record<string, unknown> {
   return {
     running: job.running,
     enabled: job.enabled,

@@ -10,6 +10,7 @@ import {
   newPeerRecord,
   type LocalIdentity,
 } from './peer-state.js';
+import { summaryToWire } from './job-summaries.js';
 import { PeerPollCache, UNSOLICITED_304 } from './peer-poll.js';
 import type { PeerExchange } from './transport.js';
 import type { JobSummariesReport, PeerRecord } from './types.js';
@@ -25,24 +26,7 @@ function exchange(status: number, headers: Record<string, string>, body: string)
 
 function summariesJson(report: JobSummariesReport | null): unknown {
   if (report === null) return null;
-  const out: Record<string, unknown> = {};
-  for (const [name, job] of report.jobs) {
-    out[name] = {
-      running: job.running,
-      enabled: job.enabled,
-      scheduled_in: job.scheduledInSeconds,
-      last:
-        job.last === null
-          ? null
-          : {
-              outcome: job.last.outcome,
-              finished_at: job.last.finishedAt,
-              duration: job.last.durationSeconds,
-              exit_code: job.last.exitCode,
-            },
-    };
-  }
-  return out;
+  return Object.fromEntries([...report.jobs].map(([name, job]) => [name, summaryToWire(job)]));
 }
 
 function stored(peer: PeerRecord, cache: PeerPollCache): Record<string, unknown> {

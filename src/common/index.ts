@@ -41,3 +41,4 @@ export {
   pythonRepr,
   sortByCodePoint,
 } from './python-text.js';
+export { seededRandom } from './seeded-random.js';

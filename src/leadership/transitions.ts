@@ -101,41 +101,46 @@ export class LeadershipTransitions {
   }
 
   #conflictTransitions(next: Observed, clusterSize: number): void {
-    const last = this.#last;
-    if (next.names.length > 0 !== last.names.length > 0) {
-      if (next.names.length > 0) {
-        this.#logger.error(
-          `cluster: duplicate nodeName detected (${next.names.join(', ')}) -- Leader jobs will stand down until every node has a unique cluster.nodeName`,
-        );
-      } else {
-        this.#logger.info('cluster: nodeName conflict resolved; Leader jobs may run again');
-      }
-      this.events.emit('conflict:changed', { kind: 'nodename', active: next.names.length > 0 });
-    }
-    if (next.sizes.length > 0 !== last.sizes.length > 0) {
-      if (next.sizes.length > 0) {
-        this.#logger.error(
-          `cluster: cluster-size disagreement -- agreeing peers declare ${next.sizes.join(', ')} but we declare ${clusterSize}; Leader jobs will stand down until every node's cluster.peers agree on the member set`,
-        );
-      } else {
-        this.#logger.info('cluster: cluster-size disagreement resolved; Leader jobs may run again');
-      }
-      this.events.emit('conflict:changed', { kind: 'size', active: next.sizes.length > 0 });
-    }
-    if (next.policies.length > 0 !== last.policies.length > 0) {
-      if (next.policies.length > 0) {
-        this.#logger.error(
-          `cluster: coordination-policy divergence -- agreeing peers declare ${next.policies.join('; ')}; Leader jobs will stand down until every node's cluster.distribution and cluster.electLeader agree`,
-        );
-      } else {
-        this.#logger.info(
-          'cluster: coordination-policy divergence resolved; Leader jobs may run again',
-        );
-      }
-      this.events.emit('conflict:changed', { kind: 'policy', active: next.policies.length > 0 });
+    for (const kind of CONFLICT_KINDS) {
+      const active = conflictLines[kind].present(next);
+      if (active === conflictLines[kind].present(this.#last)) continue;
+      if (active) this.#logger.error(conflictLines[kind].onset(next, clusterSize));
+      else this.#logger.info(conflictLines[kind].cleared);
+      this.events.emit('conflict:changed', { kind, active });
     }
   }
 }
+
+const CONFLICT_KINDS = ['nodename', 'size', 'policy'] as const;
+
+/** Each conflict kind: when it is present, its ERROR onset line and its INFO clear line. */
+const conflictLines: Record<
+  ConflictKind,
+  {
+    present(observed: Observed): boolean;
+    onset(observed: Observed, clusterSize: number): string;
+    readonly cleared: string;
+  }
+> = {
+  nodename: {
+    present: (observed) => observed.names.length > 0,
+    onset: (observed) =>
+      `cluster: duplicate nodeName detected (${observed.names.join(', ')}) -- Leader jobs will stand down until every node has a unique cluster.nodeName`,
+    cleared: 'cluster: nodeName conflict resolved; Leader jobs may run again',
+  },
+  size: {
+    present: (observed) => observed.sizes.length > 0,
+    onset: (observed, clusterSize) =>
+      `cluster: cluster-size disagreement -- agreeing peers declare ${observed.sizes.join(', ')} but we declare ${clusterSize}; Leader jobs will stand down until every node's cluster.peers agree on the member set`,
+    cleared: 'cluster: cluster-size disagreement resolved; Leader jobs may run again',
+  },
+  policy: {
+    present: (observed) => observed.policies.length > 0,
+    onset: (observed) =>
+      `cluster: coordination-policy divergence -- agreeing peers declare ${observed.policies.join('; ')}; Leader jobs will stand down until every node's cluster.distribution and cluster.electLeader agree`,
+    cleared: 'cluster: coordination-policy divergence resolved; Leader jobs may run again',
+  },
+};
 
 function observe(backend: LeadershipBackend | null): Observed {
   if (backend === null) return NOTHING;

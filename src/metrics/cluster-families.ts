@@ -3,6 +3,7 @@
 // supervisor implements. Values mirror GET /cluster. A view that cannot be read drops the view
 // families from that scrape (logged); the counters stay. Must not: import the cluster layer.
 import { labelPair } from './exposition.js';
+import { single } from './daemon-families.js';
 import { MetricFamily, type SampleSink } from './family.js';
 
 /** What a scrape reads of the running election backend. */
@@ -34,18 +35,6 @@ export interface ClusterMetricsSource {
   view(): ClusterMetricsView | null;
 }
 
-function counter(name: string, help: string, value: () => number | null): MetricFamily {
-  return new MetricFamily({
-    name,
-    kind: 'counter',
-    help,
-    collect(sink) {
-      const sample = value();
-      if (sample !== null) sink(name, '', sample);
-    },
-  });
-}
-
 function fromView(
   source: ClusterMetricsSource,
   name: string,
@@ -70,13 +59,15 @@ export function createClusterFamilies(source: ClusterMetricsSource): MetricFamil
   const gauge = (name: string, help: string, value: (view: ClusterMetricsView) => number) =>
     fromView(source, name, 'gauge', help, (view, sink) => sink(name, '', value(view)));
   return [
-    counter(
+    single(
       'yacron2_cluster_leader_transitions_total',
+      'counter',
       'Times this node acquired or lost scheduled-job leadership',
       counted(() => source.leaderTransitions()),
     ),
-    counter(
+    single(
       'yacron2_cluster_quorum_transitions_total',
+      'counter',
       'Times this node joined or left quorum',
       counted(() => source.quorumTransitions()),
     ),

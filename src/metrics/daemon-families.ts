@@ -13,8 +13,8 @@ export interface DaemonState {
   lastReloadSuccessMs: number | null;
 }
 
-/** A family with at most one unlabelled sample. */
-function single(
+/** A family with at most one unlabelled sample (null = no sample: the family is omitted). */
+export function single(
   name: string,
   kind: 'gauge' | 'counter',
   help: string,
