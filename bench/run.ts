@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { burstGroup } from './groups/burst.js';
 import { dashboardGroup } from './groups/dashboard.js';
+import { clusterGroup } from './groups/cluster.js';
 import { durableGroup } from './groups/durable.js';
 import { memoryGroup } from './groups/memory.js';
 import { nextFireGroup } from './groups/next-fire.js';
@@ -28,6 +29,7 @@ const GROUPS: readonly BenchGroup[] = [
   jobapiGroup,
   durableGroup,
   dashboardGroup,
+  clusterGroup,
 ];
 
 function usage(): string {

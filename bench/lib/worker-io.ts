@@ -1,8 +1,10 @@
 // The worker side of the parent/worker protocol: a worker is a fresh `node` process running one
 // transpiled bench/cases/*.ts file; it reports raw samples as marked lines on stdout (anything
 // else a worker or its children print is passed through) and the parent aggregates them.
+import type * as ClusterModule from '../../src/cluster/index.js';
 import type * as CommonModule from '../../src/common/index.js';
 import type * as ConfigModule from '../../src/config/index.js';
+import type * as LeadershipModule from '../../src/leadership/index.js';
 import type * as RunnerModule from '../../src/runner/index.js';
 import type * as ScheduleModule from '../../src/schedule/index.js';
 import type * as SchedulerModule from '../../src/scheduler/index.js';
@@ -32,8 +34,10 @@ export function repoRoot(): string {
  * thread, which would distort memory and startup numbers).
  */
 export interface Yacron2Modules {
+  readonly cluster: typeof ClusterModule;
   readonly common: typeof CommonModule;
   readonly config: typeof ConfigModule;
+  readonly leadership: typeof LeadershipModule;
   readonly runner: typeof RunnerModule;
   readonly schedule: typeof ScheduleModule;
   readonly scheduler: typeof SchedulerModule;
@@ -45,14 +49,16 @@ async function importDist<T>(relative: string): Promise<T> {
 }
 
 export async function importYacron2(): Promise<Yacron2Modules> {
-  const [common, config, runner, schedule, scheduler] = await Promise.all([
+  const [cluster, common, config, leadership, runner, schedule, scheduler] = await Promise.all([
+    importDist<typeof ClusterModule>('cluster/index.js'),
     importDist<typeof CommonModule>('common/index.js'),
     importDist<typeof ConfigModule>('config/index.js'),
+    importDist<typeof LeadershipModule>('leadership/index.js'),
     importDist<typeof RunnerModule>('runner/index.js'),
     importDist<typeof ScheduleModule>('schedule/index.js'),
     importDist<typeof SchedulerModule>('scheduler/index.js'),
   ]);
-  return { common, config, runner, schedule, scheduler };
+  return { cluster, common, config, leadership, runner, schedule, scheduler };
 }
 
 /** Integer command-line argument `index` of the worker (after the script path). */

@@ -33,6 +33,11 @@ export interface DerivedSets {
   readonly availableLeaderName: string;
   /** live ++ available contenders: the availability electorate. */
   readonly availableView: readonly string[];
+  /** eligible ++ unconfirmed: the quorum-gated per-job electorate (besides this node). */
+  readonly ownerCandidates: readonly string[];
+  /** Identify the two lists above (per-job owners are cached while they stay the same). */
+  readonly availableViewKey: string;
+  readonly ownerCandidatesKey: string;
   readonly viewSettled: boolean;
 }
 
@@ -83,6 +88,7 @@ export function deriveSets(
   );
   const availableContenders = sortByCodePoint(outsiders((peer) => peer.mutualAgreeing));
   const availableView = [...liveNames, ...availableContenders];
+  const ownerCandidates = [...eligible, ...unconfirmed];
   return {
     clusterSize,
     quorum,
@@ -95,6 +101,9 @@ export function deriveSets(
     leaderName: electLeader(me.nodeName, liveNames, clusterSize, eligible),
     availableLeaderName: electAvailableLeader(me.nodeName, availableView),
     availableView,
+    ownerCandidates,
+    availableViewKey: JSON.stringify(availableView),
+    ownerCandidatesKey: JSON.stringify(ownerCandidates),
     viewSettled: isViewSettled(me, peers, completedRounds),
   };
 }

@@ -30,16 +30,12 @@ export function electAvailableLeader(node: string, agreeing: readonly string[]):
   return minByCodePoint(node, agreeing);
 }
 
-const NUL = Buffer.from([0]);
-
-/** First 8 bytes, big-endian, of SHA-256(UTF-8(job) ‖ 0x00 ‖ UTF-8(node)). */
+/**
+ * First 8 bytes, big-endian, of SHA-256(UTF-8(job) ‖ 0x00 ‖ UTF-8(node)). (U+0000 encodes to
+ * the single byte 0x00, so hashing the joined string hashes exactly those bytes.)
+ */
 export function hrwScore(job: string, node: string): bigint {
-  const digest = createHash('sha256')
-    .update(Buffer.from(job, 'utf8'))
-    .update(NUL)
-    .update(Buffer.from(node, 'utf8'))
-    .digest();
-  return digest.readBigUInt64BE(0);
+  return createHash('sha256').update(`${job}\0${node}`, 'utf8').digest().readBigUInt64BE(0);
 }
 
 /**

@@ -18,7 +18,8 @@ import {
   type DerivedSets,
   type ViewIdentity,
 } from './derived-sets.js';
-import { electAvailableJobOwner, electJobOwner, hrwOwner, hrwScore } from './elect.js';
+import { hrwOwner } from './elect.js';
+import { RendezvousOwners, ScoreCache } from './owner-cache.js';
 import { buildSummariesWire } from './job-summaries.js';
 import { buildPeerPayload } from './payload-build.js';
 import { createPeerHandler } from './peer-handler.js';
@@ -80,7 +81,9 @@ export class GossipNode implements LeadershipBackend {
   #version = 0;
   #derived: { version: number; sets: DerivedSets; conflicts: Conflicts } | null = null;
   #degenerateWarned = false;
-  readonly #hrwScores = new Map<string, bigint>();
+  readonly #scores = new ScoreCache();
+  readonly #jobOwners = new RendezvousOwners(this.#scores);
+  readonly #availableOwners = new RendezvousOwners(this.#scores);
 
   constructor(settings: GossipSettings, deps: GossipNodeDeps) {
     this.settings = settings;
@@ -264,16 +267,11 @@ export class GossipNode implements LeadershipBackend {
     );
   }
 
+  /** The quorum-gated rendezvous owner of `job` (eligible and unconfirmed candidates). */
   jobOwner(job: string): string | null {
+    if (!this.isQuorate()) return null;
     const sets = this.#sets();
-    return electJobOwner(
-      job,
-      this.nodeName,
-      sets.liveNames,
-      sets.clusterSize,
-      [...sets.eligible, ...sets.unconfirmed],
-      this.#score,
-    );
+    return this.#jobOwners.owner(job, this.nodeName, sets.ownerCandidates, sets.ownerCandidatesKey);
   }
 
   isJobOwner(job: string): boolean {
@@ -281,7 +279,13 @@ export class GossipNode implements LeadershipBackend {
   }
 
   availableJobOwner(job: string): string {
-    return electAvailableJobOwner(job, this.nodeName, this.#sets().availableView, this.#score);
+    const sets = this.#sets();
+    return this.#availableOwners.owner(
+      job,
+      this.nodeName,
+      sets.availableView,
+      sets.availableViewKey,
+    );
   }
 
   isAvailableJobOwner(job: string): boolean {
@@ -289,21 +293,9 @@ export class GossipNode implements LeadershipBackend {
     return !cedesToDuplicate(
       this.#identity,
       this.#peers,
-      (name, view) => hrwOwner(job, [name, ...view], this.#score) === name,
+      (name, view) => hrwOwner(job, [name, ...view], this.#scores.score) === name,
     );
   }
-
-  /** rendezvous scores are pure in (job, node): memoised, bounded. */
-  readonly #score = (job: string, node: string): bigint => {
-    const key = `${job}\0${node}`;
-    let score = this.#hrwScores.get(key);
-    if (score === undefined) {
-      if (this.#hrwScores.size >= 65_536) this.#hrwScores.clear();
-      score = hrwScore(job, node);
-      this.#hrwScores.set(key, score);
-    }
-    return score;
-  };
 
   // --- @reboot ran-set -----------------------------------------------------------------------
 

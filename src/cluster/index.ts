@@ -24,6 +24,7 @@ export {
   type PeerView,
 } from './types.js';
 export { GossipNode, type GossipNodeDeps, type GossipSettings } from './gossip-node.js';
+export { parsePeerBody, MAX_PEER_BODY_BYTES, type ParsedPeerBody } from './payload-parse.js';
 export { GossipManager, type GossipManagerSettings } from './gossip-manager.js';
 export { ClusterSupervisor, type ClusterSupervisorDeps } from './supervisor.js';
 export {
