@@ -48,7 +48,7 @@ export class ScoreCache {
       this.#size = 0;
       byNode = undefined;
     }
-    if (byNode === undefined) this.#byJob.set(job, (byNode = new Map()));
+    if (byNode === undefined) this.#byJob.set(job, (byNode = new Map<string, bigint>()));
     const computed = hrwScore(job, node);
     byNode.set(node, computed);
     this.#size += 1;
