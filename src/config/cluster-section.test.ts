@@ -539,6 +539,16 @@ void test('lease observability overlay: listen, tls and peers required; nodeName
   assert.equal(resolved.observabilityMesh.electLeader, false);
   assert.equal(resolved.observabilityMesh.intervalMs, 7000);
   assert.equal(resolved.shareNodeStats, true);
+  const bad = await errors(
+    `backend: etcd\nobservability:\n${overlayBody}\n  nodeName: "a\\a"\n  connectTimeout: 0`,
+  );
+  assert.deepEqual(
+    bad.map((line) => line.replace(/^.*?: cluster/, 'cluster')),
+    [
+      "cluster.observability.nodeName must be at most 256 printable characters (peers refuse any other name on /peer, so this node could never agree with them), got 'a\\x07'",
+      'cluster.observability.connectTimeout must be > 0',
+    ],
+  );
 });
 
 void test('without acceptClusterSection the daemon path refuses a valid section', async () => {

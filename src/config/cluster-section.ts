@@ -238,6 +238,15 @@ const MAX_NODE_NAME_CHARS = 256;
 const STORE_BLOCKS = ['kubernetes', 'etcd', 'filesystem'] as const;
 const GOSSIP_ONLY_KEYS = ['listen', 'tls', 'peers', 'interval', 'driftAfter'] as const;
 
+/** A name peers refuse (over 256 code points, or not printable) would never agree: refuse it. */
+function checkNodeName(name: string, where: Loc, block: string, report: Report): void {
+  if (atMostCodePoints(name, MAX_NODE_NAME_CHARS) && isPythonPrintable(name)) return;
+  report(
+    where,
+    `${block}.nodeName must be at most ${MAX_NODE_NAME_CHARS} printable characters (peers refuse any other name on /peer, so this node could never agree with them), got ${pythonRepr(name)}`,
+  );
+}
+
 type At = (container: object | undefined, key: string, parent: string) => Loc;
 type Report = (where: Loc, message: string) => void;
 type GossipCommon = Pick<ClusterCommon, 'nodeName' | 'connectTimeoutMs' | 'source'>;
@@ -263,12 +272,7 @@ export async function resolveClusterSection(
   };
   const backend = typed.backend ?? 'gossip';
   const nodeName = typed.nodeName || (ctx.hostname ?? systemHostname)();
-  if (!atMostCodePoints(nodeName, MAX_NODE_NAME_CHARS) || !isPythonPrintable(nodeName)) {
-    report(
-      at(typed, 'nodeName', 'cluster'),
-      `cluster.nodeName must be at most ${MAX_NODE_NAME_CHARS} printable characters (peers refuse any other name on /peer, so this node could never agree with them), got ${pythonRepr(nodeName)}`,
-    );
-  }
+  checkNodeName(nodeName, at(typed, 'nodeName', 'cluster'), 'cluster', report);
   const connectTimeout = typed.connectTimeout ?? DEFAULTS.connectTimeout;
   if (connectTimeout <= 0) {
     report(at(typed, 'connectTimeout', 'cluster'), 'cluster.connectTimeout must be > 0');
@@ -504,6 +508,11 @@ function resolveOverlay(
   if (section.observabilityKeys === undefined) return null;
   const block: NonNullable<TypedClusterFields['observability']> =
     section.fields.observability ?? {};
+  const where = 'cluster.observability';
+  if (block.nodeName) checkNodeName(block.nodeName, at(block, 'nodeName', where), where, report);
+  if (block.connectTimeout !== undefined && block.connectTimeout <= 0) {
+    report(at(block, 'connectTimeout', where), `${where}.connectTimeout must be > 0`);
+  }
   const overlay = resolveGossip(
     block,
     {
