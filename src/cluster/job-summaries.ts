@@ -40,14 +40,14 @@ export function summaryToWire(job: JobSummary): Record<string, unknown> {
   return {
     running: job.running,
     enabled: job.enabled,
-    scheduled_in: job.scheduledInSeconds,
+    scheduled_in: finiteOrNull(job.scheduledInSeconds),
     last:
       job.last === null
         ? null
         : {
             outcome: job.last.outcome,
             finished_at: job.last.finishedAt,
-            duration: job.last.durationSeconds,
+            duration: finiteOrNull(job.last.durationSeconds),
             exit_code: job.last.exitCode,
           },
   };

@@ -117,3 +117,46 @@ void test('summaries advertised: sorted by code point, names over 128 left out, 
   assert.equal(capped.truncated, true);
   assert.ok('job-511' in capped.jobSummaries && !('job-512' in capped.jobSummaries));
 });
+
+void test("the ETag is the reference's: sha256 of json.dumps(sort_keys, compact, ensure_ascii) (a value computed with Python)", () => {
+  const payload = {
+    node_name: 'n\u00e9-\u{1F600}',
+    job_set_id: `v1:${'1'.repeat(64)}`,
+    scheme_version: 'v1',
+    instance_id: 'a'.repeat(32),
+    cluster_size: 3,
+    distribution: 'spread',
+    elect_leader: true,
+    members: [
+      { node_name: 'n\u00e9-\u{1F600}', instance_id: 'a'.repeat(32), agreed: true },
+      { node_name: 'b', instance_id: null, agreed: false },
+    ],
+    ran_reboot_jobs: ['boot'],
+    mutual_agreeing: ['b'],
+    quorate_vouched: [],
+    job_summaries: buildSummariesWire(
+      new Map<string, JobSummary>([
+        [
+          'backup',
+          {
+            running: false,
+            enabled: true,
+            scheduledInSeconds: 12.5,
+            last: {
+              outcome: 'success',
+              finishedAt: '2026-01-01T00:00:00+00:00',
+              durationSeconds: 1.25,
+              exitCode: 0,
+            },
+          },
+        ],
+        ['z', { running: true, enabled: false, scheduledInSeconds: null, last: null }],
+      ]),
+    ).jobSummaries,
+    job_summaries_truncated: false,
+  };
+  assert.equal(
+    peerPayloadEtag(payload, Date.UTC(2026, 0, 1)),
+    '"f4bd41f42d8e8f876a4e60692efff79dc00307a35df876249e18a1eb569bf802"',
+  );
+});

@@ -3,7 +3,7 @@
 // job's next fire so an unchanged node answers 304. Pure.
 // Must not: put node stats in the body or the ETag (they ride a header).
 import { createHash } from 'node:crypto';
-import { compareCodePoints } from '../common/index.js';
+import { dumpPythonJson } from '../common/index.js';
 import type { Distribution, MemberEntry } from './types.js';
 import { FINGERPRINT_SCHEME } from './types.js';
 
@@ -49,9 +49,9 @@ export function buildPeerPayload(input: PeerPayloadInput): Record<string, unknow
 }
 
 /**
- * The ETag: `"` + sha256 hex + `"` of the payload serialised with sorted keys and ASCII-only
- * escapes, after each summary's `scheduled_in` (seconds from now) became the absolute second it
- * points at, so a countdown alone does not change the tag.
+ * The ETag: `"` + sha256 hex + `"` of the payload as Python's json.dumps(sort_keys, compact,
+ * ensure_ascii) writes it (the reference's recipe), after each summary's `scheduled_in` (seconds
+ * from now) became the absolute second it points at, so a countdown alone does not change the tag.
  */
 export function peerPayloadEtag(payload: Record<string, unknown>, nowMs: number): string {
   const summaries = payload.job_summaries;
@@ -69,7 +69,7 @@ export function peerPayloadEtag(payload: Record<string, unknown>, nowMs: number)
     }
     hashed = { ...payload, job_summaries: anchored };
   }
-  return `"${createHash('sha256').update(canonicalAsciiJson(hashed)).digest('hex')}"`;
+  return `"${createHash('sha256').update(dumpPythonJson(hashed)).digest('hex')}"`;
 }
 
 /** Python's round(): halves go to the even neighbour. */
@@ -79,22 +79,4 @@ export function roundHalfEven(value: number): number {
   if (fraction > 0.5) return floor + 1;
   if (fraction < 0.5) return floor;
   return floor % 2 === 0 ? floor : floor + 1;
-}
-
-/** JSON with object keys sorted by code point, no spaces, every non-ASCII unit as `\uXXXX`. */
-function canonicalAsciiJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    return asciiOnly(JSON.stringify(value) ?? 'null');
-  }
-  if (Array.isArray(value)) return `[${value.map(canonicalAsciiJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort(compareCodePoints);
-  return `{${keys.map((key) => `${asciiOnly(JSON.stringify(key))}:${canonicalAsciiJson(record[key])}`).join(',')}}`;
-}
-
-function asciiOnly(json: string): string {
-  return json.replace(
-    /[\u007f-\uffff]/g,
-    (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }
