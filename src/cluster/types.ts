@@ -1,6 +1,7 @@
 // The vocabulary of the gossip view: peer statuses, what a poll of a peer's /peer observed, and
 // the per-peer record the state machine keeps (docs/clustering.md "Per-peer status").
 // Types only.
+import type { ClusterDistributionSetting } from '../config/index.js';
 
 /** In the order yacron2_cluster_peers{status} is zero-filled. */
 export const PEER_STATUSES = [
@@ -15,7 +16,7 @@ export const PEER_STATUSES = [
 ] as const;
 export type PeerStatus = (typeof PEER_STATUSES)[number];
 
-export type Distribution = 'single-leader' | 'spread';
+export type Distribution = ClusterDistributionSetting;
 
 /** The fingerprint scheme this node's job-set ids use (`v1:<hex>`). */
 export const FINGERPRINT_SCHEME = 'v1';

@@ -1,10 +1,15 @@
 // The leadership seam (docs/clustering.md "The scheduler's interface"): what any election backend
 // answers (gossip today, lease backends next), and the verdicts the scheduler consumes. Types only.
-import type { ClusterPolicy } from '../config/index.js';
+import type {
+  ClusterBackend,
+  ClusterDistributionSetting,
+  ClusterPolicy,
+} from '../config/index.js';
 
 export type { ClusterPolicy };
-export type ClusterBackendName = 'gossip' | 'kubernetes' | 'etcd' | 'filesystem';
-export type ClusterDistribution = 'single-leader' | 'spread';
+/** The config's own unions: one definition of each. */
+export type ClusterBackendName = ClusterBackend;
+export type ClusterDistribution = ClusterDistributionSetting;
 
 /**
  * The reads a running election backend answers, synchronously, from state it already holds (no

@@ -187,3 +187,25 @@ void test('a view that cannot be read drops the view families, keeps the counter
       ),
   );
 });
+
+void test('createMetrics with a cluster source registers the families and feeds yacron2_cluster_enabled from it', async () => {
+  const source = new Source();
+  const registry = new Registry();
+  const metrics = createMetrics({
+    clock: new FakeClock(),
+    registry,
+    config: makeConfig([]),
+    version: 'x',
+    cluster: source,
+  });
+  const families = parseExposition((await metrics.render()).body, 'text');
+  const enabled = families.find((family) => family.name === 'yacron2_cluster_enabled');
+  assert.equal(enabled?.samples[0]?.value, 1);
+  assert.ok(families.some((family) => family.name === 'yacron2_cluster_peers'));
+  source.current = null;
+  const off = parseExposition((await metrics.render()).body, 'text');
+  assert.equal(
+    off.find((family) => family.name === 'yacron2_cluster_enabled')?.samples[0]?.value,
+    0,
+  );
+});

@@ -16,6 +16,7 @@ import {
   createDaemonFamilies,
   type DaemonState,
 } from './daemon-families.js';
+import { createClusterFamilies, type ClusterMetricsSource } from './cluster-families.js';
 import { seedJobTable, snapshotJobTable, type CounterSnapshot } from './counter-snapshot.js';
 import { contentTypeOf, labelPair, negotiateFormat } from './exposition.js';
 import { registerFamily } from './family.js';
@@ -57,6 +58,11 @@ export interface MetricsOptions {
   readonly processStartMs?: number;
   /** Feeds yacron2_cluster_enabled (always emitted); default: no cluster backend (0). */
   readonly isClusterEnabled?: () => boolean;
+  /**
+   * The cluster supervisor: registers the other yacron2_cluster_* families (after
+   * yacron2_cluster_enabled) and, unless isClusterEnabled is given, feeds that one too.
+   */
+  readonly cluster?: ClusterMetricsSource;
 }
 
 export interface Metrics {
@@ -114,7 +120,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
       table,
       nextFireAtMs: (name) => source?.getNextFireAtMs(name) ?? null,
     }),
-    createClusterEnabledFamily(options.isClusterEnabled ?? (() => false)),
+    createClusterEnabledFamily(
+      options.isClusterEnabled ??
+        (() => (options.cluster === undefined ? false : options.cluster.view() !== null)),
+    ),
+    ...(options.cluster === undefined ? [] : createClusterFamilies(options.cluster)),
   ];
   for (const family of families) registerFamily(registry, family);
 
