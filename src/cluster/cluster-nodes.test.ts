@@ -216,7 +216,7 @@ void test('a rebuilt manager holds PreferLeader closed until its view converges'
     'peers have not seen the new instance yet',
   );
   // Both peers still report this name with the old instance: two reporters make it a credible
-  // duplicate until they poll the new one (the reference's rule; docs/clustering.md "Restarts").
+  // duplicate until they poll the new one (the reference's rule; docs/clustering.md "Conflicts").
   const leader = a.verdict('job', 'Leader');
   assert.equal(leader.kind === 'deny' && leader.reason, 'conflict');
   assert.equal(
