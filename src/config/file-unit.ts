@@ -20,7 +20,7 @@ import {
   type WalkContext,
 } from './schema.js';
 import type { TypedJob } from './typed-job.js';
-import { typeClusterSection } from './cluster-section.js';
+import { typeClusterSection } from './cluster-schema.js';
 import { STATE_SCHEMA } from './state-section.js';
 import { typeWebSection } from './web-section.js';
 import { describeRawNode, type RawNode } from './yaml-tree.js';

@@ -6,11 +6,8 @@ import * as path from 'node:path';
 import { describeError } from '../common/index.js';
 import { assertTimezone, localTimezone, parseSchedule, type Schedule } from '../schedule/index.js';
 import { unsupportedSectionMessage, type SingletonSection } from './config-schema.js';
-import {
-  resolveClusterSection,
-  type ResolvedCluster,
-  type TypedCluster,
-} from './cluster-section.js';
+import type { ResolvedCluster, TypedCluster } from './cluster-schema.js';
+import { resolveClusterSection } from './cluster-section.js';
 import { looksLikeCrontab, parseCrontab } from './crontab.js';
 import { computeJobSetId } from './fingerprint.js';
 import { typeYamlDocument, type FileUnit, type SectionRef } from './file-unit.js';

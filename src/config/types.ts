@@ -1,7 +1,7 @@
 // The resolved configuration: frozen, fully defaulted values with units in the names. Nothing
 // below config/ applies defaults or parses durations; it reads these shapes.
 import type { Schedule } from '../schedule/index.js';
-import type { ResolvedCluster } from './cluster-section.js';
+import type { ResolvedCluster } from './cluster-schema.js';
 import type { ResolvedState } from './state-section.js';
 import type { ResolvedWeb } from './web-section.js';
 
@@ -14,7 +14,7 @@ export type {
   ResolvedFilesystemCluster,
   ResolvedGossipCluster,
   ResolvedKubernetesCluster,
-} from './cluster-section.js';
+} from './cluster-schema.js';
 export type { ClusterAddress } from './cluster-address.js';
 export type {
   ResolvedEtcdBlock,
