@@ -264,3 +264,23 @@ void test('real files: a certificate renewed in place is picked up without a res
   await supervisor.stop();
   assert.ok(logger.at('info').some((line) => line.message === 'Stopping cluster manager'));
 });
+
+void test('a stop that arrives while a build is in progress wins: no manager is left running', async () => {
+  const cluster = new TestCluster(THREE);
+  const a = cluster.node('node-a');
+  const building = a.supervisor.reconcile(a.config);
+  const stopping = a.supervisor.stop();
+  await Promise.all([building, stopping]);
+  assert.equal(a.supervisor.current(), null);
+  await a.supervisor.reconcile(a.config);
+  assert.equal(a.supervisor.current(), null, 'nothing is built after stop()');
+  const poll = await cluster.network
+    .transportFor('probe', ['probe:1'])
+    .request(a.host, {
+      method: 'GET',
+      path: '/peer',
+      headers: {},
+      signal: new AbortController().signal,
+    });
+  assert.equal(poll.kind, 'failure', 'its listener is closed');
+});

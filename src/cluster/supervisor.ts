@@ -55,6 +55,9 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
   #shareNodeStats = false;
   #running: Running | null = null;
   #advisedFor: string | null = null;
+  /** reconcile() and stop() run one at a time, in call order; nothing is built after stop(). */
+  #queue: Promise<void> = Promise.resolve();
+  #stopped = false;
   #lastFailure: { message: string; atMs: number; repeats: number } | null = null;
 
   constructor(deps: ClusterSupervisorDeps) {
@@ -116,7 +119,12 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
    * One housekeeping pass with the newly loaded config (null: no cluster section). Never throws:
    * a failed build leaves no manager (Leader jobs fail closed, PreferLeader runs).
    */
-  async reconcile(next: ResolvedCluster | null): Promise<void> {
+  reconcile(next: ResolvedCluster | null): Promise<void> {
+    return this.#serially(() => this.#reconcile(next));
+  }
+
+  async #reconcile(next: ResolvedCluster | null): Promise<void> {
+    if (this.#stopped) return;
     this.#electLeader = next?.electLeader ?? false;
     if (next === null) {
       if (this.#running) await this.#stopRunning('configuration changed');
@@ -158,13 +166,22 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     await this.#build(next, { material, files: await this.#snapshot(next) });
   }
 
-  /** Shutdown: stop the manager (peers learn by failed polls). */
-  async stop(): Promise<void> {
-    if (this.#running === null) return;
-    this.#deps.logger.info('Stopping cluster manager');
-    const running = this.#running;
-    this.#running = null;
-    await running.manager.stop();
+  /** Shutdown: stop the manager (peers learn by failed polls); later reconciles do nothing. */
+  stop(): Promise<void> {
+    return this.#serially(async () => {
+      this.#stopped = true;
+      if (this.#running === null) return;
+      this.#deps.logger.info('Stopping cluster manager');
+      const running = this.#running;
+      this.#running = null;
+      await running.manager.stop();
+    });
+  }
+
+  #serially(work: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(work);
+    this.#queue = run.catch(() => undefined);
+    return run;
   }
 
   async #dryRun(next: ResolvedGossipCluster, warning: string): Promise<TlsMaterial | null> {
