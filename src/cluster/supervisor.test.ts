@@ -274,13 +274,11 @@ void test('a stop that arrives while a build is in progress wins: no manager is 
   assert.equal(a.supervisor.current(), null);
   await a.supervisor.reconcile(a.config);
   assert.equal(a.supervisor.current(), null, 'nothing is built after stop()');
-  const poll = await cluster.network
-    .transportFor('probe', ['probe:1'])
-    .request(a.host, {
-      method: 'GET',
-      path: '/peer',
-      headers: {},
-      signal: new AbortController().signal,
-    });
+  const poll = await cluster.network.transportFor('probe', ['probe:1']).request(a.host, {
+    method: 'GET',
+    path: '/peer',
+    headers: {},
+    signal: new AbortController().signal,
+  });
   assert.equal(poll.kind, 'failure', 'its listener is closed');
 });

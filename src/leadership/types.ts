@@ -1,10 +1,6 @@
 // The leadership seam (docs/clustering.md "The scheduler's interface"): what any election backend
 // answers (gossip today, lease backends next), and the verdicts the scheduler consumes. Types only.
-import type {
-  ClusterBackend,
-  ClusterDistributionSetting,
-  ClusterPolicy,
-} from '../config/index.js';
+import type { ClusterBackend, ClusterDistributionSetting, ClusterPolicy } from '../config/index.js';
 
 export type { ClusterPolicy };
 /** The config's own unions: one definition of each. */
