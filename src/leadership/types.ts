@@ -62,8 +62,8 @@ export interface LeadershipSource {
   current(): LeadershipBackend | null;
 }
 
-/** Why the scheduler asks; manual starts are never gated. */
-export type GateTrigger = 'schedule' | 'reboot' | 'retry' | 'backfill' | 'dag' | 'manual';
+/** Why the scheduler asks (its RunTrigger names; `catchup` = a backfill); manual is never gated. */
+export type GateTrigger = 'schedule' | 'reboot' | 'retry' | 'catchup' | 'dag' | 'manual';
 
 export type AllowBasis =
   /** No election configured: every node runs everything. */
