@@ -60,6 +60,9 @@ export class ObservedStore {
   readonly calls: StoreMethod[] = [];
   #started = new Map<string, Deferred<void>[]>();
   #settled = new Map<string, Deferred<void>[]>();
+  /** Settled calls per method so far, and waiters for a count to be reached. */
+  #settledCounts = new Map<string, number>();
+  #countWaiters: { method: string; count: number; waiter: Deferred<void> }[] = [];
 
   constructor(inner: StateStore) {
     this.store = new Proxy(inner, {
@@ -71,10 +74,11 @@ export class ObservedStore {
           this.#notify(this.#started, property);
           const result = (value as (...a: unknown[]) => unknown).apply(target, args);
           if (result instanceof Promise) {
-            void result.then(
-              () => this.#notify(this.#settled, property),
-              () => this.#notify(this.#settled, property),
-            );
+            const onSettled = (): void => {
+              this.#countSettled(property);
+              this.#notify(this.#settled, property);
+            };
+            void result.then(onSettled, onSettled);
           }
           return result;
         };
@@ -90,6 +94,27 @@ export class ObservedStore {
   /** Resolves when the next call of `method` settles. */
   settled(method: StoreMethod): Promise<void> {
     return this.#wait(this.#settled, method);
+  }
+
+  /**
+   * Resolves once `times` more calls of `method` have settled, counted from now (for calls that
+   * start together, where waiting for "the next" one twice could miss the second).
+   */
+  settledTimes(method: StoreMethod, times: number): Promise<void> {
+    const waiter = createDeferred();
+    const count = (this.#settledCounts.get(method) ?? 0) + times;
+    this.#countWaiters.push({ method, count, waiter });
+    return waiter.promise;
+  }
+
+  #countSettled(method: string): void {
+    const count = (this.#settledCounts.get(method) ?? 0) + 1;
+    this.#settledCounts.set(method, count);
+    this.#countWaiters = this.#countWaiters.filter((entry) => {
+      if (entry.method !== method || entry.count > count) return true;
+      entry.waiter.resolve();
+      return false;
+    });
   }
 
   #wait(table: Map<string, Deferred<void>[]>, method: string): Promise<void> {

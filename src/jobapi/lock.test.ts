@@ -111,16 +111,19 @@ for (const kind of STORE_KINDS) {
       }));
 
     void test('runEnded frees the permits a run held at once', () =>
-      withFixture(kind, async ({ startRun, api, inner }) => {
+      withFixture(kind, async ({ startRun, api, inner, observed }) => {
         const holder = startRun();
         const waiter = startRun();
         await acquire(holder, { name: 'pool', permits: 2 });
         await acquire(holder, { name: 'pool', permits: 2 });
         assert.equal((await acquire(waiter, { name: 'pool', permits: 2 })).json().acquired, false);
+        const bothReleased = observed.settledTimes('releaseLease', 2);
         api.runEnded(holder.runId);
         const after = (await acquire(waiter, { name: 'pool', permits: 2 })).json();
         assert.equal(after.acquired, true);
         assert.equal(after.slot, 0);
+        // The waiter's acquire waits only for slot 0's release; slot 1's may still be in flight.
+        await bothReleased;
         assert.equal((await inner.inspectLease('lock/etl/pool#1'))?.expiresAtMs, 0, 'released');
       }));
 

@@ -43,7 +43,9 @@ void test(`a writer SIGKILLed at random points ${KILLS} times never leaves a tor
     for (let round = 0; round < KILLS / LANES; round++) {
       const writer = startFixture(writerBundle, [storePath, `lane${laneId}-${round}`]);
       current[laneId] = writer;
-      await writer.waitForLine((line) => line === 'ready', 20_000);
+      // After one complete round, so every kill leaves something to check however loaded the
+      // machine is (the record count and the document below do not depend on timing).
+      await writer.waitForLine((line) => line === 'looped', 20_000);
       await systemClock.sleep(Math.random() * 25); // the random kill point, not a wait for anything
       const exit = await within(writer.kill(), 10_000, 'SIGKILL');
       assert.equal(exit.signal, 'SIGKILL', writer.stderr);
@@ -56,7 +58,7 @@ void test(`a writer SIGKILLed at random points ${KILLS} times never leaves a tor
   const root = path.join(storePath, 'default');
   const streamDir = path.join(root, 'records', encodeName('crash/stream'));
   const files = await readdir(streamDir);
-  assert.ok(files.length > KILLS / 4, `only ${files.length} records were written`);
+  assert.ok(files.length >= KILLS, `only ${files.length} records were written`);
   for (const file of files) {
     assert.match(file, /^\d{13}\.\d{6}-[0-9a-f]{12}-\d{12}\.json$/);
     const data = parseEnvelope(await readFile(path.join(streamDir, file), 'utf8'), file);
