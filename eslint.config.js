@@ -67,6 +67,25 @@ export default tseslint.config(
     },
   },
   {
+    // Test-only modules (a folder's `testing.ts` door, `test-*.ts` helpers) are left out of
+    // dist/ by tsconfig.build.json: shipped code must not import them.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts', 'src/**/*.contract.ts', 'src/**/testing.ts', 'src/**/test-*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)(testing|test-[^/]*)\\.js$',
+              message: 'Test-only module: it is not built into dist/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/common/clock.ts', 'test/**', 'bench/**', '**/*.test.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },

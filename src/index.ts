@@ -10,7 +10,7 @@ export {
   type Schedule,
   type ScheduleObject,
 } from './schedule/index.js';
-export { loadConfig, computeJobSetId, computeJobDigest } from './config/index.js';
+export { loadConfig, computeJobSetId } from './config/index.js';
 export type { ResolvedConfig, ResolvedJob } from './config/index.js';
 export { YacronError, type ErrorCode } from './common/index.js';
 export {

@@ -7,13 +7,13 @@
 // clock.
 import * as path from 'node:path';
 import { Agent, request } from 'node:http';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type * as PromClient from 'prom-client';
 import type * as CommonModule from '../../src/common/index.js';
+import type * as ConfigModule from '../../src/config/index.js';
 import type * as JobApiModule from '../../src/jobapi/index.js';
-import type * as SchedulerModule from '../../src/scheduler/index.js';
 import type * as StateModule from '../../src/state/index.js';
 import { intArg, repoRoot, reportSample, stringArg } from '../lib/worker-io.js';
 
@@ -21,7 +21,7 @@ const dist = (relative: string): string =>
   pathToFileURL(path.join(repoRoot(), 'dist', relative)).href;
 const common = (await import(dist('common/index.js'))) as typeof CommonModule;
 const jobapi = (await import(dist('jobapi/index.js'))) as typeof JobApiModule;
-const scheduler = (await import(dist('scheduler/index.js'))) as typeof SchedulerModule;
+const config = (await import(dist('config/index.js'))) as typeof ConfigModule;
 const state = (await import(dist('state/index.js'))) as typeof StateModule;
 const promClientPath = createRequire(path.join(repoRoot(), 'package.json')).resolve('prom-client');
 const { Registry } = (await import(pathToFileURL(promClientPath).href)) as typeof PromClient;
@@ -29,6 +29,15 @@ const { Registry } = (await import(pathToFileURL(promClientPath).href)) as typeo
 const storeDir = stringArg(0, 'storeDir');
 const roundTrips = intArg(1, 'roundTrips');
 const warmUp = intArg(2, 'warmUp');
+
+// The job the runs belong to, loaded from a real config (test factories do not ship in dist/).
+mkdirSync(storeDir, { recursive: true });
+const jobFile = path.join(storeDir, 'bench-etl.yaml');
+writeFileSync(
+  jobFile,
+  'jobs:\n  - name: bench-etl\n    command: "true"\n    schedule: "* * * * *"\n',
+);
+const benchJob = (await config.loadConfig(jobFile)).jobs[0]!;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -79,7 +88,7 @@ async function measure(store: StateModule.StateStore): Promise<number[]> {
     },
   );
   const env = api.runEnvironment({
-    job: scheduler.makeJob({ name: 'bench-etl' }),
+    job: benchJob,
     runId: 'be'.repeat(16),
     trigger: 'schedule',
     attempt: 0,

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeIoError } from './source-files.js';
 import { deploymentIdProblem } from './state-section.js';
-import type { TypedSecretSource } from './typed-job.js';
+import type { TypedSecretSource } from './report-schema.js';
 
 export interface ResolvedKubernetesBlock {
   readonly leaseName: string;

@@ -1,203 +1,24 @@
-// The config language's shape (spec/config.md §2, §5, §7, §9-§11) as schema-walker values,
-// plus the one table of top-level sections that are not implemented yet.
-import type { FieldSpec, Schema } from './schema.js';
+// The top level of a config file (docs/configuration.md "Top-level sections"): which sections
+// exist, which may appear once per configuration, the include list and the logging shape — and
+// the one decision about the sections parsed but not run yet. Job keys: job-schema.ts.
+import { anyYaml, bool, int, map, opt, req, seq, str, type MapOut } from './schema-nodes.js';
 
-const str: Schema = { kind: 'str' };
-const bool: Schema = { kind: 'bool' };
-const int: Schema = { kind: 'int' };
-const float: Schema = { kind: 'float' };
-const emptyOrStr: Schema = { kind: 'emptyNone', inner: str };
-const emptyOrInt: Schema = { kind: 'emptyNone', inner: int };
-const intOrStr: Schema = { kind: 'intOrStr' };
-const strList: Schema = { kind: 'seq', item: str };
+export const INCLUDE_SCHEMA = seq(str);
 
-function opt(schema: Schema): FieldSpec {
-  return { schema };
-}
-function req(schema: Schema): FieldSpec {
-  return { schema, required: true };
-}
-function map(fields: Record<string, FieldSpec>): Schema {
-  return { kind: 'map', fields };
-}
-function oneOf(values: readonly string[]): Schema {
-  return { kind: 'enum', values };
-}
-
-/** A command: a string for the shell, or a list exec'd directly. */
-const command: Schema = {
-  kind: 'either',
-  scalar: str,
-  seq: strList,
-  expected: 'a string or a list of strings',
-};
-
-/** `value` / `fromFile` / `fromEnvVar`, each possibly empty. */
-const secretSource = map({
-  value: opt(emptyOrStr),
-  fromFile: opt(emptyOrStr),
-  fromEnvVar: opt(emptyOrStr),
-});
-
-const sentry = map({
-  dsn: opt(secretSource),
-  fingerprint: opt(strList),
-  level: opt(emptyOrStr),
-  extra: opt({ kind: 'mapOf', value: { kind: 'scalarValue' } }),
-  body: opt(str),
-  environment: opt(emptyOrStr),
-  maxStringLength: opt(int),
-});
-
-// `from`/`to` are optional keys here although the reference requires both whenever a mail block
-// is written: it lets a job set only `to` and inherit `from` from defaults (config.md §6.2).
-const mail = map({
-  from: opt(emptyOrStr),
-  to: opt(emptyOrStr),
-  smtpHost: opt(emptyOrStr),
-  smtpPort: opt(int),
-  tls: opt(bool),
-  starttls: opt(bool),
-  validate_certs: opt(bool),
-  username: opt(emptyOrStr),
-  password: opt(secretSource),
-  subject: opt(str),
-  body: opt(str),
-  html: opt(bool),
-});
-
-const shellReport = map({
-  command: req({ kind: 'emptyNone', inner: command }),
-  shell: opt(str),
-});
-
-const webhook = map({
-  url: opt(secretSource),
-  method: opt(str),
-  contentType: opt(str),
-  headers: opt({ kind: 'mapOf', value: str }),
-  body: opt(str),
-  timeout: opt(float),
-});
-
-const report = map({
-  sentry: opt(sentry),
-  mail: opt(mail),
-  shell: opt(shellReport),
-  webhook: opt(webhook),
-});
-
-const retry = map({
-  maximumRetries: req(int),
-  initialDelay: req(float),
-  maximumDelay: req(float),
-  backoffMultiplier: req(float),
-});
-
-const monitorResources: Schema = {
-  kind: 'either',
-  scalar: bool,
-  map: map({ enabled: opt(bool), interval: opt(float), history: opt(int) }),
-  expected: 'a boolean or a mapping',
-};
-
-/** Keys legal both on a job and in `defaults` (config.md §5). */
-const COMMON_JOB_FIELDS: Record<string, FieldSpec> = {
-  shell: opt(str),
-  enabled: opt(bool),
-  environment: opt({ kind: 'seq', item: map({ key: req(str), value: req(str) }) }),
-  env_file: opt(str),
-  user: opt(intOrStr),
-  group: opt(intOrStr),
-  secrets: opt({
-    kind: 'seq',
-    item: map({
-      name: req(str),
-      value: opt(emptyOrStr),
-      fromFile: opt(emptyOrStr),
-      fromEnvVar: opt(emptyOrStr),
-    }),
-  }),
-  stateAllowedScopes: opt(strList),
-  utc: opt(bool),
-  timezone: opt(str),
-  captureStdout: opt(bool),
-  captureStderr: opt(bool),
-  saveLimit: opt(int),
-  maxLineLength: opt(int),
-  streamPrefix: opt(str),
-  concurrencyPolicy: opt(oneOf(['Allow', 'Forbid', 'Replace'])),
-  concurrencyScope: opt(oneOf(['node', 'cluster'])),
-  clusterPolicy: opt(oneOf(['Leader', 'PreferLeader', 'EveryNode'])),
-  executionTimeout: opt(float),
-  killTimeout: opt(float),
-  failsWhen: opt(
-    map({
-      producesStdout: req(bool),
-      producesStderr: opt(bool),
-      nonzeroReturn: opt(bool),
-      always: opt(bool),
-    }),
-  ),
-  onFailure: opt(map({ retry: opt(retry), report: opt(report) })),
-  onPermanentFailure: opt(map({ report: opt(report) })),
-  onSuccess: opt(map({ report: opt(report) })),
-  statsd: opt(map({ prefix: req(str), host: req(str), port: req(int) })),
-  monitorResources: opt(monitorResources),
-  onMissed: opt(oneOf(['skip', 'run-once', 'run-all'])),
-  startingDeadlineSeconds: opt(emptyOrInt),
-  catchupJitterSeconds: opt(int),
-  onlyIfLastSucceeded: opt(bool),
-  archiveOutput: opt(bool),
-  redactArchivedSecrets: opt(bool),
-};
-
-const scheduleObject = map({
-  second: opt(str),
-  minute: opt(str),
-  hour: opt(str),
-  dayOfMonth: opt(str),
-  month: opt(str),
-  dayOfWeek: opt(str),
-  year: opt(str),
-});
-
-export const JOB_SCHEMA: Schema = map({
-  name: req(str),
-  command: req(command),
-  schedule: req({
-    kind: 'either',
-    scalar: str,
-    map: scheduleObject,
-    expected: 'a cron expression or a schedule mapping',
-  }),
-  ...COMMON_JOB_FIELDS,
-});
-
-const NOT_IN_DEFAULTS = 'defaults may not contain name, command or schedule';
-
-export const DEFAULTS_SCHEMA: Schema = map({
-  name: { schema: str, refuse: NOT_IN_DEFAULTS },
-  command: { schema: str, refuse: NOT_IN_DEFAULTS },
-  schedule: { schema: str, refuse: NOT_IN_DEFAULTS },
-  ...COMMON_JOB_FIELDS,
-});
-
-export const INCLUDE_SCHEMA: Schema = strList;
-
-/** Python dictConfig: `version` is checked, the rest is passed through (config.md §11). */
-export const LOGGING_SCHEMA: Schema = map({
+/** Python dictConfig: `version` is checked, the rest is passed through. */
+export const LOGGING_SCHEMA = map({
   version: req(int),
   incremental: opt(bool),
   disable_existing_loggers: opt(bool),
-  formatters: opt({ kind: 'any' }),
-  filters: opt({ kind: 'any' }),
-  handlers: opt({ kind: 'any' }),
-  loggers: opt({ kind: 'any' }),
-  root: opt({ kind: 'any' }),
+  formatters: opt(anyYaml),
+  filters: opt(anyYaml),
+  handlers: opt(anyYaml),
+  loggers: opt(anyYaml),
+  root: opt(anyYaml),
 });
+export type TypedLogging = MapOut<typeof LOGGING_SCHEMA.fields>;
 
-/** Top-level keys (config.md §2). */
+/** Top-level keys. */
 export const TOP_LEVEL_KEYS = [
   'defaults',
   'jobs',
@@ -214,13 +35,25 @@ export const SINGLETON_SECTIONS = ['logging', 'web', 'cluster', 'state'] as cons
 export type SingletonSection = (typeof SINGLETON_SECTIONS)[number];
 
 /**
- * Sections not implemented yet: a config using one is refused with a clear message instead of
- * being half-honoured. To enable a section, remove it here and give it a schema in file-unit.ts.
- * (`cluster` is typed and validated in full, then refused by the loader unless the caller accepts
- * it: see LoadConfigOptions.acceptClusterSection.)
+ * The one decision about sections accepted but not run yet (docs/configuration.md "Top-level
+ * sections"). A configuration holding one loads far enough to compute its job-set id (these
+ * sections never count in it), so `--job-set-id` answers; a load for running it (the daemon, a
+ * reload, `-v`) refuses it with `notYetSupportedMessage`.
+ * - `dags` is accepted unread (LoadConfigOptions.purpose `job-set-id`).
+ * - `cluster` is typed and validated in full (cluster-schema.ts), then refused for running
+ *   unless the caller accepts it (LoadConfigOptions.acceptClusterSection: `-v` and
+ *   `--job-set-id` do).
+ * To support a section: give it a parser in file-unit.ts and remove it here.
  */
-export const UNSUPPORTED_SECTIONS: ReadonlySet<string> = new Set(['dags']);
+export const NOT_YET_SUPPORTED_SECTIONS = ['cluster', 'dags'] as const;
+export type NotYetSupportedSection = (typeof NOT_YET_SUPPORTED_SECTIONS)[number];
+/** The sections of NOT_YET_SUPPORTED_SECTIONS that are not parsed at all. */
+export type UnreadSection = Exclude<NotYetSupportedSection, 'cluster'>;
 
-export function unsupportedSectionMessage(section: string): string {
+export function isUnreadSection(section: string): section is UnreadSection {
+  return section !== 'cluster' && (NOT_YET_SUPPORTED_SECTIONS as readonly string[]).includes(section);
+}
+
+export function notYetSupportedMessage(section: NotYetSupportedSection): string {
   return `the '${section}' section is not supported yet`;
 }

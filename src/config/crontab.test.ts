@@ -1,4 +1,5 @@
-// Classic crontab files (config.md §12, jobs.md §12) and the content sniff for neutral names.
+// Classic crontab files (docs/configuration.md "Classic crontab files") and the content sniff for
+// neutral names.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { looksLikeCrontab } from './crontab.js';
@@ -38,7 +39,7 @@ void test('assignments apply to following entries only; quotes are stripped; SHE
     'crontab',
   );
   const [first, second] = jobs;
-  assert.deepEqual(first?.schedule, { kind: 'reboot' });
+  assert.deepEqual(first?.schedule, { kind: 'reboot', text: '@reboot' });
   assert.deepEqual(first?.environment, []);
   assert.equal(first?.timezone, 'UTC');
   assert.equal(second?.name, 'crontab:6');
@@ -103,4 +104,29 @@ void test('looksLikeCrontab() looks at the first meaningful line only', () => {
   assert.equal(looksLikeCrontab('0 5 * * * \n'), false, 'five fields without a command');
   assert.equal(looksLikeCrontab('99 5 * * * echo\n'), false, 'invalid fields');
   assert.equal(looksLikeCrontab(''), false);
+});
+
+void test("lines end where Python's splitlines ends them, so names match the reference's", async () => {
+  const breaks = ['\f', '\v', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029', '\r\n', '\r'];
+  for (const separator of breaks) {
+    const jobs = await loadJobs(
+      { 'odd.crontab': `# one${separator}# two\n*/5 * * * * echo after\n` },
+      'odd.crontab',
+    );
+    assert.equal(jobs[0]?.name, 'odd.crontab:3', JSON.stringify(separator));
+  }
+});
+
+void test('an empty SHELL= keeps the default shell; the name still joins the environment', async () => {
+  const jobs = await loadJobs(
+    { tab: 'SHELL=\n* * * * * echo default\nSHELL=/bin/bash\n0 * * * * echo bash\n' },
+    'tab',
+  );
+  assert.deepEqual(
+    jobs.map((job) => [job.name, job.shell, job.environment.map((entry) => entry.key)]),
+    [
+      ['tab:2', '/bin/sh', ['SHELL']],
+      ['tab:4', '/bin/bash', ['SHELL']],
+    ],
+  );
 });

@@ -1,11 +1,12 @@
-// Classic crontab files (config.md §12, jobs.md §12): entries become ordinary typed jobs named
-// `<basename>:<line>` with their environment snapshot, SHELL and CRON_TZ. Also the content sniff
-// that decides whether a neutrally named file is a crontab.
+// Classic crontab files (docs/configuration.md "Classic crontab files"): entries become ordinary
+// typed jobs named `<basename>:<line>` with their environment snapshot, SHELL and CRON_TZ. Also
+// the content sniff that decides whether a neutrally named file is a crontab.
 import * as path from 'node:path';
 import { assertTimezone, parseSchedule } from '../schedule/index.js';
 import { describeError } from '../common/index.js';
 import type { ConfigIssue, LocTable } from './issues.js';
 import type { JobEntry } from './file-unit.js';
+import type { TypedJob } from './job-schema.js';
 
 const ASSIGNMENT_RE = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/;
 const FIVE_FIELDS_RE = /^(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S.*)$/;
@@ -21,8 +22,13 @@ const NICKNAMES: ReadonlyMap<string, string> = new Map([
   ['@hourly', '@hourly'],
 ]);
 
+// Lines end where Python's str.splitlines ends them (the reference numbers lines so, and the
+// line number is part of each job's name): \n, \r, \r\n, \v, \f, \x1c-\x1e, \x85, U+2028/9.
+// eslint-disable-next-line no-control-regex -- line separators include control characters
+const LINE_BREAK = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
 function splitLines(text: string): string[] {
-  return text.split(/\r\n|\r|\n/);
+  return text.split(LINE_BREAK);
 }
 
 function isValidFiveFieldSchedule(fields: string): boolean {
@@ -107,7 +113,8 @@ export function parseCrontab(
       const name = assignment[1] ?? '';
       const value = unquote((assignment[2] ?? '').trim());
       environment.set(name, value);
-      if (name === 'SHELL') shell = value;
+      // An empty SHELL= keeps the default shell (the name still joins the environment).
+      if (name === 'SHELL' && value !== '') shell = value;
       if (name === 'CRON_TZ') {
         timezone = undefined;
         if (value !== '') {
@@ -165,16 +172,16 @@ export function parseCrontab(
       continue;
     }
 
-    const name = `${basename}:${lineNumber}`;
-    const job: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    job.name = name;
-    job.command = command;
-    job.schedule = schedule;
-    if (environment.size > 0) {
-      job.environment = [...environment].map(([key, value]) => ({ key, value }));
-    }
-    if (shell !== undefined) job.shell = shell;
-    if (timezone !== undefined) job.timezone = timezone;
+    const job: TypedJob = {
+      name: `${basename}:${lineNumber}`,
+      command,
+      schedule,
+      ...(environment.size > 0 && {
+        environment: [...environment].map(([key, value]) => ({ key, value })),
+      }),
+      ...(shell !== undefined && { shell }),
+      ...(timezone !== undefined && { timezone }),
+    };
     for (const key of Object.keys(job)) {
       const fieldPath = key === 'timezone' ? 'CRON_TZ' : key === 'name' ? 'entry' : key;
       locs.set(job, key, { file, path: fieldPath, line: lineNumber });

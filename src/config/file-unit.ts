@@ -1,16 +1,18 @@
-// One config file typed by the schema (config.md §2): its defaults, includes, jobs and
-// singleton sections. Jobs are typed one by one so a broken job does not hide the others.
+// One config file typed by the schema (docs/configuration.md "Top-level sections"): its
+// defaults, includes, jobs and singleton sections. Jobs are typed one by one so a broken job does
+// not hide the others.
 import {
-  DEFAULTS_SCHEMA,
   INCLUDE_SCHEMA,
-  JOB_SCHEMA,
   LOGGING_SCHEMA,
   TOP_LEVEL_KEYS,
-  UNSUPPORTED_SECTIONS,
-  unsupportedSectionMessage,
+  isUnreadSection,
+  notYetSupportedMessage,
   type SingletonSection,
+  type TypedLogging,
 } from './config-schema.js';
+import { typeClusterSection, type TypedCluster } from './cluster-schema.js';
 import { childPath, indexPath, type ConfigIssue, type Loc, type LocTable } from './issues.js';
+import { DEFAULTS_SCHEMA, JOB_SCHEMA, type TypedDefaults, type TypedJob } from './job-schema.js';
 import {
   INVALID,
   OMIT,
@@ -19,10 +21,8 @@ import {
   walk,
   type WalkContext,
 } from './schema.js';
-import type { TypedJob } from './typed-job.js';
-import { typeClusterSection } from './cluster-schema.js';
 import { STATE_SCHEMA } from './state-section.js';
-import { typeWebSection } from './web-section.js';
+import { typeWebSection, type TypedWeb } from './web-section.js';
 import { describeRawNode, type RawNode } from './yaml-tree.js';
 
 export interface IncludeRef {
@@ -31,9 +31,33 @@ export interface IncludeRef {
   readonly loc: Loc;
 }
 
-export interface SectionRef {
-  readonly value: Readonly<Record<string, unknown>>;
-  readonly loc: Loc;
+/** A singleton section as typed, and where it was written. */
+export type SectionRef =
+  | { readonly section: 'logging'; readonly value: TypedLogging; readonly loc: Loc }
+  | { readonly section: 'web'; readonly value: TypedWeb; readonly loc: Loc }
+  | {
+      readonly section: 'state';
+      readonly value: Readonly<Record<string, unknown>>;
+      readonly loc: Loc;
+    }
+  | { readonly section: 'cluster'; readonly value: TypedCluster; readonly loc: Loc };
+
+export type SectionRefs = ReadonlyMap<SingletonSection, SectionRef>;
+
+/** The section `section` of `refs`, narrowed to its own type. */
+export function sectionRef<S extends SingletonSection>(
+  refs: SectionRefs,
+  section: S,
+): Extract<SectionRef, { readonly section: S }> | undefined {
+  const ref = refs.get(section);
+  return ref !== undefined && isSection(ref, section) ? ref : undefined;
+}
+
+function isSection<S extends SingletonSection>(
+  ref: SectionRef,
+  section: S,
+): ref is Extract<SectionRef, { readonly section: S }> {
+  return ref.section === section;
 }
 
 /** A typed job and where it was written (its list item, or its crontab line). */
@@ -46,30 +70,38 @@ export interface FileUnit {
   readonly kind: 'yaml' | 'crontab';
   readonly absolutePath: string;
   readonly file: string;
-  readonly defaults: TypedJob | null;
+  readonly defaults: TypedDefaults | null;
   readonly includes: readonly IncludeRef[];
   /** Only the jobs that typed cleanly. */
   readonly jobs: readonly JobEntry[];
-  readonly sections: ReadonlyMap<SingletonSection, SectionRef>;
+  readonly sections: SectionRefs;
   readonly issues: readonly ConfigIssue[];
 }
 
+/**
+ * `refuseUnread`: a section that is not parsed yet (config-schema.ts UnreadSection) is an issue
+ * (the load is for running the configuration), else it is accepted without being read.
+ */
 export function typeYamlDocument(
   root: RawNode | null,
   absolutePath: string,
   file: string,
   locs: LocTable,
+  refuseUnread: boolean,
 ): FileUnit {
   const issues: ConfigIssue[] = [];
   const ctx: WalkContext = { file, issues, locs };
-  const unit = {
-    kind: 'yaml' as const,
+  const sections = new Map<SingletonSection, SectionRef>();
+  const includes: IncludeRef[] = [];
+  const jobs: JobEntry[] = [];
+  const unit: { -readonly [K in keyof FileUnit]: FileUnit[K] } = {
+    kind: 'yaml',
     absolutePath,
     file,
-    defaults: null as TypedJob | null,
-    includes: [] as IncludeRef[],
-    jobs: [] as JobEntry[],
-    sections: new Map<SingletonSection, SectionRef>(),
+    defaults: null,
+    includes,
+    jobs,
+    sections,
     issues,
   };
   // An empty document (or only comments) is a valid config without jobs.
@@ -86,36 +118,36 @@ export function typeYamlDocument(
   for (const entry of root.entries) {
     const path = childPath('', entry.key);
     const loc = { file, path, line: entry.line };
-    if (UNSUPPORTED_SECTIONS.has(entry.key)) {
-      issues.push({ ...loc, message: unsupportedSectionMessage(entry.key) });
+    if (isUnreadSection(entry.key)) {
+      if (refuseUnread) issues.push({ ...loc, message: notYetSupportedMessage(entry.key) });
       continue;
     }
     switch (entry.key) {
       case 'defaults': {
         const value = walk(DEFAULTS_SCHEMA, entry.value, path, entry.line, ctx);
-        if (value !== INVALID && value !== OMIT) unit.defaults = value as TypedJob;
+        if (value !== INVALID && value !== OMIT) unit.defaults = value;
         break;
       }
       case 'include': {
         const value = walk(INCLUDE_SCHEMA, entry.value, path, entry.line, ctx);
         if (value === INVALID || value === OMIT) break;
-        (value as string[]).forEach((target, index) => {
-          const itemLoc = locs.get(value as string[], index) ?? loc;
+        value.forEach((target, index) => {
+          const itemLoc = locs.get(value, index) ?? loc;
           if (target.trim() === '') {
             issues.push({ ...itemLoc, message: 'include path must not be empty' });
           } else {
-            unit.includes.push({ target, loc: itemLoc });
+            includes.push({ target, loc: itemLoc });
           }
         });
         break;
       }
       case 'jobs':
-        typeJobs(entry.value, path, entry.line, ctx, unit.jobs);
+        typeJobs(entry.value, path, entry.line, ctx, jobs);
         break;
       case 'logging': {
         const value = walk(LOGGING_SCHEMA, entry.value, path, entry.line, ctx);
         if (value !== INVALID && value !== OMIT) {
-          unit.sections.set('logging', { value: value as Record<string, unknown>, loc });
+          sections.set('logging', { section: 'logging', value, loc });
         }
         break;
       }
@@ -123,23 +155,19 @@ export function typeYamlDocument(
         const value = walk(STATE_SCHEMA, entry.value, path, entry.line, ctx);
         if (value === OMIT) {
           issues.push({ ...loc, message: "the 'state' section needs at least a 'path'" });
-        } else if (value !== INVALID) {
-          unit.sections.set('state', { value: value as Record<string, unknown>, loc });
+        } else if (value !== INVALID && isRecord(value)) {
+          sections.set('state', { section: 'state', value, loc });
         }
         break;
       }
       case 'cluster': {
         const value = typeClusterSection(entry.value, path, entry.line, ctx);
-        if (value !== undefined) {
-          unit.sections.set('cluster', { value: value as unknown as Record<string, unknown>, loc });
-        }
+        if (value !== undefined) sections.set('cluster', { section: 'cluster', value, loc });
         break;
       }
       case 'web': {
         const value = typeWebSection(entry.value, path, entry.line, ctx);
-        if (value !== undefined) {
-          unit.sections.set('web', { value: value as unknown as Record<string, unknown>, loc });
-        }
+        if (value !== undefined) sections.set('web', { section: 'web', value, loc });
         break;
       }
       default:
@@ -179,9 +207,9 @@ function typeJobs(
       });
       return;
     }
-    const name = value === INVALID ? undefined : (value as TypedJob).name;
-    if (name !== undefined && name.trim() === '') {
-      const loc = ctx.locs.get(value as object, 'name');
+    if (value === INVALID) return;
+    if (value.name.trim() === '') {
+      const loc = ctx.locs.get(value, 'name');
       ctx.issues.push({
         file: ctx.file,
         path: loc?.path ?? itemPath,
@@ -190,11 +218,13 @@ function typeJobs(
       });
       return;
     }
-    if (value !== INVALID && ctx.issues.length === before) {
-      out.push({
-        typed: value as TypedJob,
-        loc: { file: ctx.file, path: itemPath, line: item.line },
-      });
+    if (ctx.issues.length === before) {
+      out.push({ typed: value, loc: { file: ctx.file, path: itemPath, line: item.line } });
     }
   });
+}
+
+/** The state section stays untyped here (state-section.ts types and checks it): a map. */
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

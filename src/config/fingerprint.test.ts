@@ -1,17 +1,11 @@
-// The job-set id and per-job digest contract (spec/fingerprint.md §6): which edits keep the id
-// and which change it; canonical JSON; redaction; the scheme prefix.
+// The job-set id and per-job digest contract (docs/configuration.md "Job-set id"): which edits
+// keep the id and which change it; redaction; the scheme prefix. The exact bytes are pinned by
+// the reference's golden cases (fingerprint-golden.test.ts) and canonical-json.test.ts.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import {
-  canonicalJobObject,
-  computeJobDigest,
-  computeJobSetId,
-  type LoadConfigOptions,
-  type ResolvedJob,
-} from './index.js';
-import { canonicalJson } from './fingerprint.js';
+import { computeJobSetId, type LoadConfigOptions, type ResolvedJob } from './index.js';
 import { loadTree, singleJob, writeTree, type FileTree } from './config-fixture.test.js';
 
 async function idOf(
@@ -30,6 +24,16 @@ async function idWith(lines: string, options: LoadConfigOptions = {}): Promise<s
 async function jobWith(lines: string): Promise<ResolvedJob> {
   const { config } = await loadTree({ 'jobs.yaml': singleJob(lines) });
   return config.jobs[0]!;
+}
+
+/** The canonical identity text of the one job of `yamlText`. */
+async function canonicalOf(yamlText: string, files: FileTree = {}): Promise<string> {
+  const texts: string[] = [];
+  await loadTree({ 'jobs.yaml': yamlText, ...files }, 'jobs.yaml', {
+    onJobIdentity: (_name, text) => texts.push(text),
+  });
+  assert.equal(texts.length, 1);
+  return texts[0]!;
 }
 
 function job(name: string, extra = ''): string {
@@ -272,11 +276,13 @@ void test('different id: a secret configured vs not, or switching value/fromFile
 });
 
 void test('different id: concurrencyScope node -> cluster (present only when not node)', async () => {
-  const job = await jobWith('concurrencyPolicy: Forbid');
-  const clustered = { ...job, concurrencyScope: 'cluster' as const };
-  assert.equal('concurrencyScope' in canonicalJobObject(job), false);
-  assert.equal(canonicalJobObject(clustered).concurrencyScope, 'cluster');
-  assert.notEqual(computeJobDigest(clustered), job.digest);
+  const withScope = (scope: string): Promise<string> =>
+    canonicalOf(`${singleJob(`concurrencyPolicy: Forbid\n${scope}`)}state:\n  path: s\n`);
+  const implicit = await withScope('');
+  assert.equal(await withScope('concurrencyScope: node'), implicit);
+  assert.doesNotMatch(implicit, /concurrencyScope/);
+  const clustered = await withScope('concurrencyScope: cluster');
+  assert.match(clustered, /"concurrencyScope":"cluster"/);
 });
 
 void test('different id: the platform default shell differs (POSIX vs Windows)', async () => {
@@ -285,42 +291,38 @@ void test('different id: the platform default shell differs (POSIX vs Windows)',
 
 // --- canonical form and hashing -------------------------------------------------------------------
 
-void test('the canonical object lists variable names only, sorted, and redacts secret values', async () => {
-  const job = await jobWith(
-    [
-      'environment:',
-      '  - key: ZED',
-      '    value: secret-z',
-      '  - key: ALPHA',
-      '    value: secret-a',
-      'onFailure:',
-      '  report:',
-      '    webhook:',
-      '      url:',
-      '        value: https://hooks.example.com/T0KEN',
-      '      headers:',
-      '        X-Api-Key: k3y',
-    ].join('\n'),
-  );
-  const canonical = canonicalJobObject(job);
-  assert.deepEqual(canonical.environment, ['ALPHA', 'ZED']);
-  const text = canonicalJson(canonical);
-  for (const secret of ['secret-z', 'secret-a', 'T0KEN', 'k3y'])
+void test('the canonical text lists variable names only, sorted, and redacts secret values', async () => {
+  const lines = [
+    'environment:',
+    '  - key: ZED',
+    '    value: secret-z',
+    '  - key: ALPHA',
+    '    value: secret-a',
+    'secrets:',
+    '  - name: API',
+    '    value: s3cret-api',
+    'onFailure:',
+    '  report:',
+    '    webhook:',
+    '      url:',
+    '        value: https://hooks.example.com/T0KEN',
+    '      headers:',
+    '        X-Api-Key: k3y',
+  ].join('\n');
+  const state = 'state:\n  path: s\n';
+  const text = await canonicalOf(`${singleJob(`${lines}\nenv_file: host.env`)}${state}`, {
+    'host.env': 'MIDDLE=secret-m\n',
+  });
+  assert.match(text, /"environment":\["ALPHA","MIDDLE","ZED"\]/);
+  for (const secret of ['secret-', 'T0KEN', 'k3y', 's3cret-api', 'host.env'])
     assert.ok(!text.includes(secret), secret);
-  assert.ok(text.includes('"X-Api-Key":"<redacted>"'));
+  assert.ok(text.includes('"headers":{"X-Api-Key":"<redacted>"}'));
+  assert.ok(text.includes('"url":{"fromEnvVar":null,"fromFile":null,"value":"<redacted>"}'));
+  const { config } = await loadTree({ 'jobs.yaml': `${singleJob(lines)}${state}` });
   assert.equal(
-    job.onFailureReport.webhook?.url?.value,
+    config.jobs[0]?.onFailureReport.webhook?.url?.value,
     'https://hooks.example.com/T0KEN',
-    'input not mutated',
   );
-});
-
-void test('canonicalJson(): sorted keys at every level, compact, ASCII-only, integral floats as ints', () => {
-  assert.equal(
-    canonicalJson({ b: 1, a: { d: [1.0, 0.5], c: 'é☃' }, n: null, t: true }),
-    '{"a":{"c":"\\u00e9\\u2603","d":[1,0.5]},"b":1,"n":null,"t":true}',
-  );
-  assert.equal(canonicalJson([Infinity, -Infinity, NaN]), '[Infinity,-Infinity,NaN]');
 });
 
 void test('the job-set id is v1: + sha256 over the sorted digests; the empty set is well defined', () => {
@@ -342,10 +344,53 @@ void test('an empty config has the empty-set id', async () => {
 });
 
 void test('the digest of a known job is pinned (durable records depend on it staying stable)', async () => {
+  // The reference's digest of this job: the bytes are the reference's (fingerprint-golden.test.ts).
   const { config } = await loadTree({
     'jobs.yaml': 'jobs:\n  - name: pinned\n    command: echo pinned\n    schedule: "0 3 * * *"\n',
   });
   assert.equal(config.jobs[0]?.digest, PINNED_DIGEST);
 });
 
-const PINNED_DIGEST = '610a7ce7bfbd859a332f6533a3ef721fa43b3a720ab763e2d1037d7e328f32ab';
+const PINNED_DIGEST = '4473b394477091c37e5d6b766399f08f11bf117e0b8d7d42ed8f374ad5cd31f2';
+
+void test("an empty smtpHost, username, sentry level or environment is '' in the identity (the reference's reading) and unset at run time", async () => {
+  const lines = [
+    'onFailure:',
+    '  report:',
+    '    mail:',
+    '      to: ops@example.com',
+    '      smtpHost:',
+    '      username:',
+    '    sentry:',
+    '      level:',
+    '      environment:',
+  ].join('\n');
+  const text = await canonicalOf(singleJob(lines));
+  assert.ok(text.includes('"smtpHost":"","smtpPort":25'));
+  assert.ok(text.includes('"username":"","validate_certs":true'));
+  assert.ok(text.includes('"environment":"","fingerprint":'));
+  assert.ok(text.includes('"level":"","maxStringLength":8192'));
+  const report = (await jobWith(lines)).onFailureReport;
+  assert.deepEqual(
+    [
+      report.mail?.smtpHost,
+      report.mail?.username,
+      report.sentry?.level,
+      report.sentry?.environment,
+    ],
+    [null, null, null, null],
+  );
+});
+
+void test('sentry extra values count as the text written; level and extra only when written', async () => {
+  const extra = (count: string): string =>
+    `onFailure:\n  report:\n    sentry:\n      extra:\n        count: ${count}\n        flag: yes`;
+  const text = await canonicalOf(singleJob(extra('3')));
+  assert.ok(text.includes('"extra":{"count":"3","flag":"yes"}'));
+  assert.equal(await canonicalOf(singleJob(extra('"3"'))), text);
+  assert.notEqual(await canonicalOf(singleJob(extra('3_0'))), text);
+  assert.doesNotMatch(
+    await canonicalOf(singleJob('onFailure:\n  report:\n    sentry:\n      body: x')),
+    /"level"|"extra"/,
+  );
+});

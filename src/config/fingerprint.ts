@@ -1,245 +1,185 @@
-// Job identity (spec/fingerprint.md, scheme v1): a canonical object per job, secrets redacted,
-// hashed as sorted-key ASCII JSON; the job-set id hashes the sorted per-job digests. Must stay
-// stable across restarts and upgrades: durable retry records and boot markers store digests.
+// Job identity, scheme v1 (docs/configuration.md "Job-set id"): each job's effective
+// configuration — the built-in defaults of job-schema.ts under what was written — as one
+// canonical JSON text, secrets redacted; the per-job digest is its SHA-256 and the job-set id
+// hashes the sorted digests. The bytes are the Python reference's, so mixed clusters agree.
+// Must not: change any byte for an existing configuration (durable retry records and @reboot
+// markers store digests), or read anything but the typed job and the facts passed in.
 import { createHash } from 'node:crypto';
-import { DEFAULT_SENTRY_FINGERPRINT, defaultShell } from './reports.js';
-import type { ReportBlock, ResolvedJob, SecretSource } from './types.js';
+import { sortByCodePoint } from '../common/index.js';
+import { collapseScheduleWhitespace, renderScheduleObjectVerbatim } from '../schedule/index.js';
+import { CanonicalText, canonicalJson, canonicalString } from './canonical-json.js';
+import {
+  JOB_SCHEMA,
+  jobDefaults,
+  type CustomIdentityKey,
+  type JobKey,
+  type TypedJob,
+} from './job-schema.js';
+import { fieldDefault, type FieldSpec, type Schema } from './schema-nodes.js';
 
-/** Everything of a job except what is derived from the identity itself. */
-export type JobIdentityInput = Omit<ResolvedJob, 'digest' | 'source'>;
-
-const REDACTED = '<redacted>';
 export const JOB_SET_SCHEME = 'v1';
+const REDACTED = canonicalString('<redacted>');
 
-/** ms back to the seconds the user wrote (30000 → 30, 1500 → 1.5). */
-function seconds(ms: number): number {
-  return ms / 1000;
+/** What the identity needs beyond the typed job. */
+export interface IdentityFacts {
+  /** The variable names of the job's env_file, as the reference reads them (a BOM kept). */
+  readonly envFileNames: readonly string[];
+  /** The platform's defaults (the system shell) count: compare replicas on the same OS. */
+  readonly platform: NodeJS.Platform;
 }
 
-// Objects below are written in sorted key order so canonicalJson need not sort them.
+type CustomRule = (job: TypedJob, facts: IdentityFacts) => string;
 
-function canonicalSecret(source: SecretSource | null, redact: boolean): Record<string, unknown> {
-  const value = source?.value ?? null;
-  return {
-    fromEnvVar: source?.fromEnvVar ?? null,
-    fromFile: source?.fromFile ?? null,
-    value: value !== null && redact ? REDACTED : value,
-  };
-}
+// The keys whose identity is not simply their effective value.
+const CUSTOM_RULES: Readonly<Record<CustomIdentityKey, CustomRule>> = {
+  // A string and a list never collide: `{"shell_command": ...}` vs `{"argv": [...]}`.
+  command: ({ command }) =>
+    typeof command === 'string'
+      ? `{"shell_command":${canonicalString(command)}}`
+      : `{"argv":${canonicalJson(command)}}`,
+  // Strings with whitespace runs collapsed; objects rendered verbatim; macros never expanded.
+  schedule: ({ schedule }) =>
+    canonicalString(
+      typeof schedule === 'string'
+        ? collapseScheduleWhitespace(schedule)
+        : renderScheduleObjectVerbatim(schedule),
+    ),
+  // Names only (values are per host), inline and env_file ones together, sorted, once each.
+  environment: ({ environment = [] }, { envFileNames }) =>
+    canonicalJson(
+      sortByCodePoint(new Set([...environment.map((entry) => entry.key), ...envFileNames])),
+    ),
+  // The frame: the zone as written, else UTC (utc: true, the default), else local time (null).
+  timezone: ({ timezone, utc }, { platform }) =>
+    timezone !== undefined
+      ? canonicalString(timezone)
+      : (utc ?? jobDefaults(platform).utc)
+        ? '"UTC"'
+        : 'null',
+};
 
-/**
- * The full effective report block, an unconfigured reporter shown with its defaults (so writing
- * a block that only restates defaults has the same identity as not writing it).
- */
-function canonicalReport(block: ReportBlock, platform: NodeJS.Platform): Record<string, unknown> {
-  const { sentry, mail, shell, webhook } = block;
-  return {
-    mail: {
-      body: mail?.body ?? null,
-      from: mail?.from ?? null,
-      html: mail?.html ?? false,
-      password: canonicalSecret(mail?.password ?? null, true),
-      smtpHost: mail?.smtpHost ?? null,
-      smtpPort: mail?.smtpPort ?? 25,
-      starttls: mail?.starttls ?? false,
-      subject: mail?.subject ?? null,
-      tls: mail?.tls ?? false,
-      to: mail?.to ?? null,
-      username: mail?.username ?? null,
-      validate_certs: mail?.validateCerts ?? true,
-    },
-    sentry: {
-      body: sentry?.body ?? null,
-      dsn: canonicalSecret(sentry?.dsn ?? null, true),
-      environment: sentry?.environment ?? null,
-      extra: sentry?.extra ?? {},
-      fingerprint: sentry?.fingerprint ?? DEFAULT_SENTRY_FINGERPRINT,
-      level: sentry?.level ?? null,
-      maxStringLength: sentry?.maxStringLength ?? 8192,
-    },
-    shell: {
-      command:
-        shell?.command == null
-          ? null
-          : shell.command.kind === 'shell'
-            ? shell.command.script
-            : shell.command.argv,
-      shell: shell?.shell ?? defaultShell(platform),
-    },
-    webhook: {
-      body: webhook?.body ?? null,
-      contentType: webhook?.contentType ?? 'application/json',
-      headers: Object.fromEntries(
-        Object.keys(webhook?.headers ?? {}).map((name) => [name, REDACTED]),
-      ),
-      method: webhook?.method ?? 'POST',
-      timeout: seconds(webhook?.timeoutMs ?? 10_000),
-      url: canonicalSecret(webhook?.url ?? null, true),
-    },
-  };
-}
+const FIELDS: Readonly<Record<JobKey, FieldSpec>> = JOB_SCHEMA.fields;
+// Job keys are ASCII: plain sort is code-point order.
+const IDENTITY_KEYS = (Object.keys(FIELDS) as JobKey[])
+  .filter((key) => FIELDS[key].identity !== 'excluded')
+  .sort();
 
-/** Already-canonical JSON, spliced verbatim by canonicalJson. */
-class CanonicalText {
-  constructor(readonly json: string) {}
-}
-
-// Pure memo: the canonical JSON of a report block with no reporter configured (most jobs have
-// two or three of those, and serialising them dominated the digest time).
-const unconfiguredReportJson = new Map<NodeJS.Platform, CanonicalText>();
-
-function reportForDigest(block: ReportBlock, platform: NodeJS.Platform): unknown {
-  if (block.sentry || block.mail || block.shell || block.webhook) {
-    return canonicalReport(block, platform);
-  }
-  let cached = unconfiguredReportJson.get(platform);
-  if (cached === undefined) {
-    cached = new CanonicalText(canonicalJson(canonicalReport(block, platform)));
-    unconfiguredReportJson.set(platform, cached);
-  }
-  return cached;
-}
-
-/** The canonical identity object of fingerprint.md §3 (never mutates the job). */
-export function canonicalJobObject(
-  job: JobIdentityInput,
-  platform: NodeJS.Platform = process.platform,
-): Record<string, unknown> {
-  return buildCanonical(job, platform, canonicalReport);
-}
-
-function buildCanonical(
-  job: JobIdentityInput,
-  platform: NodeJS.Platform,
-  report: (block: ReportBlock, platform: NodeJS.Platform) => unknown,
-): Record<string, unknown> {
-  return {
-    captureStderr: job.captureStderr,
-    captureStdout: job.captureStdout,
-    clusterPolicy: job.clusterPolicy,
-    command:
-      job.command.kind === 'shell'
-        ? { shell_command: job.command.script }
-        : { argv: [...job.command.argv] },
-    concurrencyPolicy: job.concurrencyPolicy,
-    // Fields added after v1 shipped appear only when they differ from their default.
-    ...(job.concurrencyScope === 'node' ? {} : { concurrencyScope: job.concurrencyScope }),
-    enabled: job.enabled,
-    environment: [...new Set(job.environment.map((entry) => entry.key))].sort(),
-    executionTimeout: job.executionTimeoutMs === null ? null : seconds(job.executionTimeoutMs),
-    failsWhen: {
-      always: job.failsWhen.always,
-      nonzeroReturn: job.failsWhen.nonzeroReturn,
-      producesStderr: job.failsWhen.producesStderr,
-      producesStdout: job.failsWhen.producesStdout,
-    },
-    group: job.group,
-    killTimeout: seconds(job.killTimeoutMs),
-    maxLineLength: job.maxLineLength,
-    name: job.name,
-    onFailure: {
-      report: report(job.onFailureReport, platform),
-      retry: {
-        backoffMultiplier: job.retry.backoffMultiplier,
-        initialDelay: seconds(job.retry.initialDelayMs),
-        maximumDelay: seconds(job.retry.maximumDelayMs),
-        maximumRetries: job.retry.maximumRetries,
-      },
-    },
-    onPermanentFailure: { report: report(job.onPermanentFailureReport, platform) },
-    onSuccess: { report: report(job.onSuccessReport, platform) },
-    onlyIfLastSucceeded: job.onlyIfLastSucceeded,
-    saveLimit: job.saveLimit,
-    schedule: job.schedule.kind === 'reboot' ? '@reboot' : job.schedule.text,
-    shell: job.shell,
-    statsd:
-      job.statsd === null
-        ? null
-        : { host: job.statsd.host, port: job.statsd.port, prefix: job.statsd.prefix },
-    streamPrefix: job.streamPrefix,
-    timezone: job.timezone,
-    user: job.user,
-  };
-}
-
-/**
- * JSON with keys sorted at every level, `,`/`:` separators and non-ASCII escaped as \uXXXX.
- * Numbers print as JSON does (30.0 is 30), non-finite ones as Python's json does.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  switch (typeof value) {
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'number':
-      if (Number.isFinite(value)) return JSON.stringify(value);
-      return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
-    case 'string':
-      return asciiJsonString(value);
-    case 'object':
-      if (value instanceof CanonicalText) return value.json;
-      return Array.isArray(value)
-        ? canonicalArray(value)
-        : canonicalRecord(value as Record<string, unknown>);
-    default:
-      throw new TypeError(`cannot fingerprint a ${typeof value}`);
-  }
-}
-
-function canonicalArray(list: readonly unknown[]): string {
-  let out = '[';
-  for (let index = 0; index < list.length; index++) {
-    if (index > 0) out += ',';
-    out += canonicalJson(list[index]);
-  }
-  return out + ']';
-}
-
-function canonicalRecord(record: Record<string, unknown>): string {
-  const keys = Object.keys(record);
-  // The canonical objects are built in key order; only sort when that is not already so.
-  for (let index = 1; index < keys.length; index++) {
-    if ((keys[index - 1] ?? '') > (keys[index] ?? '')) {
-      keys.sort();
-      break;
-    }
-  }
+/** The exact canonical text of a job's identity (what its digest hashes). */
+export function canonicalJobText(job: TypedJob, facts: IdentityFacts): string {
+  const { platform } = facts;
   let out = '{';
-  for (const key of keys) {
-    const child = record[key];
-    if (child === undefined) continue;
-    if (out.length > 1) out += ',';
-    out += asciiJsonString(key) + ':' + canonicalJson(child);
+  for (const key of IDENTITY_KEYS) {
+    const spec = FIELDS[key];
+    let json: string;
+    switch (spec.identity) {
+      case 'custom':
+        json = CUSTOM_RULES[key as CustomIdentityKey](job, facts);
+        break;
+      case 'hashed-unless-default':
+        json = fieldJson(spec, job[key], platform);
+        if (json === defaultJson(spec, platform)) continue;
+        break;
+      default:
+        json = fieldJson(spec, job[key], platform);
+    }
+    out += `${out.length > 1 ? ',' : ''}"${key}":${json}`;
   }
   return out + '}';
 }
 
-const NON_ASCII = /[\u007f-\uffff]/;
-const NON_ASCII_ALL = /[\u007f-\uffff]/g;
-
-function asciiJsonString(text: string): string {
-  const json = JSON.stringify(text);
-  if (!NON_ASCII.test(json)) return json;
-  return json.replace(
-    NON_ASCII_ALL,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/** Per-job digest: lowercase hex sha256 of the canonical object. */
-export function computeJobDigest(
-  job: JobIdentityInput,
-  platform: NodeJS.Platform = process.platform,
-): string {
-  return sha256Hex(canonicalJson(buildCanonical(job, platform, reportForDigest)));
+/** Per-job digest: lowercase hex SHA-256 of the canonical text. */
+export function jobDigestOf(canonicalText: string): string {
+  return sha256Hex(canonicalText);
 }
 
 /** `v1:` + sha256("v1\n" + sorted digests joined by "\n"); order-independent. */
 export function computeJobSetId(jobs: Iterable<{ readonly digest: string } | string>): string {
   const digests = [...jobs].map((job) => (typeof job === 'string' ? job : job.digest)).sort();
   return `${JOB_SET_SCHEME}:${sha256Hex(`${JOB_SET_SCHEME}\n${digests.join('\n')}`)}`;
+}
+
+function sha256Hex(asciiText: string): string {
+  return createHash('sha256').update(asciiText, 'latin1').digest('hex');
+}
+
+/** A field's effective value as canonical JSON: its default where nothing was written. */
+function fieldJson(spec: FieldSpec, value: unknown, platform: NodeJS.Platform): string {
+  if (value === undefined) return defaultJson(spec, platform);
+  if (spec.redacted === true && value !== null) return REDACTED;
+  return valueJson(spec.schema, value, platform);
+}
+
+// Most jobs leave most keys (above all the three report blocks, ~5 KB of text) at their
+// defaults: their canonical JSON is built once per field and platform.
+const defaultJsonCache = new Map<NodeJS.Platform, WeakMap<FieldSpec, CanonicalText>>();
+
+function defaultJson(spec: FieldSpec, platform: NodeJS.Platform): string {
+  let cache = defaultJsonCache.get(platform);
+  if (cache === undefined) {
+    cache = new WeakMap();
+    defaultJsonCache.set(platform, cache);
+  }
+  let text = cache.get(spec);
+  if (text === undefined) {
+    const value = fieldDefault(spec, platform);
+    text = new CanonicalText(value === undefined ? '' : valueJson(spec.schema, value, platform));
+    cache.set(spec, text);
+  }
+  return text.json;
+}
+
+const fieldNameCache = new WeakMap<object, readonly string[]>();
+
+// Field names are ASCII (table keys): plain sort is code-point order.
+function sortedFieldNames(fields: Readonly<Record<string, FieldSpec>>): readonly string[] {
+  let names = fieldNameCache.get(fields);
+  if (names === undefined) {
+    names = Object.keys(fields).sort();
+    fieldNameCache.set(fields, names);
+  }
+  return names;
+}
+
+function isMap(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `value` (typed by `schema`) merged over the defaults of its map fields, as canonical JSON. */
+function valueJson(schema: Schema, value: unknown, platform: NodeJS.Platform): string {
+  if (value === null) return 'null';
+  switch (schema.kind) {
+    case 'map': {
+      if (!isMap(value)) break;
+      const members: string[] = [];
+      for (const key of sortedFieldNames(schema.fields)) {
+        const spec = schema.fields[key];
+        if (spec === undefined) continue;
+        const child = value[key];
+        if (child === undefined && spec.default === undefined) continue;
+        members.push(`${canonicalString(key)}:${fieldJson(spec, child, platform)}`);
+      }
+      return `{${members.join(',')}}`;
+    }
+    case 'mapOf': {
+      if (!isMap(value)) break;
+      const members = sortByCodePoint(Object.keys(value)).map(
+        (key) =>
+          `${canonicalString(key)}:${schema.redactValues === true ? REDACTED : valueJson(schema.value, value[key], platform)}`,
+      );
+      return `{${members.join(',')}}`;
+    }
+    case 'seq':
+      if (!Array.isArray(value)) break;
+      return `[${value.map((item: unknown) => valueJson(schema.item, item, platform)).join(',')}]`;
+    case 'either': {
+      const branch = Array.isArray(value) ? schema.seq : isMap(value) ? schema.map : schema.scalar;
+      if (branch !== undefined) return valueJson(branch, value, platform);
+      break;
+    }
+    case 'emptyNone':
+      return valueJson(schema.inner, value, platform);
+    default:
+      return canonicalJson(value);
+  }
+  throw new TypeError(`a ${schema.kind} value does not have the shape its schema gives`);
 }

@@ -1,12 +1,7 @@
 // The config door: load a file or directory into a frozen ResolvedConfig, the reload
-// signature, and the job identity (digest / job-set id). Nothing outside config/ parses YAML.
+// signature, and the job identity (job-set id). Nothing outside config/ parses YAML.
+// (Test factories — makeJob, makeConfig, makeSchedule — are behind the test door, testing.ts.)
 export type * from './types.js';
 export { loadConfig, type LoadConfigOptions } from './load-config.js';
 export { configSignature } from './signature.js';
-export {
-  computeJobDigest,
-  computeJobSetId,
-  canonicalJobObject,
-  type JobIdentityInput,
-} from './fingerprint.js';
-export { makeJob, makeConfig, makeSchedule, type MakeJobOverrides } from './make-job.js';
+export { computeJobSetId } from './fingerprint.js';

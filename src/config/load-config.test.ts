@@ -4,7 +4,14 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { localTimezone } from '../schedule/index.js';
-import { loadJobs, loadOneJob, loadTree, singleJob, writeTree } from './config-fixture.test.js';
+import {
+  expectConfigError,
+  loadJobs,
+  loadOneJob,
+  loadTree,
+  singleJob,
+  writeTree,
+} from './config-fixture.test.js';
 
 void test('a minimal job gets every built-in default', async () => {
   const job = await loadOneJob(singleJob(''));
@@ -220,7 +227,7 @@ void test('object schedules render to 5, 6 or 7 fields; 7 fields means second gr
 
 void test('@reboot is its own schedule kind', async () => {
   const job = await loadOneJob('jobs:\n  - name: test\n    command: x\n    schedule: "@reboot"\n');
-  assert.deepEqual(job.schedule, { kind: 'reboot' });
+  assert.deepEqual(job.schedule, { kind: 'reboot', text: '@reboot' });
 });
 
 void test('timezone frame: UTC by default, local for utc: false, the zone when set (utc ignored)', async () => {
@@ -527,4 +534,42 @@ void test('an absolute config path works from any working directory', async () =
 void test('the Windows default shell is empty', async () => {
   const job = await loadOneJob(singleJob(''), { platform: 'win32' });
   assert.equal(job.shell, '');
+});
+
+void test('a report shell command list from defaults and the job concatenate, as in the reference', async () => {
+  const { config } = await loadTree({
+    'jobs.yaml': [
+      'defaults:',
+      '  onFailure:',
+      '    report:',
+      '      shell:',
+      '        command:',
+      '          - logger',
+      '          - -t',
+      singleJob('onFailure:\n  report:\n    shell:\n      command:\n        - myjob'),
+    ].join('\n'),
+  });
+  assert.deepEqual(config.jobs[0]?.onFailureReport.shell?.command, {
+    kind: 'argv',
+    argv: ['logger', '-t', 'myjob'],
+  });
+});
+
+void test('cluster and dags sections load for the job-set id only, and never count in it', async () => {
+  const sections =
+    'cluster:\n  nodeName: n1\ndags:\n  - name: nightly\n    tasks:\n      - id: t\n';
+  const plain = await loadTree({ 'jobs.yaml': singleJob('') });
+  const { config } = await loadTree({ 'jobs.yaml': `${singleJob('')}${sections}` }, 'jobs.yaml', {
+    purpose: 'job-set-id',
+  });
+  assert.equal(config.jobSetId, plain.config.jobSetId);
+  assert.equal(config.jobs.length, 1);
+  assert.match(
+    await expectConfigError(
+      { 'a.yaml': 'cluster:\n  x: 1\n', 'b.yaml': 'cluster:\n  y: 2\n' },
+      '.',
+      { purpose: 'job-set-id' },
+    ),
+    /Multiple 'cluster' configurations found/,
+  );
 });

@@ -1,19 +1,27 @@
-// The config load: a file or a directory (config.md §3), includes (§4), defaults layers (§6),
-// crontab files (§12), then per-job resolution and the cross-checks on the assembled config.
-// Every problem is collected and thrown as one YC_ERR_CONFIG_INVALID; nothing else escapes.
+// The config load: a file or a directory, includes, defaults layers, crontab files
+// (docs/configuration.md "Where the configuration comes from"), then per-job resolution and the
+// cross-checks on the assembled config. Every problem is collected and thrown as one
+// YC_ERR_CONFIG_INVALID; nothing else escapes.
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { describeError } from '../common/index.js';
+import { deepFreeze, describeError } from '../common/index.js';
 import { assertTimezone, localTimezone, parseSchedule, type Schedule } from '../schedule/index.js';
-import { unsupportedSectionMessage, type SingletonSection } from './config-schema.js';
-import type { ResolvedCluster, TypedCluster } from './cluster-schema.js';
+import { notYetSupportedMessage, type SingletonSection } from './config-schema.js';
+import type { ResolvedCluster } from './cluster-schema.js';
 import { resolveClusterSection } from './cluster-section.js';
 import { looksLikeCrontab, parseCrontab } from './crontab.js';
 import { computeJobSetId } from './fingerprint.js';
-import { typeYamlDocument, type FileUnit, type SectionRef } from './file-unit.js';
+import {
+  sectionRef,
+  typeYamlDocument,
+  type FileUnit,
+  type SectionRef,
+  type SectionRefs,
+} from './file-unit.js';
 import { loadIdentityDatabase, type IdentityDatabase } from './identity.js';
 import { IssueCollector, LocTable, childPath, issueAt, type Loc } from './issues.js';
-import { deepMerge } from './merge.js';
+import type { TypedDefaults } from './job-schema.js';
+import { mergeLayer } from './merge.js';
 import {
   resolveJob,
   type EnvFileRead,
@@ -21,16 +29,17 @@ import {
   type ResolveServices,
 } from './resolve-job.js';
 import {
+  decodeUtf8,
   describeIoError,
   directoryEntryKind,
   displayPath,
   kindByName,
   type FileKind,
 } from './source-files.js';
-import type { TypedJob } from './typed-job.js';
+import type { TypedJob } from './job-schema.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedWeb } from './types.js';
 import { resolveStateSection, type ResolvedState } from './state-section.js';
-import { resolveWebSection, type TypedWeb } from './web-section.js';
+import { resolveWebSection } from './web-section.js';
 import { parseYamlText } from './yaml-tree.js';
 
 export interface LoadConfigOptions {
@@ -44,11 +53,21 @@ export interface LoadConfigOptions {
   readonly passwdPath?: string;
   readonly groupPath?: string;
   /**
+  /**
    * Return a valid `cluster` section instead of refusing it. The daemon does not run clustering
    * yet, so it loads without this and a cluster config is refused (after the section's own
-   * errors, which are always reported); `-v` and `--job-set-id` accept it.
+   * errors, which are always reported); `-v` and `--job-set-id` accept it. (The sections
+   * accepted but not run yet: config-schema.ts NOT_YET_SUPPORTED_SECTIONS.)
    */
   readonly acceptClusterSection?: boolean;
+  /**
+   * `run` (the default): a configuration the daemon is to run; sections not read yet
+   * (config-schema.ts) are refused. `job-set-id`: only the id is wanted; such sections are
+   * accepted unread (they never count in the id).
+   */
+  readonly purpose?: 'run' | 'job-set-id';
+  /** Diagnostics seam: called with each job's canonical identity text (what its digest hashes). */
+  readonly onJobIdentity?: (jobName: string, canonicalText: string) => void;
 }
 
 /** Load, validate and resolve a config file or directory; throws YC_ERR_CONFIG_INVALID. */
@@ -60,14 +79,14 @@ export async function loadConfig(
 }
 
 interface Assembled {
-  readonly layer: TypedJob | null;
+  readonly layer: TypedDefaults | null;
   readonly drafts: readonly JobDraft[];
-  readonly sections: ReadonlyMap<SingletonSection, SectionRef>;
+  readonly sections: SectionRefs;
 }
 
 type UnitRead = FileUnit | { readonly error: string; readonly cause: unknown };
 
-const NO_SECTIONS: ReadonlyMap<SingletonSection, SectionRef> = new Map();
+const NO_SECTIONS: SectionRefs = new Map();
 
 /** The state of one load: caches, issues and the files read. Never shared between loads. */
 class ConfigLoad implements ResolveServices {
@@ -88,6 +107,8 @@ class ConfigLoad implements ResolveServices {
   #state: ResolvedState | null = null;
   readonly #env: NodeJS.ProcessEnv;
   readonly #acceptCluster: boolean;
+  readonly #refuseUnread: boolean;
+  readonly onJobIdentity: ((jobName: string, canonicalText: string) => void) | undefined;
   #identity: Promise<IdentityDatabase> | undefined;
   #localZone: string | undefined;
 
@@ -104,6 +125,8 @@ class ConfigLoad implements ResolveServices {
     this.#groupPath = options.groupPath ?? '/etc/group';
     this.#env = options.env ?? process.env;
     this.#acceptCluster = options.acceptClusterSection === true;
+    this.#refuseUnread = (options.purpose ?? 'run') === 'run';
+    this.onJobIdentity = options.onJobIdentity;
   }
 
   async run(configPath: string): Promise<ResolvedConfig> {
@@ -131,7 +154,7 @@ class ConfigLoad implements ResolveServices {
     if (this.#issues.count > 0) throw this.#issues.toError();
 
     const jobs = this.#jobs.map((entry) => entry.job);
-    const logging = this.#sections.get('logging');
+    const logging = sectionRef(this.#sections, 'logging');
     const web = await this.#resolveWeb();
     return Object.freeze({
       jobs: Object.freeze(jobs),
@@ -150,9 +173,9 @@ class ConfigLoad implements ResolveServices {
    * then refused unless the caller accepts cluster sections.
    */
   async #resolveCluster(): Promise<ResolvedCluster | null> {
-    const ref = this.#sections.get('cluster');
+    const ref = sectionRef(this.#sections, 'cluster');
     if (ref === undefined) return null;
-    const typed = ref.value as unknown as TypedCluster;
+    const typed = ref.value;
     const passwordFile = typed.fields.etcd?.password?.fromFile;
     if (passwordFile) this.#sourceFiles.add(path.resolve(this.cwd, passwordFile));
     const resolved = await resolveClusterSection(typed, ref.loc, {
@@ -165,7 +188,7 @@ class ConfigLoad implements ResolveServices {
       return null;
     }
     if (!this.#acceptCluster) {
-      this.#issues.report(issueAt(ref.loc, unsupportedSectionMessage('cluster')));
+      this.#issues.report(issueAt(ref.loc, notYetSupportedMessage('cluster')));
       return null;
     }
     return resolved;
@@ -177,9 +200,9 @@ class ConfigLoad implements ResolveServices {
    * so rotating it restarts the server.
    */
   async #resolveWeb(): Promise<ResolvedWeb | null> {
-    const ref = this.#sections.get('web');
+    const ref = sectionRef(this.#sections, 'web');
     if (ref === undefined) return null;
-    const typed = ref.value as unknown as TypedWeb;
+    const typed = ref.value;
     const tokenFile = typed.authToken?.fromFile;
     if (tokenFile) this.#sourceFiles.add(path.resolve(this.cwd, tokenFile));
     return resolveWebSection(typed, { cwd: this.cwd, env: this.#env });
@@ -248,14 +271,20 @@ class ConfigLoad implements ResolveServices {
 
   async #readUnitUncached(absolute: string, kind: FileKind): Promise<UnitRead> {
     this.#sourceFiles.add(absolute);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readFile(absolute, 'utf8');
+      bytes = await readFile(absolute);
     } catch (error) {
       return { error: describeIoError(error), cause: error };
     }
-    if (text.startsWith('\uFEFF')) text = text.slice(1);
     const file = this.displayPath(absolute);
+    const decoded = decodeUtf8(bytes);
+    if (!decoded.ok) {
+      const issue = { file, path: '', line: decoded.line, message: decoded.reason };
+      return emptyUnit(kind === 'crontab' ? 'crontab' : 'yaml', absolute, file, [issue]);
+    }
+    let text = decoded.text;
+    if (text.startsWith('\uFEFF')) text = text.slice(1);
     const effectiveKind = kind === 'sniff' ? (looksLikeCrontab(text) ? 'crontab' : 'yaml') : kind;
     if (effectiveKind === 'crontab') {
       const parsed = parseCrontab(text, absolute, file, this.locs);
@@ -271,7 +300,13 @@ class ConfigLoad implements ResolveServices {
       };
     }
     const parsed = await parseYamlText(text, file);
-    const unit = typeYamlDocument(parsed.root, absolute, file, this.locs);
+    const unit = typeYamlDocument(
+      parsed.root,
+      absolute,
+      file,
+      this.locs,
+      this.#refuseUnread,
+    );
     return parsed.issues.length === 0
       ? unit
       : { ...unit, issues: [...parsed.issues, ...unit.issues] };
@@ -293,7 +328,7 @@ class ConfigLoad implements ResolveServices {
     }
     // Only explicitly written defaults are merged (a later include without defaults must not
     // reset an earlier include's customisation back to built-ins; see docs/deviations.md).
-    let layer: TypedJob | null = null;
+    let layer: TypedDefaults | null = null;
     const drafts: JobDraft[] = [];
     const sections = new Map<SingletonSection, SectionRef>();
     for (const include of unit.includes) {
@@ -323,8 +358,8 @@ class ConfigLoad implements ResolveServices {
     return { layer, drafts, sections };
   }
 
-  #mergeLayer(base: TypedJob | null, override: TypedJob): TypedJob {
-    return base === null ? override : (deepMerge(base, override, this.locs) as TypedJob);
+  #mergeLayer(base: TypedDefaults | null, override: TypedDefaults): TypedDefaults {
+    return base === null ? override : mergeLayer(base, override, this.locs);
   }
 
   /** At most one of each singleton section in the whole config (the same file twice is fine). */
@@ -348,7 +383,7 @@ class ConfigLoad implements ResolveServices {
 
   /** Checks that need the whole assembled config. */
   #crossCheck(): void {
-    const stateRef = this.#sections.get('state');
+    const stateRef = sectionRef(this.#sections, 'state');
     const hasState = stateRef !== undefined;
     if (stateRef !== undefined) {
       const state = resolveStateSection(stateRef.value, stateRef.loc, this);
@@ -426,8 +461,13 @@ class ConfigLoad implements ResolveServices {
     let read = this.#envFiles.get(absolute);
     if (!read) {
       this.#sourceFiles.add(absolute);
-      read = readFile(absolute, 'utf8').then(
-        (text): EnvFileRead => ({ ok: true, text }),
+      read = readFile(absolute).then(
+        (bytes): EnvFileRead => {
+          const decoded = decodeUtf8(bytes);
+          return decoded.ok
+            ? { ok: true, text: decoded.text }
+            : { ok: false, reason: `${decoded.reason} (line ${decoded.line})` };
+        },
         (error: unknown): EnvFileRead => ({ ok: false, reason: describeEnvFileError(error) }),
       );
       this.#envFiles.set(absolute, read);
@@ -459,8 +499,20 @@ async function canonicalPath(absolute: string): Promise<string> {
   }
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const child of Object.values(value)) deepFreeze(child);
-  return Object.freeze(value);
+function emptyUnit(
+  kind: FileUnit['kind'],
+  absolutePath: string,
+  file: string,
+  issues: FileUnit['issues'],
+): FileUnit {
+  return {
+    kind,
+    absolutePath,
+    file,
+    defaults: null,
+    includes: [],
+    jobs: [],
+    sections: NO_SECTIONS,
+    issues,
+  };
 }

@@ -2,7 +2,7 @@
 // and the line — never a stack trace, never a raw exception.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   expectConfigError,
@@ -467,6 +467,75 @@ void test('an invalid cluster section reports its own errors first', async () =>
   assert.equal(
     await errorFor('jobs:\ncluster:\n  x: 1\n'),
     "Cannot load jobs.yaml at cluster.x (line 3): unknown key 'x'",
+  );
+});
+
+// --- job names and file encodings (this project's refusals: docs/deviations.md) -----------------
+
+void test("a job named 'global' is refused: it is the job API's shared scope", async () => {
+  assert.equal(
+    await errorFor('jobs:\n  - name: global\n    command: echo hi\n    schedule: "@daily"\n'),
+    "Cannot load jobs.yaml at jobs[0].name (line 2): a job may not be named 'global': it is the job API's scope shared by every job",
+  );
+});
+
+void test('a control character in a job name is refused (C0, DEL and C1)', async () => {
+  for (const [written, shown, code] of [
+    ['"bell\\a"', 'bell\\u0007', '0007'],
+    ['"line\\nbreak"', 'line\\u000Abreak', '000A'],
+    ['"del\\x7f"', 'del\\u007F', '007F'],
+    ['"c1\\x85"', 'c1\\u0085', '0085'],
+  ] as const) {
+    assert.equal(
+      await errorFor(`jobs:\n  - name: ${written}\n    command: echo hi\n    schedule: "@daily"\n`),
+      `Cannot load jobs.yaml at jobs[0].name (line 2): job name '${shown}' contains a control character (U+${code})`,
+    );
+  }
+});
+
+void test('a YAML file that is not valid UTF-8 is refused with its line and byte offset', async () => {
+  const dir = writeTree({ 'jobs.yaml': '' });
+  const text = 'jobs:\n  - name: a\n    command: echo caf';
+  writeFileSync(
+    path.join(dir, 'jobs.yaml'),
+    Buffer.concat([
+      Buffer.from(text),
+      Buffer.from([0xe9]),
+      Buffer.from('\n    schedule: "@daily"\n'),
+    ]),
+  );
+  assert.equal(
+    await expectConfigErrorIn(dir, 'jobs.yaml'),
+    `Cannot load jobs.yaml (line 3): not valid UTF-8: byte 0xe9 at byte offset ${text.length}`,
+  );
+});
+
+void test('a crontab (also an included one) that is not valid UTF-8 is refused with its line', async () => {
+  const dir = writeTree({ 'jobs.yaml': 'include:\n  - legacy.crontab\n', 'legacy.crontab': '' });
+  const text = '# ok\n* * * * * echo ';
+  writeFileSync(
+    path.join(dir, 'legacy.crontab'),
+    Buffer.concat([Buffer.from(text), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]),
+  );
+  assert.equal(
+    await expectConfigErrorIn(dir, 'jobs.yaml'),
+    `Cannot load legacy.crontab (line 2): not valid UTF-8: byte 0xc3 at byte offset ${text.length}`,
+  );
+});
+
+void test('an env_file that is not valid UTF-8 is refused with its line', async () => {
+  const dir = writeTree({ 'jobs.yaml': singleJob('env_file: bad.env'), 'bad.env': '' });
+  writeFileSync(path.join(dir, 'bad.env'), Buffer.from([0x41, 0x3d, 0x31, 0x0a, 0x42, 0x3d, 0xff]));
+  assert.equal(
+    await expectConfigErrorIn(dir, 'jobs.yaml'),
+    'Cannot load jobs.yaml at jobs[0].env_file (line 5): Job test: Could not load env_file: not valid UTF-8: byte 0xff at byte offset 6 (line 2)',
+  );
+});
+
+void test('an integer beyond 2^53 is refused as out of range', async () => {
+  assert.equal(
+    await errorFor(singleJob('saveLimit: 9007199254740993')),
+    "Cannot load jobs.yaml at jobs[0].saveLimit (line 5): integer out of range: '9007199254740993' (at most 9007199254740991 in magnitude)",
   );
 });
 

@@ -62,9 +62,9 @@ void test('secrets merge by name', () => {
   );
 });
 
-void test('sentry fingerprints and commands are replaced; other lists concatenate', () => {
+void test('sentry fingerprints are replaced; other lists concatenate, report commands too', () => {
   assert.deepEqual(merge(['a'], ['b'], 'fingerprint'), ['b']);
-  assert.deepEqual(merge(['notify', '--a'], ['page'], 'command'), ['page']);
+  assert.deepEqual(merge(['logger', '-t'], ['myjob'], 'command'), ['logger', '-t', 'myjob']);
   assert.deepEqual(merge(['x'], ['y'], 'stateAllowedScopes'), ['x', 'y']);
 });
 

@@ -1,11 +1,29 @@
-// `defaults` deep merge (config.md §6.2) over typed values, carrying each child's location so a
-// check after merging can still name the file and line the value came from. Never mutates input.
+// `defaults` deep merge (docs/configuration.md "defaults and merging") over typed values,
+// carrying each child's location so a check after merging can still name the file and line the
+// value came from. Never mutates input.
 import type { LocTable } from './issues.js';
+import type { TypedDefaults, TypedJob } from './job-schema.js';
 
 type Container = Record<string, unknown>;
 
+/** A YAML mapping (the walker's null-prototype maps, or literals); class instances are values. */
 function isPlainMap(value: unknown): value is Container {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === null || prototype === Object.prototype;
+}
+
+/** A job over a `defaults` layer: the job's keys win, maps and lists merge by the rules below. */
+export function mergeLayer(layer: TypedDefaults, job: TypedJob, locs: LocTable): TypedJob;
+/** Two `defaults` layers (an include's, then the next one or the file's own). */
+export function mergeLayer(
+  layer: TypedDefaults,
+  override: TypedDefaults,
+  locs: LocTable,
+): TypedDefaults;
+export function mergeLayer(layer: object, override: object, locs: LocTable): object {
+  // Both are maps: the merge is a map holding the keys of both, typed as the override's kind.
+  return mergeMaps(layer as Container, override as Container, locs);
 }
 
 /** base ⊕ override; `key` is the key both values sit under (list merge rules depend on it). */
@@ -23,10 +41,9 @@ export function deepMerge(base: unknown, override: unknown, locs: LocTable, key 
         return mergeListBy(base, override, 'key', locs);
       case 'secrets':
         return mergeListBy(base, override, 'name', locs);
-      // Replacing, not concatenating: sentry fingerprints by spec, and commands because
-      // appending argv words from defaults would never be what the user meant.
+      // Replaced, not concatenated, as in the reference. (Every other list concatenates,
+      // a report shell command too: defaults `[logger, -t]` + job `[myjob]`.)
       case 'fingerprint':
-      case 'command':
         return override;
       default:
         return concatLists(base, override, locs);

@@ -1,7 +1,9 @@
-// The numeric range checks of config.md §5.9 (plus finiteness of durations and sane ports),
-// run on a merged typed job; the first failure is returned, located where the value was written.
+// The numeric range checks of docs/configuration.md "Load-time checks" (plus finiteness of
+// durations and sane ports), run on a merged typed job; the first failure is returned, located
+// where the value was written.
 import type { ConfigIssue, Loc } from './issues.js';
-import type { TypedJob, TypedReport } from './typed-job.js';
+import { JOB_SCHEMA, type TypedJob } from './job-schema.js';
+import type { TypedReport } from './report-schema.js';
 
 type Where = (container: object | undefined, key: string, parentPath?: string) => Loc;
 type JobIssue = (loc: Loc, message: string) => ConfigIssue;
@@ -101,7 +103,8 @@ export function checkRanges(
       `${check.label} must be ${check.requirement}, found ${check.value}`,
     );
   }
-  if (job.concurrencyScope === 'cluster' && (job.concurrencyPolicy ?? 'Allow') === 'Allow') {
+  const policy = job.concurrencyPolicy ?? JOB_SCHEMA.fields.concurrencyPolicy.default;
+  if (job.concurrencyScope === 'cluster' && policy === 'Allow') {
     return jobIssue(
       where(job, 'concurrencyScope'),
       'concurrencyScope cluster needs concurrencyPolicy Forbid or Replace, not Allow',

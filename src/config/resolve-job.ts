@@ -1,26 +1,24 @@
 // One typed job (+ its file's defaults layer) → a frozen, fully defaulted ResolvedJob. Checks run
 // in the spec's order — schedule, timezone, secrets, env_file, user/group, numeric ranges — and
-// the first failure is the job's one issue (config.md §5.9).
+// the first failure is the job's one issue (docs/configuration.md "Load-time checks").
 import * as path from 'node:path';
-import { isYacronError, describeError, secondsToMs, type ErrorCode } from '../common/index.js';
-import { renderScheduleObject, type Schedule } from '../schedule/index.js';
-import { parseEnvFile } from './env-file.js';
-import { computeJobDigest } from './fingerprint.js';
+import { deepFreeze, describeError, isYacronError, type ErrorCode } from '../common/index.js';
+import {
+  collapseScheduleWhitespace,
+  renderScheduleObject,
+  type Schedule,
+} from '../schedule/index.js';
+import { identityEnvFileNames, parseEnvFile } from './env-file.js';
+import { canonicalJobText, jobDigestOf } from './fingerprint.js';
+import { buildResolvedJob } from './job-values.js';
+import { checkJobName } from './job-name.js';
 import { checkRanges } from './range-checks.js';
 import { resolveIdentity, type IdentityDatabase, type ResolvedIdentity } from './identity.js';
 import { childPath, type ConfigIssue, type Loc, type LocTable } from './issues.js';
-import { deepMerge } from './merge.js';
-import { defaultShell, resolveReportBlock, resolveSecretSource, toJobCommand } from './reports.js';
-import type { TypedJob } from './typed-job.js';
-import type {
-  EnvironmentEntry,
-  FailsWhen,
-  JobSchedule,
-  JobSecret,
-  MonitorResources,
-  ResolvedJob,
-  RetryPolicy,
-} from './types.js';
+import { jobDefaults, type TypedDefaults, type TypedJob } from './job-schema.js';
+import { mergeLayer } from './merge.js';
+import { resolveSecretSource } from './reports.js';
+import type { EnvironmentEntry, JobSchedule, JobSecret, ResolvedJob } from './types.js';
 
 export type EnvFileRead =
   { readonly ok: true; readonly text: string } | { readonly ok: false; readonly reason: string };
@@ -38,53 +36,37 @@ export interface ResolveServices {
   readEnvFile(absolutePath: string): Promise<EnvFileRead>;
   identityDatabase(): Promise<IdentityDatabase>;
   displayPath(absolutePath: string): string;
+  /** Diagnostics: each job's canonical identity text (LoadConfigOptions.onJobIdentity). */
+  readonly onJobIdentity: ((jobName: string, canonicalText: string) => void) | undefined;
 }
 
 export interface JobDraft {
   readonly typed: TypedJob;
   /** Merged `defaults` of the job's own file and its includes; null for crontab entries. */
-  readonly layer: TypedJob | null;
+  readonly layer: TypedDefaults | null;
   readonly loc: Loc;
 }
-
-// Defaults shared by every job that does not override them (frozen: jobs are immutable). With
-// 100k jobs a per-job copy of each of these is several MB of identical objects.
-const MONITOR_DEFAULTS: MonitorResources = Object.freeze({
-  enabled: false,
-  intervalMs: 1000,
-  history: 240,
-});
-const FAILS_WHEN_DEFAULTS: FailsWhen = Object.freeze({
-  producesStdout: false,
-  producesStderr: true,
-  nonzeroReturn: true,
-  always: false,
-});
-const RETRY_DEFAULTS: RetryPolicy = Object.freeze({
-  maximumRetries: 0,
-  initialDelayMs: secondsToMs(1),
-  maximumDelayMs: secondsToMs(300),
-  backoffMultiplier: 2,
-});
-const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
 export async function resolveJob(
   draft: JobDraft,
   services: ResolveServices,
 ): Promise<ResolvedJob | ConfigIssue> {
   const { locs } = services;
-  const job = (
-    draft.layer === null ? draft.typed : deepMerge(draft.layer, draft.typed, locs)
-  ) as TypedJob;
-  const name = job.name ?? '';
+  const job = draft.layer === null ? draft.typed : mergeLayer(draft.layer, draft.typed, locs);
+  const { name } = job;
   const where = (container: object | undefined, key: string, parentPath = draft.loc.path): Loc =>
     locs.at(container, key, { ...draft.loc, path: childPath(parentPath, key) });
   const issue = (loc: Loc, message: string): ConfigIssue => ({ ...loc, message });
   const jobIssue = (loc: Loc, message: string): ConfigIssue =>
     issue(loc, `Job ${name}: ${message}`);
 
+  // 0. The name itself (this project's rule: docs/deviations.md).
+  const nameProblem = checkJobName(name);
+  if (nameProblem !== undefined) return issue(where(job, 'name'), nameProblem);
+
   // 1-2. Schedule, then timezone.
-  const timezone = job.timezone !== undefined ? job.timezone : (job.utc ?? true) ? 'UTC' : null;
+  const utc = job.utc ?? jobDefaults(services.platform).utc;
+  const timezone = job.timezone !== undefined ? job.timezone : utc ? 'UTC' : null;
   const scheduled = resolveSchedule(job, timezone, services);
   if ('error' in scheduled) {
     const loc = scheduled.field === 'timezone' ? where(job, 'timezone') : where(job, 'schedule');
@@ -106,6 +88,7 @@ export async function resolveJob(
 
   // 4. env_file (resolved against the daemon's working directory, not the config file).
   let fileEntries: readonly EnvironmentEntry[] = [];
+  let envFileNames: readonly string[] = [];
   if (job.env_file !== undefined) {
     const absolute = path.resolve(services.cwd, job.env_file);
     const read = await services.readEnvFile(absolute);
@@ -120,6 +103,7 @@ export async function resolveJob(
       );
     }
     fileEntries = parsed.entries;
+    envFileNames = identityEnvFileNames(read.text, parsed.entries);
   }
 
   // 5. user / group.
@@ -146,101 +130,45 @@ export async function resolveJob(
   const rangeIssue = checkRanges(job, where, jobIssue);
   if (rangeIssue) return rangeIssue;
 
+  const inline = job.environment ?? [];
   const environment =
-    fileEntries.length === 0 && (job.environment ?? []).length === 0
-      ? NO_ENTRIES
+    fileEntries.length === 0 && inline.length === 0
+      ? []
       : dedupeBy(
-          [...fileEntries, ...dedupeBy(job.environment ?? [], (entry) => entry.key)],
+          [...fileEntries, ...dedupeBy(inline, (entry) => entry.key)],
           (entry) => entry.key,
         ).map(({ key, value }) => ({ key, value }));
 
-  // Built once, from one literal, and mutated only to set the digest (computed from every other
-  // field) before freezing: every job then has the same hidden class. A spread copy plus new keys
-  // gave each job a shape of its own (~1 KB of map and descriptors per job, and megamorphic
-  // property reads in the scheduler).
-  const resolved: { -readonly [K in keyof ResolvedJob]: ResolvedJob[K] } = {
-    digest: '',
-    source: { file: draft.loc.file, line: draft.loc.line },
-    name,
-    command: toJobCommand(job.command ?? ''),
-    shell: job.shell ?? defaultShell(services.platform),
-    schedule: scheduled.schedule,
-    timezone,
-    enabled: job.enabled ?? true,
-    environment,
-    hasEnvironment: environment.length > 0,
-    user,
-    group,
-    uid: identity.uid,
-    gid: identity.gid,
-    userName: identity.userName,
-    captureStdout: job.captureStdout ?? false,
-    captureStderr: job.captureStderr ?? true,
-    saveLimit: job.saveLimit ?? 4096,
-    maxLineLength: job.maxLineLength ?? 16_777_216,
-    streamPrefix: job.streamPrefix ?? '[{job_name} {stream_name}] ',
-    concurrencyPolicy: job.concurrencyPolicy ?? 'Allow',
-    concurrencyScope: job.concurrencyScope ?? 'node',
-    clusterPolicy: job.clusterPolicy ?? 'Leader',
-    executionTimeoutMs:
-      job.executionTimeout === undefined ? null : secondsToMs(job.executionTimeout),
-    killTimeoutMs: secondsToMs(job.killTimeout ?? 30),
-    failsWhen: resolveFailsWhen(job.failsWhen),
-    retry: resolveRetry(job.onFailure?.retry),
-    onFailureReport: resolveReportBlock(job.onFailure?.report, services.platform),
-    onPermanentFailureReport: resolveReportBlock(job.onPermanentFailure?.report, services.platform),
-    onSuccessReport: resolveReportBlock(job.onSuccess?.report, services.platform),
-    statsd:
-      job.statsd === undefined
-        ? null
-        : { prefix: job.statsd.prefix, host: job.statsd.host, port: job.statsd.port },
-    monitorResources: resolveMonitorResources(job.monitorResources),
-    onMissed: job.onMissed ?? 'skip',
-    startingDeadlineMs:
-      job.startingDeadlineSeconds === undefined || job.startingDeadlineSeconds === null
-        ? null
-        : job.startingDeadlineSeconds * 1000,
-    catchupJitterMs: (job.catchupJitterSeconds ?? 0) * 1000,
-    onlyIfLastSucceeded: job.onlyIfLastSucceeded ?? false,
-    archiveOutput: job.archiveOutput ?? false,
-    redactArchivedSecrets: job.redactArchivedSecrets ?? true,
-    secrets: secrets.length === 0 ? NO_ENTRIES : secrets,
-    stateAllowedScopes:
-      job.stateAllowedScopes === undefined || job.stateAllowedScopes.length === 0
-        ? NO_ENTRIES
-        : [...job.stateAllowedScopes],
-  };
-  resolved.digest = computeJobDigest(resolved, services.platform);
-  return deepFreeze(resolved);
+  const canonical = canonicalJobText(job, { envFileNames, platform: services.platform });
+  services.onJobIdentity?.(name, canonical);
+  const schedule = scheduled.schedule;
+  // Freeze the schedule wrapper shallowly first: the compiled Schedule inside belongs to the
+  // schedule module (it may be shared between jobs and keep caches), so deepFreeze stops there.
+  Object.freeze(schedule);
+  return deepFreeze(
+    buildResolvedJob(
+      job,
+      {
+        schedule,
+        timezone,
+        environment,
+        uid: identity.uid,
+        gid: identity.gid,
+        userName: identity.userName,
+        secrets,
+        digest: jobDigestOf(canonical),
+        source: { file: draft.loc.file, line: draft.loc.line },
+      },
+      services.platform,
+    ),
+  );
 }
 
-function resolveFailsWhen(value: TypedJob['failsWhen']): FailsWhen {
-  if (value === undefined) return FAILS_WHEN_DEFAULTS;
-  return {
-    producesStdout: value.producesStdout ?? false,
-    producesStderr: value.producesStderr ?? true,
-    nonzeroReturn: value.nonzeroReturn ?? true,
-    always: value.always ?? false,
-  };
-}
-
-function resolveRetry(value: NonNullable<TypedJob['onFailure']>['retry']): RetryPolicy {
-  if (value === undefined) return RETRY_DEFAULTS;
-  return {
-    maximumRetries: value.maximumRetries ?? 0,
-    initialDelayMs: secondsToMs(value.initialDelay ?? 1),
-    maximumDelayMs: secondsToMs(value.maximumDelay ?? 300),
-    backoffMultiplier: value.backoffMultiplier ?? 2,
-  };
-}
+const REBOOT: JobSchedule = Object.freeze({ kind: 'reboot', text: '@reboot' });
 
 type ScheduleResult =
   | { readonly schedule: JobSchedule }
   | { readonly error: string; readonly field: 'schedule' | 'timezone' };
-
-function collapseWhitespace(text: string): string {
-  return text.trim().split(/\s+/).join(' ');
-}
 
 function errorCode(error: unknown): ErrorCode | undefined {
   return isYacronError(error) ? error.code : undefined;
@@ -251,7 +179,7 @@ function resolveSchedule(
   timezone: string | null,
   services: ResolveServices,
 ): ScheduleResult {
-  const raw = job.schedule ?? '';
+  const raw = job.schedule;
   const checkTimezone = (): ScheduleResult | undefined => {
     if (timezone === null) return undefined;
     try {
@@ -262,10 +190,10 @@ function resolveSchedule(
     }
   };
   // `@reboot` is an exact, case-sensitive string, not a cron expression.
-  if (raw === '@reboot') return checkTimezone() ?? { schedule: { kind: 'reboot' } };
+  if (raw === '@reboot') return checkTimezone() ?? { schedule: REBOOT };
   let text: string;
   try {
-    text = collapseWhitespace(typeof raw === 'string' ? raw : renderScheduleObject(raw));
+    text = collapseScheduleWhitespace(typeof raw === 'string' ? raw : renderScheduleObject(raw));
   } catch (error) {
     return { error: describeError(error), field: 'schedule' };
   }
@@ -294,30 +222,9 @@ function resolveSchedule(
   }
 }
 
-function resolveMonitorResources(value: TypedJob['monitorResources']): MonitorResources {
-  if (value === undefined || value === false) return MONITOR_DEFAULTS;
-  if (value === true) return { enabled: true, intervalMs: 1000, history: 240 };
-  return {
-    enabled: value.enabled ?? true,
-    intervalMs: secondsToMs(value.interval ?? 1),
-    history: value.history ?? 240,
-  };
-}
-
 /** Later entries win; the position is the first occurrence's (dict semantics). */
 function dedupeBy<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
   const byKey = new Map<string, T>();
   for (const item of items) byKey.set(keyOf(item), item);
   return [...byKey.values()];
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  // Schedules belong to the schedule module (and may be shared between jobs): leave them be.
-  for (const child of Object.values(value)) {
-    if (typeof child !== 'object' || child === null) continue;
-    if ('kind' in child && 'schedule' in child) Object.freeze(child);
-    else deepFreeze(child);
-  }
-  return Object.freeze(value);
 }

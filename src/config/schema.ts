@@ -3,47 +3,17 @@
 // issues with the field path and line; locations of every typed child go into a LocTable.
 import { childPath, indexPath, type ConfigIssue, type Loc, type LocTable } from './issues.js';
 import { parseBoolText, parseFloatText, parseIntText, looksLikeInt } from './scalars.js';
+import { WrittenScalar, type Fields, type Schema, type SchemaNode } from './schema-nodes.js';
 import { describeRawNode, type RawMap, type RawNode } from './yaml-tree.js';
 
-export type Schema =
-  | { readonly kind: 'str' }
-  | { readonly kind: 'bool' }
-  | { readonly kind: 'int' }
-  | { readonly kind: 'float' }
-  | { readonly kind: 'enum'; readonly values: readonly string[] }
-  /** An empty value becomes null; anything else is typed by `inner`. */
-  | { readonly kind: 'emptyNone'; readonly inner: Schema }
-  /** Int tried before Str (user/group): integer-looking text, even quoted, becomes a number. */
-  | { readonly kind: 'intOrStr' }
-  /** Plain text typed as int, then bool, then str; quoted text stays a string. */
-  | { readonly kind: 'scalarValue' }
-  /** Dispatch on the node's shape. */
-  | {
-      readonly kind: 'either';
-      readonly scalar?: Schema;
-      readonly map?: Schema;
-      readonly seq?: Schema;
-      readonly expected: string;
-    }
-  | { readonly kind: 'map'; readonly fields: Readonly<Record<string, FieldSpec>> }
-  | { readonly kind: 'mapOf'; readonly value: Schema }
-  | { readonly kind: 'seq'; readonly item: Schema }
-  /** Any YAML, kept as strings/lists/maps (for pass-through sections such as logging handlers). */
-  | { readonly kind: 'any' };
-
-export interface FieldSpec {
-  readonly schema: Schema;
-  readonly required?: boolean;
-  /** When set, the key is refused with this message (e.g. `name` inside `defaults`). */
-  readonly refuse?: string;
-}
+export type { FieldSpec, Schema } from './schema-nodes.js';
 
 /** Returned for an empty map or list value: the key counts as not written. */
 export const OMIT: unique symbol = Symbol('omit');
 /** Returned when the value is invalid (an issue was recorded). */
 export const INVALID: unique symbol = Symbol('invalid');
 
-export type Walked = unknown;
+export type Walked<T = unknown> = T | typeof OMIT | typeof INVALID;
 
 export interface WalkContext {
   readonly file: string;
@@ -52,8 +22,19 @@ export interface WalkContext {
 }
 
 /** Type `node` by `schema`; `line` is where the value's key (or list item) was written. */
-export function walk(
-  schema: Schema,
+export function walk<T>(
+  schema: Schema<T>,
+  node: RawNode,
+  path: string,
+  line: number,
+  ctx: WalkContext,
+): Walked<T> {
+  // The one place the walked value meets its declared type: the node's shape guarantees it.
+  return walkNode(schema, node, path, line, ctx) as Walked<T>;
+}
+
+function walkNode(
+  schema: SchemaNode,
   node: RawNode,
   path: string,
   line: number,
@@ -76,6 +57,9 @@ export function walk(
     case 'int': {
       const value = node.kind === 'scalar' ? parseIntText(node.text) : undefined;
       if (value !== undefined) return value;
+      if (node.kind === 'scalar' && looksLikeInt(node.text)) {
+        return fail(ctx, path, line, outOfRangeMessage(node.text));
+      }
       return fail(ctx, path, line, `expected an integer, found ${describeRawNode(node)}`);
     }
     case 'float': {
@@ -93,7 +77,7 @@ export function walk(
       );
     case 'emptyNone':
       if (node.kind === 'scalar' && node.text === '') return null;
-      return walk(schema.inner, node, path, line, ctx);
+      return walkNode(schema.inner, node, path, line, ctx);
     case 'intOrStr':
       if (node.kind !== 'scalar') {
         return fail(ctx, path, line, `expected a name or a number, found ${describeRawNode(node)}`);
@@ -101,19 +85,17 @@ export function walk(
       if (looksLikeInt(node.text)) {
         const value = parseIntText(node.text);
         if (value !== undefined) return value;
-        return fail(ctx, path, line, `number out of range: '${node.text}'`);
+        return fail(ctx, path, line, outOfRangeMessage(node.text));
       }
       return node.text;
-    case 'scalarValue': {
+    case 'written':
       if (node.kind !== 'scalar') {
         return fail(ctx, path, line, `expected a single value, found ${describeRawNode(node)}`);
       }
-      if (node.quoted) return node.text;
-      return parseIntText(node.text) ?? parseBoolText(node.text) ?? node.text;
-    }
+      return new WrittenScalar(node.text, node.quoted);
     case 'either': {
       const branch = schema[node.kind];
-      if (branch) return walk(branch, node, path, line, ctx);
+      if (branch) return walkNode(branch, node, path, line, ctx);
       return fail(ctx, path, line, `expected ${schema.expected}, found ${describeRawNode(node)}`);
     }
     case 'map':
@@ -126,7 +108,7 @@ export function walk(
       const out = Object.create(null) as Record<string, unknown>;
       for (const entry of node.entries) {
         const entryPath = childPath(path, entry.key);
-        const value = walk(schema.value, entry.value, entryPath, entry.line, ctx);
+        const value = walkNode(schema.value, entry.value, entryPath, entry.line, ctx);
         if (value === INVALID || value === OMIT) continue;
         out[entry.key] = value;
         ctx.locs.set(out, entry.key, { file: ctx.file, path: entryPath, line: entry.line });
@@ -141,7 +123,7 @@ export function walk(
       const out: unknown[] = [];
       for (const [index, item] of node.items.entries()) {
         const itemPath = indexPath(path, index);
-        const value = walk(schema.item, item, itemPath, item.line, ctx);
+        const value = walkNode(schema.item, item, itemPath, item.line, ctx);
         if (value === INVALID || value === OMIT) continue;
         ctx.locs.set(out, out.length, { file: ctx.file, path: itemPath, line: item.line });
         out.push(value);
@@ -158,8 +140,8 @@ export function isEmptyValue(node: RawNode): boolean {
   return node.kind === 'scalar' && node.text === '' && !node.quoted;
 }
 
-export function walkMap(
-  fields: Readonly<Record<string, FieldSpec>>,
+function walkMap(
+  fields: Fields,
   node: RawNode,
   path: string,
   line: number,
@@ -184,7 +166,7 @@ export function walkMap(
       valid = false;
       continue;
     }
-    const value = walk(spec.schema, entry.value, entryPath, entry.line, ctx);
+    const value = walkNode(spec.schema, entry.value, entryPath, entry.line, ctx);
     if (value === INVALID) {
       valid = false;
       continue;
@@ -206,6 +188,11 @@ export function walkMap(
     }
   }
   return valid ? out : INVALID;
+}
+
+/** Integers are exact up to 2^53 here (the reference has no limit; no sane setting needs more). */
+function outOfRangeMessage(text: string): string {
+  return `integer out of range: '${text}' (at most ${Number.MAX_SAFE_INTEGER} in magnitude)`;
 }
 
 function hasEntry(node: RawMap, key: string): boolean {

@@ -1,5 +1,7 @@
 // Which files are config files and how they are named in messages: the crontab-vs-YAML naming
-// rules of config.md §1/§3, directory filtering, display paths and readable I/O error texts.
+// rules (docs/configuration.md "File type", "Directory mode"), directory filtering, display
+// paths, readable I/O error texts and strict UTF-8 decoding.
+import { isUtf8 } from 'node:buffer';
 import * as path from 'node:path';
 
 export type FileKind = 'yaml' | 'crontab' | 'sniff';
@@ -53,4 +55,55 @@ export function describeIoError(error: unknown): string {
     default:
       return error instanceof Error ? error.message : String(error);
   }
+}
+
+export type DecodedText =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly reason: string; readonly line: number };
+
+/**
+ * Strict UTF-8 (a config file must not turn bad bytes into U+FFFD silently, e.g. inside a
+ * command): the text, or where the first invalid byte is.
+ */
+export function decodeUtf8(bytes: Buffer): DecodedText {
+  if (isUtf8(bytes)) return { ok: true, text: bytes.toString('utf8') };
+  const offset = firstInvalidUtf8Offset(bytes);
+  let line = 1;
+  for (let index = 0; index < offset; index++) if (bytes[index] === 0x0a) line++;
+  const byte = (bytes[offset] ?? 0).toString(16).padStart(2, '0');
+  return {
+    ok: false,
+    reason: `not valid UTF-8: byte 0x${byte} at byte offset ${offset}`,
+    line,
+  };
+}
+
+/** The offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
+function firstInvalidUtf8Offset(bytes: Buffer): number {
+  let index = 0;
+  while (index < bytes.length) {
+    const lead = bytes[index] ?? 0;
+    let length: number;
+    let min = 0x80;
+    let max = 0xbf;
+    if (lead < 0x80) length = 1;
+    else if (lead >= 0xc2 && lead <= 0xdf) length = 2;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+      length = 3;
+      if (lead === 0xe0) min = 0xa0; // no overlong forms
+      if (lead === 0xed) max = 0x9f; // no surrogates
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      length = 4;
+      if (lead === 0xf0) min = 0x90; // no overlong forms
+      if (lead === 0xf4) max = 0x8f; // nothing above U+10FFFF
+    } else return index;
+    for (let next = 1; next < length; next++) {
+      const byte = bytes[index + next];
+      const low = next === 1 ? min : 0x80;
+      const high = next === 1 ? max : 0xbf;
+      if (byte === undefined || byte < low || byte > high) return index;
+    }
+    index += length;
+  }
+  return bytes.length;
 }

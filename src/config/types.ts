@@ -1,5 +1,6 @@
 // The resolved configuration: frozen, fully defaulted values with units in the names. Nothing
-// below config/ applies defaults or parses durations; it reads these shapes.
+// below config/ applies defaults or parses durations; it reads these shapes. (The written,
+// typed shape of a job is inferred from the schema table in job-schema.ts.)
 import type { Schedule } from '../schedule/index.js';
 import type { ResolvedCluster } from './cluster-schema.js';
 import type { ResolvedState } from './state-section.js';
@@ -58,8 +59,9 @@ export type JobCommand =
   | { readonly kind: 'shell'; readonly script: string }
   | { readonly kind: 'argv'; readonly argv: readonly string[] };
 
+/** `text` is how the schedule is shown everywhere (APIs, logs, metrics, report variables). */
 export type JobSchedule =
-  | { readonly kind: 'reboot' }
+  | { readonly kind: 'reboot'; readonly text: '@reboot' }
   | {
       readonly kind: 'cron';
       /** The expression as rendered (object form turned into a crontab line), whitespace collapsed. */
@@ -199,7 +201,7 @@ export interface ResolvedJob {
   readonly redactArchivedSecrets: boolean;
   readonly secrets: readonly JobSecret[];
   readonly stateAllowedScopes: readonly string[];
-  /** Per-job digest (spec/fingerprint.md): lowercase hex sha256 of the canonical object. */
+  /** Per-job digest (docs/configuration.md "Job-set id"): lowercase hex SHA-256 of the job's canonical identity text. */
   readonly digest: string;
   readonly source: SourceLocation;
 }

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { describeIoError } from './source-files.js';
 import { childPath, type Loc } from './issues.js';
 import { INVALID, OMIT, isEmptyValue, walk, type Schema, type WalkContext } from './schema.js';
-import type { TypedSecretSource } from './typed-job.js';
+import type { TypedSecretSource } from './report-schema.js';
 import type { RawNode } from './yaml-tree.js';
 
 // TEMP: moves to types.ts once the config files are free to edit.

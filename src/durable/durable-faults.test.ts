@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { createDeferred, FakeClock } from '../common/index.js';
-import { makeJob, type MakeJobOverrides } from '../scheduler/index.js';
+import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { MemoryStateStore, StateMetrics, type StateStore } from '../state/index.js';
 import { FaultyStateStore, type StoreFault } from '../state/faulty-store.js';
 import {

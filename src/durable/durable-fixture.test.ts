@@ -9,12 +9,12 @@ import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index
 import {
   FakeRunner,
   createScheduler,
-  makeConfig,
   type DurableCollaborator,
   type FakeResult,
   type Scheduler,
   type SchedulerEvents,
 } from '../scheduler/index.js';
+import { makeConfig } from '../config/testing.js';
 import { captureLogger } from '../scheduler/test-harness.js';
 import {
   MemoryStateStore,

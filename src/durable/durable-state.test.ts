@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { createDeferred, FakeClock } from '../common/index.js';
 import { formatIsoUtc } from '../common/index.js';
 import { computeTrends, renderJobRuns, renderRunRecord } from '../http/index.js';
-import { makeConfig, makeJob, type MakeJobOverrides } from '../scheduler/index.js';
+import { makeConfig, makeJob, type MakeJobOverrides } from '../config/testing.js';
 import type { MemoryStateStore } from '../state/index.js';
 import {
   BOOT_1,

@@ -2,7 +2,7 @@
 // path, 401 before 404, and no configured headers on a 401.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { makeJob } from '../scheduler/index.js';
+import { makeJob } from '../config/testing.js';
 import { createAuthPolicy } from './auth.js';
 import { createApiFixture, type ApiFixture } from './http-fixture.test.js';
 import type { ResolvedWeb } from '../config/index.js';

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { makeJob } from '../scheduler/index.js';
+import { makeJob } from '../config/testing.js';
 import { createApiFixture, listenOnLoopback } from './http-fixture.test.js';
 
 const TOKEN = 'hostile-test-token';

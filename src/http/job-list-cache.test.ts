@@ -4,13 +4,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, silentLogger } from '../common/index.js';
-import {
-  createScheduler,
-  FakeRunner,
-  makeConfig,
-  makeJob,
-  type Scheduler,
-} from '../scheduler/index.js';
+import { createScheduler, FakeRunner, type Scheduler } from '../scheduler/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import { JobListCache } from './job-list-cache.js';
 import { renderJobView, type JobView } from './job-views.js';
 

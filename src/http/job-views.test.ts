@@ -2,7 +2,7 @@
 // the job object with last_run, history and stats, and the manual-cancel run records.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { makeJob } from '../config/index.js';
+import { makeJob } from '../config/testing.js';
 import { createHarness } from '../scheduler/test-harness.js';
 import { renderJobView, renderStatusEntry } from './job-views.js';
 import { renderJobRuns } from './run-records.js';

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, silentLogger } from '../common/index.js';
-import { createScheduler, FakeRunner, makeConfig, makeJob } from '../scheduler/index.js';
+import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import { OutputTracker, outputLineText } from './output-tracker.js';
 
 function setup(limits?: ConstructorParameters<typeof OutputTracker>[1]) {

@@ -3,7 +3,8 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { FakeClock } from '../common/index.js';
-import { makeJob, type Scheduler } from '../scheduler/index.js';
+import { type Scheduler } from '../scheduler/index.js';
+import { makeJob } from '../config/testing.js';
 import { createApiFixture, type ApiFixture } from './http-fixture.test.js';
 import { loadDashboardPage } from './dashboard-page.js';
 import { renderJobView, type JobView } from './job-views.js';
@@ -155,7 +156,7 @@ void describe('GET /jobs and /jobs/{name}', () => {
   void it('follows a reload that adds, removes and reorders jobs', () =>
     withApi(async ({ app, clock, scheduler }) => {
       await app.inject({ method: 'GET', url: '/jobs' });
-      const { makeConfig } = await import('../scheduler/index.js');
+      const { makeConfig } = await import('../config/testing.js');
       scheduler.applyConfig(
         makeConfig([
           makeJob({ name: 'new', schedule: '*/5 * * * *' }),

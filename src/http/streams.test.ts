@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { makeJob } from '../scheduler/index.js';
+import { makeJob } from '../config/testing.js';
 import {
   createApiFixture,
   listenOnLoopback,

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { formatIsoUtc, YacronError } from '../common/index.js';
-import { makeJob } from '../scheduler/index.js';
+import { makeJob } from '../config/testing.js';
 import { createApiFixture, type ApiFixture, type ApiFixtureOptions } from './http-fixture.test.js';
 import { computeTrends, type TrendRuns } from './trends.js';
 

@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { once } from 'node:events';
 import { FakeClock, type Logger } from '../common/index.js';
 import type { WebListener } from '../config/index.js';
-import { createScheduler, FakeRunner, makeConfig, makeJob } from '../scheduler/index.js';
+import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import { makeWeb } from './http-fixture.test.js';
 import { WebServer } from './web-server.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeJob } from '../config/index.js';
+import { makeJob } from '../config/testing.js';
 import { RunRegistry } from './run-registry.js';
 
 const context = (runId: string) => ({

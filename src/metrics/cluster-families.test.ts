@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { FakeClock } from '../common/index.js';
-import { makeConfig } from '../config/index.js';
+import { makeConfig } from '../config/testing.js';
 import { recordingLogger } from '../state/test-logger.js';
 import {
   createClusterFamilies,

@@ -5,13 +5,12 @@ import { describe, test } from 'node:test';
 import { FakeClock, TypedEmitter } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
-  makeConfig,
-  makeJob,
   type RunFinishedEvent,
   type RunSummaryOutcome,
   type RunResources,
   type SchedulerEvents,
 } from '../scheduler/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import type { CounterSnapshot } from './counter-snapshot.js';
 import { createMetrics, type Metrics } from './create-metrics.js';
 import { parseExposition, type ParsedFamily } from './exposition-parser.js';

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { FakeClock, TypedEmitter, type Logger } from '../common/index.js';
-import { makeConfig, makeJob, type SchedulerEvents } from '../scheduler/index.js';
+import { type SchedulerEvents } from '../scheduler/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import { createMetrics } from './create-metrics.js';
 import { parseExposition } from './exposition-parser.js';
 

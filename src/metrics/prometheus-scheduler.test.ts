@@ -8,13 +8,12 @@ import type { ResolvedJob } from '../config/index.js';
 import {
   createScheduler,
   FakeRunner,
-  makeConfig,
-  makeJob,
   type RunFinishedEvent,
   type RunStartedEvent,
   type Scheduler,
   type SchedulerEvents,
 } from '../scheduler/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import { createMetrics, type Metrics } from './create-metrics.js';
 import { parseExposition, type ParsedFamily } from './exposition-parser.js';
 

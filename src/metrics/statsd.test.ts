@@ -5,7 +5,8 @@ import { createSocket, type Socket } from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
 import { FakeClock, silentLogger, type Logger } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import { createScheduler, FakeRunner, makeConfig, makeJob } from '../scheduler/index.js';
+import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import { createStatsdPublisher, formatStopDatagram } from './statsd.js';
 import { sendUdpDatagram, type DatagramSend } from './udp-send.js';
 

@@ -5,11 +5,8 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import {
-  makeJob as makeDefaultJob,
-  type MakeJobOverrides,
-  type ResolvedJob,
-} from '../config/index.js';
+import type { ResolvedJob } from '../config/index.js';
+import { makeJob as makeDefaultJob, type MakeJobOverrides } from '../config/testing.js';
 import type { Logger } from '../common/index.js';
 
 export const FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));

@@ -10,4 +10,9 @@ export {
   type ZonedWallTime,
 } from './schedule.js';
 export { assertTimezone, localTimezone } from './zone-offsets.js';
-export { renderScheduleObject, type ScheduleObject } from './render-object.js';
+export {
+  renderScheduleObject,
+  renderScheduleObjectVerbatim,
+  collapseScheduleWhitespace,
+  type ScheduleObject,
+} from './render-object.js';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { makeJob, type MakeJobOverrides } from '../config/index.js';
+import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { decide, RUN_VERDICT, type AdmissionFacts } from './admission.js';
 import type { RunTrigger } from './types.js';
 

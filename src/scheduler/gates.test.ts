@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { checkEnabled, checkOnlyIfLastSucceeded, decideConcurrency } from './gates.js';
-import { makeJob } from '../config/index.js';
+import { makeJob } from '../config/testing.js';
 
 void describe('gates', () => {
   void it('checkEnabled() skips a disabled job', () => {

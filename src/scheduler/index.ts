@@ -1,6 +1,6 @@
 // The scheduler door: createScheduler, its ports, event map and snapshot types, the pure
-// admission decision, plus the test seams (FakeRunner, makeJob) other layers' tests build
-// schedulers with.
+// admission decision, plus the FakeRunner test seam (job factories: config/testing.ts) other
+// layers' tests build schedulers with.
 export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
 export type {
   DurableCollaborator,
@@ -64,5 +64,3 @@ export {
 } from './admission.js';
 export { LATE_WAKE_THRESHOLD_MS } from './fire-plan.js';
 export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';
-// Test seams re-exported for other layers' tests (they live in config/, below the runner).
-export { makeJob, makeConfig, makeSchedule, type MakeJobOverrides } from '../config/index.js';

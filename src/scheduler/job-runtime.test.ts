@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { makeJob } from '../config/index.js';
+import { makeJob } from '../config/testing.js';
 import { JobRuntime } from './job-runtime.js';
 
 const fields = {

@@ -3,7 +3,8 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { createDeferred, Slot, type Deferred } from '../common/index.js';
-import { makeConfig, makeJob, type ResolvedJob } from '../config/index.js';
+import { type ResolvedJob } from '../config/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import type { DurableCollaborator, RetryJournal, RetrySettleReason } from './ports.js';
 import { createHarness, T0 } from './test-harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { makeConfig, makeJob } from '../config/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
 import { createHarness } from './test-harness.js';
 
 const MINUTE = 60_000;

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { FakeClock, type Logger } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import { FakeRunner } from './fake-runner.js';
-import { makeConfig } from '../config/index.js';
+import { makeConfig } from '../config/testing.js';
 import { createScheduler } from './scheduler.js';
 import type { DurablePort, GateRequest, GateResult } from './ports.js';
 import type { Scheduler, SchedulerEvents } from './types.js';

@@ -1,18 +1,11 @@
 // Parsed records by file path. Records are immutable and their names unique, so a parsed record
 // stays valid for as long as its file is listed; the directory listing, read fresh on every call,
 // remains the truth about which records exist. Bounded by bytes (LRU); big records are not kept.
+import { deepFreeze } from '../common/index.js';
 import type { StateRecord } from './types.js';
 
 /** Records larger than this (archived output, say) are re-read rather than cached. */
 const MAX_CACHED_RECORD_BYTES = 64 * 1024;
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 export class RecordCache {
   readonly #maxBytes: number;

@@ -149,6 +149,33 @@ test('--job-set-id prints v1:<64 hex> and stays the same when jobs are reordered
   assert.notEqual(result.stdout, ids[0]);
 });
 
+test('--job-set-id answers for a config with cluster and dags sections (they never count); -v refuses to run it', async (t) => {
+  const dir = await useTempDir(t);
+  const plain = await writeConfig(dir, `jobs:\n${job('a')}`, 'plain.yaml');
+  const sections = [
+    'cluster:',
+    '  nodeName: n1',
+    'dags:',
+    '  - name: nightly',
+    '    schedule: "0 1 * * *"',
+    '    tasks:',
+    '      - id: only',
+    '        command: echo only',
+  ].join('\n');
+  const full = await writeConfig(dir, `jobs:\n${job('a')}${sections}\n`, 'full.yaml');
+  const expected = await runCli(['--job-set-id', '-c', plain]);
+  const result = await runCli(['--job-set-id', '-c', full]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, expected.stdout);
+  const validate = await runCli(['-v', '-c', full]);
+  assert.equal(validate.code, 1);
+  assert.match(
+    validate.stderr,
+    /at cluster \(line \d+\): the 'cluster' section is not supported yet/,
+  );
+  assert.match(validate.stderr, /at dags \(line \d+\): the 'dags' section is not supported yet/);
+});
+
 test('a missing default config path exits 1 with "configuration file not found"', async (t) => {
   if (existsSync('/etc/yacron2.d')) {
     t.skip('/etc/yacron2.d exists on this machine');

@@ -26,9 +26,12 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
   let config;
   try {
     // -v checks a cluster section in full and --job-set-id never covers it; the daemon itself
-    // refuses the section until it runs clustering (the loader's one decision point).
-    const acceptClusterSection = options.validateOnly || options.printJobSetId;
-    config = await loadConfig(options.configPath, { acceptClusterSection });
+    // refuses the section until it runs clustering. Only the id wanted: sections not read yet
+    // are accepted too (config-schema.ts NOT_YET_SUPPORTED_SECTIONS: the one decision).
+    config = await loadConfig(options.configPath, {
+      acceptClusterSection: options.validateOnly || options.printJobSetId,
+      purpose: options.printJobSetId ? 'job-set-id' : 'run',
+    });
   } catch (error) {
     if (!isYacronError(error)) throw error;
     startupLogger.error(`Configuration error: ${describeError(error)}`);
