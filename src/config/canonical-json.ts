@@ -6,11 +6,6 @@
 import { compareCodePoints } from '../common/index.js';
 import { WrittenScalar } from './schema-nodes.js';
 
-/** Already-canonical JSON, spliced verbatim (memoised default blocks). */
-export class CanonicalText {
-  constructor(readonly json: string) {}
-}
-
 /**
  * Numbers: an integral value is written as its exact integer (`30.0` → `30`, `1e22` →
  * `10000000000000000000000`, `-0.0` → `0`); other finite values as Python's repr (shortest
@@ -58,7 +53,6 @@ export function canonicalJson(value: unknown): string {
     case 'string':
       return canonicalString(value);
     case 'object':
-      if (value instanceof CanonicalText) return value.json;
       if (value instanceof WrittenScalar) return canonicalString(value.text);
       if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
       return canonicalObject(value as Readonly<Record<string, unknown>>);

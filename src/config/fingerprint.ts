@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { sortByCodePoint } from '../common/index.js';
 import { collapseScheduleWhitespace, renderScheduleObjectVerbatim } from '../schedule/index.js';
-import { CanonicalText, canonicalJson, canonicalString } from './canonical-json.js';
+import { canonicalJson, canonicalString } from './canonical-json.js';
 import {
   JOB_SCHEMA,
   jobDefaults,
@@ -15,7 +15,7 @@ import {
   type JobKey,
   type TypedJob,
 } from './job-schema.js';
-import { fieldDefault, type FieldSpec, type Schema } from './schema-nodes.js';
+import { fieldDefault, memoPerPlatform, type FieldSpec, type Schema } from './schema-nodes.js';
 
 export const JOB_SET_SCHEME = 'v1';
 const REDACTED = canonicalString('<redacted>');
@@ -111,22 +111,10 @@ function fieldJson(spec: FieldSpec, value: unknown, platform: NodeJS.Platform): 
 
 // Most jobs leave most keys (above all the three report blocks, ~5 KB of text) at their
 // defaults: their canonical JSON is built once per field and platform.
-const defaultJsonCache = new Map<NodeJS.Platform, WeakMap<FieldSpec, CanonicalText>>();
-
-function defaultJson(spec: FieldSpec, platform: NodeJS.Platform): string {
-  let cache = defaultJsonCache.get(platform);
-  if (cache === undefined) {
-    cache = new WeakMap();
-    defaultJsonCache.set(platform, cache);
-  }
-  let text = cache.get(spec);
-  if (text === undefined) {
-    const value = fieldDefault(spec, platform);
-    text = new CanonicalText(value === undefined ? '' : valueJson(spec.schema, value, platform));
-    cache.set(spec, text);
-  }
-  return text.json;
-}
+const defaultJson = memoPerPlatform((spec: FieldSpec, platform): string => {
+  const value = fieldDefault(spec, platform);
+  return value === undefined ? '' : valueJson(spec.schema, value, platform);
+});
 
 const fieldNameCache = new WeakMap<object, readonly string[]>();
 

@@ -5,3 +5,8 @@ export type * from './types.js';
 export { loadConfig, type LoadConfigOptions } from './load-config.js';
 export { configSignature } from './signature.js';
 export { computeJobSetId } from './fingerprint.js';
+export {
+  DEFAULT_BODY_TEMPLATE,
+  DEFAULT_SENTRY_BODY_TEMPLATE,
+  DEFAULT_SUBJECT_TEMPLATE,
+} from './report-schema.js';

@@ -39,11 +39,16 @@ export const SECRET_SOURCE = map({
 });
 export type TypedSecretSource = MapOut<typeof SECRET_SOURCE.fields>;
 
-// The reference's default templates, verbatim: they are part of every job's identity. (report/
-// renders equivalent templates of its own; a reporter whose subject or body is not written
-// resolves to null = "the default template".)
-const SUBJECT = "Cron job '{{name}}' {% if success %}completed{% else %}failed{% endif %}";
-const BODY = `
+// The reference's default templates, verbatim: they are part of every job's identity, and
+// report/ renders them when a subject or body is not written (the resolved value is then null).
+/** `Cron job '<name>' completed` / `... failed`. */
+export const DEFAULT_SUBJECT_TEMPLATE =
+  "Cron job '{{name}}' {% if success %}completed{% else %}failed{% endif %}";
+/**
+ * A leading blank line; on failure `(job failed because <reason>)` and a blank line; then both
+ * outputs under STDOUT:/STDERR: headings, the one non-empty output, or a placeholder.
+ */
+export const DEFAULT_BODY_TEMPLATE = `
 {% if fail_reason -%}
 (job failed because {{fail_reason}})
 {% endif %}
@@ -62,8 +67,11 @@ STDERR:
 (no output was captured)
 {% endif %}
 `;
-const SENTRY_BODY = `${SUBJECT}\n${BODY}`;
-const WEBHOOK_BODY = `{"text": {% filter tojson %}${SUBJECT}\n${BODY}{% endfilter %}}`;
+/** Subject, newline, body. */
+export const DEFAULT_SENTRY_BODY_TEMPLATE = `${DEFAULT_SUBJECT_TEMPLATE}\n${DEFAULT_BODY_TEMPLATE}`;
+// The reference's webhook default: its text is the Sentry body plus the body's final newline
+// (report/ renders the text without that newline; see report/templates.ts).
+const WEBHOOK_BODY = `{"text": {% filter tojson %}${DEFAULT_SENTRY_BODY_TEMPLATE}{% endfilter %}}`;
 
 export const DEFAULT_SENTRY_FINGERPRINT: readonly string[] = Object.freeze([
   'yacron2',
@@ -80,7 +88,7 @@ const SENTRY = map({
   level: opt(str),
   /** Values kept as written: the identity hashes the text, resolution types it. */
   extra: opt(mapOf(written)),
-  body: opt(str, { default: SENTRY_BODY }),
+  body: opt(str, { default: DEFAULT_SENTRY_BODY_TEMPLATE }),
   environment: opt(str, { default: null }),
   maxStringLength: opt(int, { default: 8192 }),
 });
@@ -97,8 +105,8 @@ const MAIL = map({
   validate_certs: opt(bool, { default: true }),
   username: opt(str, { default: null }),
   password: opt(SECRET_SOURCE, { default: FROM_FIELDS }),
-  subject: opt(str, { default: SUBJECT }),
-  body: opt(str, { default: BODY }),
+  subject: opt(str, { default: DEFAULT_SUBJECT_TEMPLATE }),
+  body: opt(str, { default: DEFAULT_BODY_TEMPLATE }),
   html: opt(bool, { default: false }),
 });
 

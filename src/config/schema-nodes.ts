@@ -172,25 +172,17 @@ export function map<const F extends Fields>(fields: F): MapSchema<F> {
 
 type FieldOut<F> = F extends { readonly schema: infer S } ? Out<S> : never;
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
-type RequiredKeys<F> = {
-  [K in keyof F]: F[K] extends { readonly refuse: string }
-    ? never
-    : F[K] extends { readonly required: true }
-      ? K
-      : never;
-}[keyof F];
-type OptionalKeys<F> = {
-  [K in keyof F]: F[K] extends { readonly refuse: string }
-    ? never
-    : F[K] extends { readonly required: true }
-      ? never
-      : K;
-}[keyof F];
+type KeyKind<R> = R extends { readonly refuse: string }
+  ? 'refused'
+  : R extends { readonly required: true }
+    ? 'required'
+    : 'optional';
+type KeysOfKind<F, Kind> = { [K in keyof F]: KeyKind<F[K]> extends Kind ? K : never }[keyof F];
 
 /** The walked value of a map: required keys present, optional ones possibly absent. */
 export type MapOut<F> = Flatten<
-  { readonly [K in RequiredKeys<F>]: FieldOut<F[K]> } & {
-    readonly [K in OptionalKeys<F>]?: FieldOut<F[K]>;
+  { readonly [K in KeysOfKind<F, 'required'>]: FieldOut<F[K]> } & {
+    readonly [K in KeysOfKind<F, 'optional'>]?: FieldOut<F[K]>;
   }
 >;
 
@@ -226,7 +218,34 @@ export function fieldDefault(spec: FieldSpec, platform: NodeJS.Platform): unknow
   return value;
 }
 
-const defaultsCache = new Map<NodeJS.Platform, WeakMap<object, unknown>>();
+/**
+ * `compute(key, platform)`, remembered per platform and key object: what is derived from the
+ * tables (defaults, their canonical text) is built once, not once per job.
+ */
+export function memoPerPlatform<K extends object, V>(
+  compute: (key: K, platform: NodeJS.Platform) => V,
+): (key: K, platform: NodeJS.Platform) => V {
+  const caches = new Map<NodeJS.Platform, WeakMap<K, V>>();
+  return (key, platform) => {
+    let cache = caches.get(platform);
+    if (cache === undefined) {
+      cache = new WeakMap();
+      caches.set(platform, cache);
+    }
+    if (cache.has(key)) return cache.get(key) as V;
+    const value = compute(key, platform);
+    cache.set(key, value);
+    return value;
+  };
+}
+
+const buildDefaults = memoPerPlatform((fields: Fields, platform): unknown => {
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(fields)) {
+    if (spec.default !== undefined) out[key] = fieldDefault(spec, platform);
+  }
+  return deepFreeze(out);
+});
 
 /**
  * The built-in defaults of a map schema's fields, deeply frozen and built once per platform: every
@@ -237,19 +256,6 @@ export function defaultsOf<F extends Fields>(
   schema: { readonly kind: 'map'; readonly fields: F },
   platform: NodeJS.Platform,
 ): DefaultsOf<F> {
-  let cache = defaultsCache.get(platform);
-  if (cache === undefined) {
-    cache = new WeakMap();
-    defaultsCache.set(platform, cache);
-  }
-  let built = cache.get(schema);
-  if (built === undefined) {
-    const out: Record<string, unknown> = {};
-    for (const [key, spec] of Object.entries(schema.fields)) {
-      if (spec.default !== undefined) out[key] = fieldDefault(spec, platform);
-    }
-    built = deepFreeze(out);
-    cache.set(schema, built);
-  }
-  return built as DefaultsOf<F>;
+  // The one place the built object meets its declared type: it has exactly the defaulted keys.
+  return buildDefaults(schema.fields, platform) as DefaultsOf<F>;
 }

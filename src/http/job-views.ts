@@ -56,7 +56,7 @@ export function renderCommand(command: JobCommand): string {
 }
 
 export function renderSchedule(job: ResolvedJob): string {
-  return job.schedule.kind === 'reboot' ? '@reboot' : job.schedule.text;
+  return job.schedule.text;
 }
 
 function secondsUntil(atMs: number | null, nowMs: number): number | null {

@@ -15,7 +15,7 @@ export interface LiveJob {
 }
 
 function scheduleText(job: ResolvedJob): string {
-  return job.schedule.kind === 'reboot' ? '@reboot' : job.schedule.text;
+  return job.schedule.text;
 }
 
 function byName(a: JobSeries, b: JobSeries): number {

@@ -87,7 +87,7 @@ export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: Repo
     start(deps, 'mail', job.name, () => sendMailReport(context, { job, outcome, report: mail }));
   }
   if (shell?.command) {
-    const scheduleText = job.schedule.kind === 'reboot' ? '@reboot' : job.schedule.text;
+    const scheduleText = job.schedule.text;
     start(deps, 'shell', job.name, async () => {
       const result = await runShellReport(
         { logger: deps.logger, baseEnv: deps.baseEnv },

@@ -3,40 +3,19 @@
 // Python's way of printing values (None, True, ['a', 'b']), a Jinja-compatible `tojson`, the
 // template variables of a finished run, and the default texts. It renders; it sends nothing.
 import type * as NunjucksModule from 'nunjucks';
-import type { ResolvedJob } from '../config/index.js';
+import {
+  DEFAULT_BODY_TEMPLATE,
+  DEFAULT_SENTRY_BODY_TEMPLATE,
+  DEFAULT_SUBJECT_TEMPLATE,
+  type ResolvedJob,
+} from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { toJinjaJson, toPythonText } from './jinja-values.js';
 import { ReportError, type ReporterName } from './report-error.js';
 
-/** `Cron job '<name>' completed` / `... failed`. */
-export const DEFAULT_SUBJECT_TEMPLATE =
-  "Cron job '{{name}}' {% if success %}completed{% else %}failed{% endif %}";
-
-/**
- * A leading blank line; on failure `(job failed because <reason>)` and a blank line; then both
- * outputs under STDOUT:/STDERR: headings, the one non-empty output, or a placeholder.
- */
-export const DEFAULT_BODY_TEMPLATE = `
-{% if not success %}(job failed because {{fail_reason}})
-{% endif %}
-{% if stdout and stderr -%}
-STDOUT:
----
-{{stdout}}
----
-STDERR:
-{{stderr}}
-{% elif stdout -%}
-{{stdout}}
-{% elif stderr -%}
-{{stderr}}
-{% else -%}
-(no output was captured)
-{% endif %}
-`;
-
-/** Subject, newline, body. */
-export const DEFAULT_SENTRY_BODY_TEMPLATE = `${DEFAULT_SUBJECT_TEMPLATE}\n${DEFAULT_BODY_TEMPLATE}`;
+// The default subject and bodies are the reference's texts, defined with the job schema (they
+// are part of every job's identity).
+export { DEFAULT_BODY_TEMPLATE, DEFAULT_SENTRY_BODY_TEMPLATE, DEFAULT_SUBJECT_TEMPLATE };
 
 /**
  * `{"text": <subject + newline + body as a JSON string>}`. The body's own final newline is
