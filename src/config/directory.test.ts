@@ -1,4 +1,5 @@
-// Directory mode (config.md §3): sorted entries, skipping rules, per-file defaults, singletons.
+// Directory mode (docs/configuration.md "Directory mode"): sorted entries, skipping rules,
+// per-file defaults, singletons.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { expectConfigError, loadTree } from './config-fixture.test.js';

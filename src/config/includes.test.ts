@@ -1,5 +1,6 @@
-// `include` (config.md §4) and the defaults layers (§6.1): job order, whose defaults apply,
-// path resolution, diamonds, crontab includes and section adoption.
+// `include` and the defaults layers (docs/configuration.md "include", "defaults and merging"):
+// job order, whose defaults apply, path resolution, diamonds, crontab includes and section
+// adoption.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';

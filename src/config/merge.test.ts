@@ -1,4 +1,4 @@
-// deepMerge(): the defaults merge rules of config.md §6.2.
+// deepMerge(): the defaults merge rules (docs/configuration.md "defaults and merging").
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { LocTable } from './issues.js';

@@ -1,4 +1,4 @@
-// strictyaml scalar typing (config.md §1.1).
+// strictyaml scalar typing (docs/configuration.md "The YAML dialect").
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { parseBoolText, parseFloatText, parseIntText } from './scalars.js';

@@ -1,6 +1,6 @@
-// The reload signature (jobs.md §1.5): path, mtime (ns), size and inode of every file the last
-// successful parse read, plus the config path itself (a directory's mtime changes when entries
-// are added, removed or renamed). Cheap: stats only, never reads or parses.
+// The reload signature (docs/configuration.md "Reloading"): path, mtime (ns), size and inode of
+// every file the last successful parse read, plus the config path itself (a directory's mtime
+// changes when entries are added, removed or renamed). Cheap: stats only, never reads or parses.
 import { stat } from 'node:fs/promises';
 import type { ResolvedConfig } from './types.js';
 

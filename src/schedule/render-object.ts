@@ -1,4 +1,4 @@
-// Schedule text as written in a configuration (config.md §7.4, docs/schedules.md): object-form
+// Schedule text as written in a configuration (docs/schedules.md): object-form
 // schedules rendered to a cron string, and the whitespace rule for string schedules. Textual
 // only; the parser validates the result.
 
