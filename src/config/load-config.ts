@@ -2,22 +2,15 @@
 // (docs/configuration.md "Where the configuration comes from"), then per-job resolution and the
 // cross-checks on the assembled config. Every problem is collected and thrown as one
 // YC_ERR_CONFIG_INVALID; nothing else escapes.
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { deepFreeze, describeError } from '../common/index.js';
+import { deepFreeze } from '../common/index.js';
 import { assertTimezone, localTimezone, parseSchedule, type Schedule } from '../schedule/index.js';
 import { notYetSupportedMessage, type SingletonSection } from './config-schema.js';
 import type { ResolvedCluster } from './cluster-schema.js';
 import { resolveClusterSection } from './cluster-section.js';
-import { looksLikeCrontab, parseCrontab } from './crontab.js';
 import { computeJobSetId } from './fingerprint.js';
-import {
-  sectionRef,
-  typeYamlDocument,
-  type FileUnit,
-  type SectionRef,
-  type SectionRefs,
-} from './file-unit.js';
+import { sectionRef, type FileUnit, type SectionRef, type SectionRefs } from './file-unit.js';
 import { loadIdentityDatabase, type IdentityDatabase } from './identity.js';
 import { IssueCollector, LocTable, childPath, issueAt, type Loc } from './issues.js';
 import type { TypedDefaults } from './job-schema.js';
@@ -29,18 +22,17 @@ import {
   type ResolveServices,
 } from './resolve-job.js';
 import {
-  decodeUtf8,
   describeIoError,
   directoryEntryKind,
   displayPath,
   kindByName,
   type FileKind,
 } from './source-files.js';
+import { SourceReader, canonicalPath } from './source-reader.js';
 import type { TypedJob } from './job-schema.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedWeb } from './types.js';
 import { resolveStateSection, type ResolvedState } from './state-section.js';
 import { resolveWebSection } from './web-section.js';
-import { parseYamlText } from './yaml-tree.js';
 
 export interface LoadConfigOptions {
   /** The daemon environment: `web.authToken.fromEnvVar` is read from it (job secrets resolve lazily). */
@@ -84,8 +76,6 @@ interface Assembled {
   readonly sections: SectionRefs;
 }
 
-type UnitRead = FileUnit | { readonly error: string; readonly cause: unknown };
-
 const NO_SECTIONS: SectionRefs = new Map();
 
 /** The state of one load: caches, issues and the files read. Never shared between loads. */
@@ -97,17 +87,14 @@ class ConfigLoad implements ResolveServices {
   readonly #passwdPath: string;
   readonly #groupPath: string;
   readonly #issues = new IssueCollector();
-  readonly #units = new Map<string, Promise<UnitRead>>();
-  readonly #envFiles = new Map<string, Promise<EnvFileRead>>();
+  readonly #reader: SourceReader;
   readonly #schedules = new Map<string, Schedule>();
-  readonly #sourceFiles = new Set<string>();
   readonly #seenJobs = new Set<TypedJob>();
   readonly #jobs: { readonly job: ResolvedJob; readonly draft: JobDraft }[] = [];
   readonly #sections = new Map<SingletonSection, SectionRef>();
   #state: ResolvedState | null = null;
   readonly #env: NodeJS.ProcessEnv;
   readonly #acceptCluster: boolean;
-  readonly #refuseUnread: boolean;
   readonly onJobIdentity: ((jobName: string, canonicalText: string) => void) | undefined;
   #identity: Promise<IdentityDatabase> | undefined;
   #localZone: string | undefined;
@@ -125,8 +112,12 @@ class ConfigLoad implements ResolveServices {
     this.#groupPath = options.groupPath ?? '/etc/group';
     this.#env = options.env ?? process.env;
     this.#acceptCluster = options.acceptClusterSection === true;
-    this.#refuseUnread = (options.purpose ?? 'run') === 'run';
     this.onJobIdentity = options.onJobIdentity;
+    this.#reader = new SourceReader({
+      locs: this.locs,
+      refuseUnread: (options.purpose ?? 'run') === 'run',
+      displayPath: (absolute) => this.displayPath(absolute),
+    });
   }
 
   async run(configPath: string): Promise<ResolvedConfig> {
@@ -163,7 +154,7 @@ class ConfigLoad implements ResolveServices {
       state: this.#state,
       web,
       cluster: cluster === null ? null : deepFreeze(cluster),
-      sourceFiles: Object.freeze([...this.#sourceFiles]),
+      sourceFiles: Object.freeze([...this.#reader.sourceFiles]),
       configPath: absolute,
     });
   }
@@ -177,7 +168,7 @@ class ConfigLoad implements ResolveServices {
     if (ref === undefined) return null;
     const typed = ref.value;
     const passwordFile = typed.fields.etcd?.password?.fromFile;
-    if (passwordFile) this.#sourceFiles.add(path.resolve(this.cwd, passwordFile));
+    if (passwordFile) this.#reader.sourceFiles.add(path.resolve(this.cwd, passwordFile));
     const resolved = await resolveClusterSection(typed, ref.loc, {
       locs: this.locs,
       cwd: this.cwd,
@@ -204,7 +195,7 @@ class ConfigLoad implements ResolveServices {
     if (ref === undefined) return null;
     const typed = ref.value;
     const tokenFile = typed.authToken?.fromFile;
-    if (tokenFile) this.#sourceFiles.add(path.resolve(this.cwd, tokenFile));
+    if (tokenFile) this.#reader.sourceFiles.add(path.resolve(this.cwd, tokenFile));
     return resolveWebSection(typed, { cwd: this.cwd, env: this.#env });
   }
 
@@ -232,7 +223,7 @@ class ConfigLoad implements ResolveServices {
   /** One file given on the command line or listed in the config directory. */
   async #loadTopFile(absolute: string, kind: FileKind): Promise<void> {
     const real = await canonicalPath(absolute);
-    const unit = await this.#readUnit(absolute, real, kind);
+    const unit = await this.#reader.readUnit(absolute, real, kind);
     if ('error' in unit) {
       this.#issues.report({
         file: this.displayPath(absolute),
@@ -256,62 +247,6 @@ class ConfigLoad implements ResolveServices {
   }
 
   /**
-   * Read and type a file once per load, cached by its real path: a file reached twice (a
-   * diamond include, or through a symlink) yields the very same typed jobs, counted once.
-   */
-  #readUnit(absolute: string, real: string, kind: FileKind): Promise<UnitRead> {
-    const key = `${kind}\0${real}`;
-    let unit = this.#units.get(key);
-    if (!unit) {
-      unit = this.#readUnitUncached(absolute, kind);
-      this.#units.set(key, unit);
-    }
-    return unit;
-  }
-
-  async #readUnitUncached(absolute: string, kind: FileKind): Promise<UnitRead> {
-    this.#sourceFiles.add(absolute);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(absolute);
-    } catch (error) {
-      return { error: describeIoError(error), cause: error };
-    }
-    const file = this.displayPath(absolute);
-    const decoded = decodeUtf8(bytes);
-    if (!decoded.ok) {
-      const issue = { file, path: '', line: decoded.line, message: decoded.reason };
-      return emptyUnit(kind === 'crontab' ? 'crontab' : 'yaml', absolute, file, [issue]);
-    }
-    let text = decoded.text;
-    if (text.startsWith('\uFEFF')) text = text.slice(1);
-    const effectiveKind = kind === 'sniff' ? (looksLikeCrontab(text) ? 'crontab' : 'yaml') : kind;
-    if (effectiveKind === 'crontab') {
-      const parsed = parseCrontab(text, absolute, file, this.locs);
-      return {
-        kind: 'crontab',
-        absolutePath: absolute,
-        file,
-        defaults: null,
-        includes: [],
-        jobs: parsed.jobs,
-        sections: NO_SECTIONS,
-        issues: parsed.issues,
-      };
-    }
-    const parsed = await parseYamlText(text, file);
-    const unit = typeYamlDocument(
-      parsed.root,
-      absolute,
-      file,
-      this.locs,
-      this.#refuseUnread,
-    );
-    return parsed.issues.length === 0
-      ? unit
-      : { ...unit, issues: [...parsed.issues, ...unit.issues] };
-  }
-
   /**
    * A file with its includes: included jobs first (in include order, each built with its own
    * file's defaults), then inline jobs over the merged defaults layer. `chain` holds the real
@@ -340,7 +275,7 @@ class ConfigLoad implements ResolveServices {
         );
         continue;
       }
-      const included = await this.#readUnit(target, real, kindByName(target));
+      const included = await this.#reader.readUnit(target, real, kindByName(target));
       if ('error' in included) {
         this.#issues.report(
           issueAt(include.loc, `cannot read '${include.target}': ${included.error}`),
@@ -458,21 +393,7 @@ class ConfigLoad implements ResolveServices {
   }
 
   readEnvFile(absolute: string): Promise<EnvFileRead> {
-    let read = this.#envFiles.get(absolute);
-    if (!read) {
-      this.#sourceFiles.add(absolute);
-      read = readFile(absolute).then(
-        (bytes): EnvFileRead => {
-          const decoded = decodeUtf8(bytes);
-          return decoded.ok
-            ? { ok: true, text: decoded.text }
-            : { ok: false, reason: `${decoded.reason} (line ${decoded.line})` };
-        },
-        (error: unknown): EnvFileRead => ({ ok: false, reason: describeEnvFileError(error) }),
-      );
-      this.#envFiles.set(absolute, read);
-    }
-    return read;
+    return this.#reader.readEnvFile(absolute);
   }
 
   identityDatabase(): Promise<IdentityDatabase> {
@@ -483,36 +404,4 @@ class ConfigLoad implements ResolveServices {
   displayPath(absolute: string): string {
     return displayPath(absolute, this.cwd);
   }
-}
-
-function describeEnvFileError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === undefined ? describeError(error) : `${describeIoError(error)} (${code})`;
-}
-
-/** The real path for cycle detection (symlinks followed); the path itself when missing. */
-async function canonicalPath(absolute: string): Promise<string> {
-  try {
-    return await realpath(absolute);
-  } catch {
-    return absolute;
-  }
-}
-
-function emptyUnit(
-  kind: FileUnit['kind'],
-  absolutePath: string,
-  file: string,
-  issues: FileUnit['issues'],
-): FileUnit {
-  return {
-    kind,
-    absolutePath,
-    file,
-    defaults: null,
-    includes: [],
-    jobs: [],
-    sections: NO_SECTIONS,
-    issues,
-  };
 }
