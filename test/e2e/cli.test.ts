@@ -149,6 +149,21 @@ test('--job-set-id prints v1:<64 hex> and stays the same when jobs are reordered
   assert.notEqual(result.stdout, ids[0]);
 });
 
+test("--job-set-id prints the Python reference's id for its golden configurations", async () => {
+  // Three of the reference's golden cases (test/golden/fingerprint/README.md), run from their own
+  // folder as the reference was; every case is checked in detail by the config unit tests.
+  for (const name of ['ref-test-golden', 'dags-ignored-golden', 'crontab-file']) {
+    const caseDir = join(REPO_ROOT, 'test/golden/fingerprint', name);
+    const expected = JSON.parse(readFileSync(join(caseDir, 'expected.json'), 'utf8')) as {
+      config: string;
+      job_set_id: string;
+    };
+    const result = await runCli(['--job-set-id', '-c', expected.config], { cwd: caseDir });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `${expected.job_set_id}\n`, name);
+  }
+});
+
 test('--job-set-id answers for a config with cluster and dags sections (they never count); -v refuses to run it', async (t) => {
   const dir = await useTempDir(t);
   const plain = await writeConfig(dir, `jobs:\n${job('a')}`, 'plain.yaml');
