@@ -5,7 +5,7 @@
 // Must not: change any byte for an existing configuration (durable retry records and @reboot
 // markers store digests), or read anything but the typed job and the facts passed in.
 import { createHash } from 'node:crypto';
-import { sortByCodePoint } from '../common/index.js';
+import { compareCodePoints } from '../common/index.js';
 import { collapseScheduleWhitespace, renderScheduleObjectVerbatim } from '../schedule/index.js';
 import { canonicalJson, canonicalString } from './canonical-json.js';
 import {
@@ -47,7 +47,9 @@ const CUSTOM_RULES: Readonly<Record<CustomIdentityKey, CustomRule>> = {
   // Names only (values are per host), inline and env_file ones together, sorted, once each.
   environment: ({ environment = [] }, { envFileNames }) =>
     canonicalJson(
-      sortByCodePoint(new Set([...environment.map((entry) => entry.key), ...envFileNames])),
+      [...new Set([...environment.map((entry) => entry.key), ...envFileNames])].sort(
+        compareCodePoints,
+      ),
     ),
   // The frame: the zone as written, else UTC (utc: true, the default), else local time (null).
   timezone: ({ timezone, utc }, { platform }) =>
@@ -150,10 +152,12 @@ function valueJson(schema: Schema, value: unknown, platform: NodeJS.Platform): s
     }
     case 'mapOf': {
       if (!isMap(value)) break;
-      const members = sortByCodePoint(Object.keys(value)).map(
-        (key) =>
-          `${canonicalString(key)}:${schema.redactValues === true ? REDACTED : valueJson(schema.value, value[key], platform)}`,
-      );
+      const members = Object.keys(value)
+        .sort(compareCodePoints)
+        .map(
+          (key) =>
+            `${canonicalString(key)}:${schema.redactValues === true ? REDACTED : valueJson(schema.value, value[key], platform)}`,
+        );
       return `{${members.join(',')}}`;
     }
     case 'seq':
