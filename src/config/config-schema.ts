@@ -51,7 +51,9 @@ export type NotYetSupportedSection = (typeof NOT_YET_SUPPORTED_SECTIONS)[number]
 export type UnreadSection = Exclude<NotYetSupportedSection, 'cluster'>;
 
 export function isUnreadSection(section: string): section is UnreadSection {
-  return section !== 'cluster' && (NOT_YET_SUPPORTED_SECTIONS as readonly string[]).includes(section);
+  return (
+    section !== 'cluster' && (NOT_YET_SUPPORTED_SECTIONS as readonly string[]).includes(section)
+  );
 }
 
 export function notYetSupportedMessage(section: NotYetSupportedSection): string {

@@ -3,7 +3,16 @@
 // digest hashes — must be what we compute, byte for byte.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +43,11 @@ interface Loaded {
   readonly canonical: ReadonlyMap<string, string>;
 }
 
-async function load(caseDir: string, config: string): Promise<Loaded> {
+async function load(
+  caseDir: string,
+  config: string,
+  extra: Partial<LoadConfigOptions> = {},
+): Promise<Loaded> {
   const canonical = new Map<string, string>();
   const options: LoadConfigOptions = {
     cwd: caseDir,
@@ -43,6 +56,7 @@ async function load(caseDir: string, config: string): Promise<Loaded> {
     groupPath: path.join(accounts, 'group'),
     purpose: 'job-set-id',
     onJobIdentity: (name, text) => canonical.set(name, text),
+    ...extra,
   };
   const loaded = await loadConfig(config, options);
   return {
@@ -123,3 +137,37 @@ for (const name of cases) {
     }
   });
 }
+
+// The reference never counts a `cluster` section (docs/configuration.md "Job-set id"): every case
+// with a valid one added (each backend in turn; for a directory, in a file of its own) still
+// has the reference's id and digests. A crontab cannot hold a section.
+const CLUSTER_SECTIONS = [
+  'cluster:\n  listen: "127.0.0.1:8443"\n  tls:\n    ca: ca.pem\n    cert: a.pem\n    key: a.key\n  peers:\n    - host: b.internal:8443\n',
+  'cluster:\n  backend: filesystem\n  filesystem:\n    path: /mnt/shared\n',
+  'cluster:\n  backend: kubernetes\n  nodeName: pod-0\n  kubernetes:\n',
+  'cluster:\n  backend: etcd\n',
+];
+
+void test('golden cases with a cluster section added keep the reference id and digests', async (t) => {
+  const work = mkdtempSync(path.join(tmpdir(), 'yacron2-golden-cluster-'));
+  t.after(() => rmSync(work, { recursive: true, force: true }));
+  let checked = 0;
+  for (const name of cases) {
+    const expected = JSON.parse(
+      readFileSync(path.join(GOLDEN, name, 'expected.json'), 'utf8'),
+    ) as Expected;
+    if (expected.config.endsWith('.crontab')) continue;
+    const caseDir = path.join(work, name);
+    cpSync(path.join(GOLDEN, name), caseDir, { recursive: true });
+    const section = CLUSTER_SECTIONS[checked % CLUSTER_SECTIONS.length] ?? '';
+    const config = path.join(caseDir, expected.config);
+    if (statSync(config).isDirectory())
+      writeFileSync(path.join(config, 'zz-cluster.yaml'), section);
+    else appendFileSync(config, `\n${section}`);
+    const loaded = await load(caseDir, expected.config, { acceptClusterSection: true });
+    assert.deepEqual(Object.fromEntries(loaded.digests), expected.jobs, name);
+    assert.equal(loaded.jobSetId, expected.job_set_id, name);
+    checked++;
+  }
+  assert.equal(checked, cases.length - 3);
+});

@@ -555,21 +555,39 @@ void test('a report shell command list from defaults and the job concatenate, as
   });
 });
 
+const CLUSTER = 'cluster:\n  backend: filesystem\n  filesystem:\n    path: /mnt/shared\n';
+
 void test('cluster and dags sections load for the job-set id only, and never count in it', async () => {
-  const sections =
-    'cluster:\n  nodeName: n1\ndags:\n  - name: nightly\n    tasks:\n      - id: t\n';
+  const sections = `${CLUSTER}dags:\n  - name: nightly\n    tasks:\n      - id: t\n`;
   const plain = await loadTree({ 'jobs.yaml': singleJob('') });
   const { config } = await loadTree({ 'jobs.yaml': `${singleJob('')}${sections}` }, 'jobs.yaml', {
     purpose: 'job-set-id',
+    acceptClusterSection: true,
   });
   assert.equal(config.jobSetId, plain.config.jobSetId);
   assert.equal(config.jobs.length, 1);
+  assert.equal(config.cluster?.backend, 'filesystem');
+  // Still one per configuration, and still checked: a broken section fails the id too.
   assert.match(
-    await expectConfigError(
-      { 'a.yaml': 'cluster:\n  x: 1\n', 'b.yaml': 'cluster:\n  y: 2\n' },
-      '.',
-      { purpose: 'job-set-id' },
-    ),
+    await expectConfigError({ 'a.yaml': CLUSTER, 'b.yaml': CLUSTER }, '.', {
+      purpose: 'job-set-id',
+      acceptClusterSection: true,
+    }),
     /Multiple 'cluster' configurations found/,
+  );
+  assert.equal(
+    await expectConfigError({ 'jobs.yaml': 'cluster:\n  x: 1\n' }, 'jobs.yaml', {
+      purpose: 'job-set-id',
+      acceptClusterSection: true,
+    }),
+    "Cannot load jobs.yaml at cluster.x (line 2): unknown key 'x'",
+  );
+  // For running, both are refused at their line.
+  assert.equal(
+    await expectConfigError({ 'jobs.yaml': `${singleJob('')}${sections}` }, 'jobs.yaml'),
+    [
+      "Cannot load jobs.yaml at dags (line 10): the 'dags' section is not supported yet",
+      "Cannot load jobs.yaml at cluster (line 6): the 'cluster' section is not supported yet",
+    ].join('\n---\n'),
   );
 });

@@ -45,7 +45,6 @@ export interface LoadConfigOptions {
   readonly passwdPath?: string;
   readonly groupPath?: string;
   /**
-  /**
    * Return a valid `cluster` section instead of refusing it. The daemon does not run clustering
    * yet, so it loads without this and a cluster config is refused (after the section's own
    * errors, which are always reported); `-v` and `--job-set-id` accept it. (The sections

@@ -169,7 +169,9 @@ test('--job-set-id answers for a config with cluster and dags sections (they nev
   const plain = await writeConfig(dir, `jobs:\n${job('a')}`, 'plain.yaml');
   const sections = [
     'cluster:',
-    '  nodeName: n1',
+    '  backend: filesystem',
+    '  filesystem:',
+    '    path: /mnt/shared',
     'dags:',
     '  - name: nightly',
     '    schedule: "0 1 * * *"',
@@ -184,11 +186,19 @@ test('--job-set-id answers for a config with cluster and dags sections (they nev
   assert.equal(result.stdout, expected.stdout);
   const validate = await runCli(['-v', '-c', full]);
   assert.equal(validate.code, 1);
+  assert.match(validate.stderr, /at dags \(line \d+\): the 'dags' section is not supported yet/);
+  const clusterOnly = await writeConfig(
+    dir,
+    `jobs:\n${job('a')}${sections.split('dags:')[0]}`,
+    'c.yaml',
+  );
+  assert.equal((await runCli(['--job-set-id', '-c', clusterOnly])).stdout, expected.stdout);
+  const validateCluster = await runCli(['-v', '-c', clusterOnly]);
+  assert.equal(validateCluster.code, 1);
   assert.match(
-    validate.stderr,
+    validateCluster.stderr,
     /at cluster \(line \d+\): the 'cluster' section is not supported yet/,
   );
-  assert.match(validate.stderr, /at dags \(line \d+\): the 'dags' section is not supported yet/);
 });
 
 test('a missing default config path exits 1 with "configuration file not found"', async (t) => {
