@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { deepFreeze } from '../common/index.js';
 import { describeIoError } from './source-files.js';
 import { childPath, type Loc } from './issues.js';
 import { INVALID, OMIT, isEmptyValue, walk, type Schema, type WalkContext } from './schema.js';
@@ -329,10 +330,4 @@ export async function resolveWebSection(
   // hashed in with the rest; it never appears in clear outside `authToken`.
   const digest = createHash('sha256').update(JSON.stringify(settings)).digest('hex');
   return deepFreeze({ ...settings, digest });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const child of Object.values(value)) deepFreeze(child);
-  return Object.freeze(value);
 }
