@@ -36,6 +36,18 @@ function harness(baseEnv: NodeJS.ProcessEnv = process.env): Harness {
   };
 }
 
+/**
+ * While coverage is collected (`npm run coverage`), Node adds NODE_V8_COVERAGE to the env object
+ * a spawn is given, so the child reports its coverage too: leave it out of env comparisons.
+ */
+function withoutCoverageVar(
+  environment: Readonly<Record<string, string>> | null,
+): Record<string, string> | null {
+  if (environment === null) return null;
+  const { NODE_V8_COVERAGE: _coverage, ...rest } = environment;
+  return rest;
+}
+
 const exitWith = (...args: string[]): ResolvedJob['command'] => ({
   kind: 'argv',
   argv: [NODE, fixture('exit-with.js'), ...args],
@@ -175,7 +187,10 @@ void test('the child env is daemon env < job environment < injected variables', 
   );
   const expected = { A: 'job', B: 'injected', C: 'daemon', D: 'job' };
   assert.deepEqual(JSON.parse(outcome.stdout?.text ?? ''), expected);
-  assert.deepEqual(outcome.environment, { PATH: process.env['PATH'], ...expected });
+  assert.deepEqual(withoutCoverageVar(outcome.environment), {
+    PATH: process.env['PATH'],
+    ...expected,
+  });
 });
 
 void test('injected variables alone also build an environment', async () => {
@@ -183,7 +198,10 @@ void test('injected variables alone also build an environment', async () => {
     makeJob({ command: { kind: 'argv', argv: [NODE, fixture('print-env.js'), 'YACRON2_RUN_ID'] } }),
     { extraEnv: { YACRON2_RUN_ID: 'r1' } },
   );
-  assert.deepEqual(outcome.environment, { PATH: process.env['PATH'], YACRON2_RUN_ID: 'r1' });
+  assert.deepEqual(withoutCoverageVar(outcome.environment), {
+    PATH: process.env['PATH'],
+    YACRON2_RUN_ID: 'r1',
+  });
 });
 
 void test('captured lines are echoed with the prefix to the same daemon stream and published', async () => {
