@@ -1,6 +1,6 @@
 // A Clock for tests: time moves only when the test says so (advance, setWall); timers fire in
 // due order during advance(), with microtasks drained between them so awaited code can react.
-import { sleepWith, type Clock, type TimerHandle } from './clock.js';
+import { normaliseDelayMs, sleepWith, type Clock, type TimerHandle } from './clock.js';
 
 interface PendingTimer {
   readonly id: number;
@@ -30,7 +30,8 @@ export class FakeClock implements Clock {
     const id = this.#nextId++;
     this.#timers.set(id, {
       id,
-      dueMonotonicMs: this.#monotonicMs + Math.max(0, delayMs),
+      // The same delay rules as systemClock: NaN is 0, Infinity never comes due.
+      dueMonotonicMs: this.#monotonicMs + normaliseDelayMs(delayMs),
       callback,
     });
     return { cancel: () => this.#timers.delete(id) };

@@ -1,5 +1,14 @@
 // The common door: clock, errors, logger, events and small async helpers shared by every layer.
-export { systemClock, sleepWith, type Clock, type TimerHandle } from './clock.js';
+export {
+  systemClock,
+  sleepWith,
+  setChunkedTimer,
+  normaliseDelayMs,
+  MAX_TIMER_CHUNK_MS,
+  type Clock,
+  type TimerHandle,
+  type TimerHost,
+} from './clock.js';
 export { FakeClock, flushMicrotasks } from './fake-clock.js';
 export {
   ERROR_CODES,

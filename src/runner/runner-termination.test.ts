@@ -263,3 +263,12 @@ void test('cancel() also kills a grandchild that outlives the direct child and h
     assert.equal(outcome.stdout?.text, 'ready\n');
   });
 });
+
+void test('an executionTimeout beyond Node timer range (25 days) does not fire at spawn on the real clock', async () => {
+  // 2,200,000 s: Node clamps such a setTimeout to 1 ms, which killed runs as they started.
+  const run = start(systemClock, makeJob({ executionTimeoutMs: 2_200_000_000 }));
+  const outcome = await run.handle.done;
+  assert.equal(outcome.kind, 'succeeded');
+  assert.equal(outcome.exitCode, 0);
+  assert.deepEqual(messages(run.logs, LEVEL.info), []);
+});
