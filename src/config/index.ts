@@ -10,3 +10,4 @@ export {
   DEFAULT_SENTRY_BODY_TEMPLATE,
   DEFAULT_SUBJECT_TEMPLATE,
 } from './report-schema.js';
+export { MIN_LEASE_TTL_SECONDS, MAX_LEASE_TTL_SECONDS } from './state-section.js';

@@ -153,6 +153,24 @@ void test('maxOpsPerSecond must be >= 0 and finite', async () => {
   );
 });
 
+void test('lease TTLs over a day are refused (a lease outliving a crash by days means nothing)', async () => {
+  assert.equal(
+    await stateError('path: s\njobApi:\n  lockTtlSeconds: 10000000'),
+    'Cannot load jobs.yaml at state.jobApi.lockTtlSeconds (line 5): lockTtlSeconds must be a finite number between 5 and 86400 (one day), found 10000000',
+  );
+  assert.match(
+    await stateError('path: s\nslotTtlSeconds: 86401'),
+    /slotTtlSeconds must be a finite number between 5 and 86400 \(one day\), found 86401/,
+  );
+});
+
+void test('a positive maxOpsPerSecond below 0.1 is refused: one operation could not wait out its turn', async () => {
+  assert.equal(
+    await stateError('path: s\nmaxOpsPerSecond: 0.000001'),
+    'Cannot load jobs.yaml at state.maxOpsPerSecond (line 4): maxOpsPerSecond must be 0 (unlimited) or at least 0.1 (a store call waits at most 10 s for its turn), found 0.000001',
+  );
+});
+
 void test('enums, types and unknown keys are checked', async () => {
   assert.equal(
     await stateError('path: s\ntopology: cluster'),

@@ -86,6 +86,13 @@ export const STATE_DEFAULTS: StateDefaults = Object.freeze({
 export const MIN_GC_GRACE_SECONDS = 86_400;
 /** Smallest lease TTL: a tiny TTL leaves no room for renew latency on a network mount. */
 export const MIN_LEASE_TTL_SECONDS = 5;
+/** Largest lease TTL: a lease that outlives a crashed holder by more than a day means nothing. */
+export const MAX_LEASE_TTL_SECONDS = 86_400;
+/**
+ * Smallest positive maxOpsPerSecond: below one operation per 10 s a lone store call cannot get
+ * its token within the 10 s every scheduling-path and job-API call is allowed.
+ */
+export const MIN_MAX_OPS_PER_SECOND = 0.1;
 
 const opt = (schema: Schema): FieldSpec => ({ schema });
 const str: Schema = { kind: 'str' };
@@ -174,15 +181,7 @@ export function resolveStateSection(
   check(typed, 'path', 'state', typed.path.trim() === '' ? 'path must not be empty' : undefined);
   check(typed, 'deploymentId', 'state', deploymentIdProblem(typed.deploymentId));
   check(typed, 'gcGraceSeconds', 'state', gcGraceProblem(typed.gcGraceSeconds));
-  check(
-    typed,
-    'maxOpsPerSecond',
-    'state',
-    typed.maxOpsPerSecond !== undefined &&
-      !(typed.maxOpsPerSecond >= 0 && Number.isFinite(typed.maxOpsPerSecond))
-      ? `maxOpsPerSecond must be a finite number >= 0 (0 = unlimited), found ${typed.maxOpsPerSecond}`
-      : undefined,
-  );
+  check(typed, 'maxOpsPerSecond', 'state', maxOpsProblem(typed.maxOpsPerSecond));
   check(typed, 'slotTtlSeconds', 'state', ttlProblem('slotTtlSeconds', typed.slotTtlSeconds));
   check(api, 'lockTtlSeconds', 'state.jobApi', ttlProblem('lockTtlSeconds', api.lockTtlSeconds));
   check(api, 'maxValueBytes', 'state.jobApi', sizeProblem('maxValueBytes', api.maxValueBytes));
@@ -230,9 +229,25 @@ function gcGraceProblem(value: number | undefined): string | undefined {
 }
 
 function ttlProblem(key: string, value: number | undefined): string | undefined {
-  if (value === undefined || (value >= MIN_LEASE_TTL_SECONDS && Number.isFinite(value)))
-    return undefined;
-  return `${key} must be a finite number >= ${MIN_LEASE_TTL_SECONDS}, found ${value}`;
+  if (value === undefined) return undefined;
+  if (!(value >= MIN_LEASE_TTL_SECONDS && Number.isFinite(value))) {
+    return `${key} must be a finite number >= ${MIN_LEASE_TTL_SECONDS}, found ${value}`;
+  }
+  if (value > MAX_LEASE_TTL_SECONDS) {
+    return `${key} must be a finite number between ${MIN_LEASE_TTL_SECONDS} and ${MAX_LEASE_TTL_SECONDS} (one day), found ${value}`;
+  }
+  return undefined;
+}
+
+function maxOpsProblem(value: number | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!(value >= 0 && Number.isFinite(value))) {
+    return `maxOpsPerSecond must be a finite number >= 0 (0 = unlimited), found ${value}`;
+  }
+  if (value > 0 && value < MIN_MAX_OPS_PER_SECOND) {
+    return `maxOpsPerSecond must be 0 (unlimited) or at least ${MIN_MAX_OPS_PER_SECOND} (a store call waits at most 10 s for its turn), found ${value}`;
+  }
+  return undefined;
 }
 
 function sizeProblem(key: string, value: number | undefined): string | undefined {

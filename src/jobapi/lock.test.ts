@@ -155,6 +155,18 @@ for (const kind of STORE_KINDS) {
         { settings: { lockTtlMs: 12_000 } },
       ));
 
+    void test('a ttl over a day is refused (400) before any lease is taken', () =>
+      withFixture(kind, async ({ startRun, observed }) => {
+        const run = startRun();
+        for (const ttl of [86_401, 1e7]) {
+          const reply = await acquire(run, { name: 'db', ttl });
+          assert.equal(reply.status, 400);
+          assert.deepEqual(reply.json(), { error: 'ttl must be at most 86400 seconds (one day)' });
+        }
+        assert.equal(observed.calls.includes('acquireLease'), false);
+        assert.equal((await acquire(run, { name: 'db', ttl: 86_400 })).json().ttl, 86_400);
+      }));
+
     void test('with wait, an acquire blocks until a permit frees', () =>
       withFixture(kind, async ({ startRun, clock, observed }) => {
         const holder = startRun();

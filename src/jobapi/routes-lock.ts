@@ -1,5 +1,6 @@
 // Mutex / semaphore routes (http-api B.4 /v1/lock/*): request parsing and the ttl / wait rules;
 // the holding, renewing and releasing is lock-holds.ts.
+import { MAX_LEASE_TTL_SECONDS, MIN_LEASE_TTL_SECONDS } from '../config/index.js';
 import { ApiError } from './api-error.js';
 import { checkName } from './names.js';
 import {
@@ -13,7 +14,12 @@ import { jsonReply, readJsonBody, type Route, type RouteServices } from './route
 import { resolveScope } from './scopes.js';
 
 /** A requested ttl is floored here (seconds): a tiny TTL would expire live holders. */
-export const MIN_LOCK_TTL_SECONDS = 5;
+export const MIN_LOCK_TTL_SECONDS = MIN_LEASE_TTL_SECONDS;
+/**
+ * A requested ttl above this (seconds) is refused (400), as lockTtlSeconds is at load: a lease
+ * that outlives a crashed daemon by more than a day has no sane meaning.
+ */
+export const MAX_LOCK_TTL_SECONDS = MAX_LEASE_TTL_SECONDS;
 /** Permits are leases tried one by one on every pass: bound the work one request can ask for. */
 export const MAX_PERMITS = 1024;
 
@@ -38,6 +44,9 @@ export function lockRoutes(services: RouteServices): Record<string, Route> {
           throw new ApiError(400, `permits must be at most ${MAX_PERMITS}`);
         // An absent or zero ttl means the configured lockTtlSeconds.
         const ttlSeconds = optionalNumber(fields, 'ttl') ?? 0;
+        if (ttlSeconds > MAX_LOCK_TTL_SECONDS) {
+          throw new ApiError(400, `ttl must be at most ${MAX_LOCK_TTL_SECONDS} seconds (one day)`);
+        }
         const ttlMs =
           ttlSeconds === 0 ? settings.lockTtlMs : Math.max(MIN_LOCK_TTL_SECONDS, ttlSeconds) * 1000;
         const blockSeconds = optionalNumber(fields, 'blockSeconds');

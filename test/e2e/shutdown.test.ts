@@ -152,3 +152,40 @@ test(
     );
   },
 );
+
+test(
+  'a --shutdown-grace beyond Node timer range (2200000 s) waits for the job instead of expiring at once',
+  { timeout: 30_000 },
+  async (t) => {
+    const dir = await useTempDir(t);
+    const go = join(dir, 'go');
+    const config = await writeConfig(
+      dir,
+      `jobs:
+  - name: drain
+    command: |
+      echo "started"
+      while [ ! -e ${shellQuote(go)} ]; do sleep 0.05; done
+      echo "finished"
+    schedule: "@reboot"
+    captureStdout: true
+  - name: ticker
+    command: echo tick
+    schedule: "* * * * * * *"
+`,
+    );
+    const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', '2200000']);
+    await daemon.waitForLine(/^\[drain stdout\] started$/);
+    await daemon.waitForLog(/^Job ticker exit code 0;/);
+    daemon.child.kill('SIGTERM');
+    await daemon.waitForLog(/^Shutting down \(after currently running jobs finish\)\.\.\.$/);
+    // Node clamps a timer over 2^31 - 1 ms to 1 ms: the grace "expired" at once and the job
+    // was killed before it could see the go file.
+    await writeFile(go, '');
+    assert.equal(await daemon.exited(), 0);
+    assert.deepEqual(daemon.logMessages(/Shutdown grace .* expired/), []);
+    assert.deepEqual(daemon.logMessages(/^Job drain exit code/), [
+      'Job drain exit code 0; has stdout: True, has stderr: False; fail_reason: None',
+    ]);
+  },
+);
