@@ -13,6 +13,7 @@ export class FakeClock implements Clock {
   #monotonicMs = 0;
   #nextId = 1;
   #timers = new Map<number, PendingTimer>();
+  #timerWaiters: ((delayMs: number) => void)[] = [];
 
   constructor(startWallMs = Date.UTC(2026, 0, 1)) {
     this.#wallMs = startWallMs;
@@ -34,7 +35,16 @@ export class FakeClock implements Clock {
       dueMonotonicMs: this.#monotonicMs + normaliseDelayMs(delayMs),
       callback,
     });
+    for (const resolve of this.#timerWaiters.splice(0)) resolve(delayMs);
     return { cancel: () => this.#timers.delete(id) };
+  }
+
+  /**
+   * Resolves with the delay of the next timer set: a test waits for the code under test to arm
+   * a timer (an event it cannot otherwise see) before it advances time past it.
+   */
+  nextTimer(): Promise<number> {
+    return new Promise((resolve) => this.#timerWaiters.push(resolve));
   }
 
   sleep(delayMs: number, signal?: AbortSignal): Promise<void> {

@@ -32,23 +32,8 @@ export function makeSettings(overrides: Partial<ResolvedJobApi> = {}): ResolvedJ
   };
 }
 
-/** A FakeClock that also announces each timer as it is set (a test waits for the server to arm one). */
-export class WatchedClock extends FakeClock {
-  #waiters: Deferred<number>[] = [];
-
-  override setTimer(callback: () => void, delayMs: number): ReturnType<FakeClock['setTimer']> {
-    const handle = super.setTimer(callback, delayMs);
-    for (const waiter of this.#waiters.splice(0)) waiter.resolve(delayMs);
-    return handle;
-  }
-
-  /** Resolves with the delay of the next timer set. */
-  nextTimer(): Promise<number> {
-    const waiter = createDeferred<number>();
-    this.#waiters.push(waiter);
-    return waiter.promise;
-  }
-}
+/** The fixture's clock: FakeClock's nextTimer() lets a test wait for the server to arm a timer. */
+export class WatchedClock extends FakeClock {}
 
 type StoreMethod = keyof StateStore & string;
 

@@ -1,6 +1,10 @@
 // One run = one child process in its own process group: spawn, capture, executionTimeout, the
 // cancel sequence over the whole group, and the RunOutcome once it exited AND its pipes closed.
-// Never throws for a failing job; spawn errors become a `spawn-failed` outcome.
+// executionTimeout covers the whole run, pipes included: a background child that keeps the
+// captured output open is the run's too. Without a timeout, such a child gets OUTPUT_DRAIN_MS
+// after the command exited, then the group is killed (and the pipes given up if something that
+// left the group still holds them). Never throws for a failing job; spawn errors become a
+// `spawn-failed` outcome.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import {
   createDeferred,
@@ -27,6 +31,12 @@ import type {
 
 export const TIMEOUT_EXIT_CODE = -100;
 export const SPAWN_FAILED_EXIT_CODE = 127;
+/**
+ * How long the captured pipes may stay open after the command itself exited: then whatever is
+ * left of its process group gets SIGKILL, and after as long again the pipes are closed on our
+ * side (a process that left the group cannot hold the run open for ever).
+ */
+export const OUTPUT_DRAIN_MS = 5_000;
 
 export interface ChildRunContext {
   readonly clock: Clock;
@@ -55,6 +65,9 @@ export class ChildRun implements RunHandle {
   #stdoutCapture: StreamCapture | null = null;
   #stderrCapture: StreamCapture | null = null;
   #timeoutTimer: TimerHandle | undefined;
+  /** Armed when the command exited while a captured pipe was still open. */
+  #drainTimer: TimerHandle | undefined;
+  #child: ChildProcess | undefined;
   /** executionTimeout fired while the process was alive: the exit code is −100 for good. */
   #timedOut = false;
   /** A cancel was requested while the process was alive. */
@@ -130,6 +143,7 @@ export class ChildRun implements RunHandle {
     if (child.pid === undefined) return; // the 'error' event follows
 
     this.#pid = child.pid;
+    this.#child = child;
     this.#stdoutCapture = this.#capture(child, 'stdout');
     this.#stderrCapture = this.#capture(child, 'stderr');
     child.once('exit', () => this.#onExit());
@@ -175,15 +189,40 @@ export class ChildRun implements RunHandle {
   }
 
   #onExit(): void {
+    if (this.#hasExited) return;
     this.#hasExited = true;
-    this.#timeoutTimer?.cancel();
-    this.#timeoutTimer = undefined;
     this.#exited.resolve();
+    // 'close' normally follows at once; the timer only matters when something holds a pipe.
+    if (!this.#settled) {
+      this.#drainTimer = this.#ctx.clock.setTimer(() => this.#onDrainExpired(), OUTPUT_DRAIN_MS);
+    }
+  }
+
+  /** The command exited OUTPUT_DRAIN_MS ago and a captured pipe is still open. */
+  #onDrainExpired(): void {
+    this.#drainTimer = undefined;
+    const pid = this.#pid;
+    if (this.#settled || pid === undefined) return;
+    const job = this.#request.job;
+    this.#ctx.logger.warn(
+      `Job ${job.name}: its command exited but a background process still holds its output open after ${formatSeconds(OUTPUT_DRAIN_MS)} seconds; killing its process group`,
+    );
+    signalProcessGroup(pid, 'SIGKILL');
+    this.#drainTimer = this.#ctx.clock.setTimer(() => {
+      this.#drainTimer = undefined;
+      if (this.#settled) return;
+      // Only a process that left the group can still hold the pipes: stop reading them.
+      this.#ctx.logger.warn(
+        `Job ${job.name}: a process outside its process group holds its output open; closing the pipes`,
+      );
+      this.#child?.stdout?.destroy();
+      this.#child?.stderr?.destroy();
+    }, OUTPUT_DRAIN_MS);
   }
 
   #onTimeout(): void {
     this.#timeoutTimer = undefined;
-    if (this.#hasExited || this.#settled) return;
+    if (this.#settled) return;
     const job = this.#request.job;
     this.#timedOut = true;
     this.#ctx.logger.info(
@@ -232,7 +271,8 @@ export class ChildRun implements RunHandle {
 
   #onClose(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#settled) return;
-    this.#onExit(); // 'exit' always precedes 'close'; this is only a guard
+    this.#hasExited = true; // 'exit' always precedes 'close'; this is only a guard
+    this.#exited.resolve();
     this.#stdoutCapture?.finish();
     this.#stderrCapture?.finish();
     const exitCode = this.#timedOut ? TIMEOUT_EXIT_CODE : exitCodeFromStatus(code, signal);
@@ -251,8 +291,6 @@ export class ChildRun implements RunHandle {
     const job = this.#request.job;
     const message = describeError(error);
     this.#ctx.logger.error({ err: error }, `Cannot start job ${job.name}: ${message}`);
-    this.#timeoutTimer?.cancel();
-    this.#timeoutTimer = undefined;
     this.#hasExited = true;
     this.#exited.resolve();
     const stdout = job.captureStdout ? EMPTY_CAPTURE : null;
@@ -274,6 +312,11 @@ export class ChildRun implements RunHandle {
     >,
   ): void {
     this.#settled = true;
+    this.#timeoutTimer?.cancel();
+    this.#timeoutTimer = undefined;
+    this.#drainTimer?.cancel();
+    this.#drainTimer = undefined;
+    this.#child = undefined;
     this.#done.resolve({
       ...result,
       cancelReason: this.#cancelReason,

@@ -19,6 +19,7 @@ import {
   TextSink,
   type LogRecord,
 } from './job-fixture.test.js';
+import { OUTPUT_DRAIN_MS } from './child-run.js';
 import type { RunHandle } from './types.js';
 
 interface Started {
@@ -272,3 +273,108 @@ void test('an executionTimeout beyond Node timer range (25 days) does not fire a
   assert.equal(outcome.exitCode, 0);
   assert.deepEqual(messages(run.logs, LEVEL.info), []);
 });
+
+/** `sleep 300 &` that keeps the captured stdout open after the shell itself exits. */
+function backgroundSleeper(pidFile: string, prefix = ''): ResolvedJob['command'] {
+  return {
+    kind: 'shell',
+    script: `${prefix}sleep 300 & echo $! > "${pidFile}.tmp" && mv "${pidFile}.tmp" "${pidFile}"; echo started`,
+  };
+}
+
+void test(
+  'executionTimeout stays armed after the command exits while a background child holds its output',
+  { timeout: 20_000 },
+  async () => {
+    await withPidFile(async (pidFile) => {
+      const clock = new FakeClock();
+      const run = start(
+        clock,
+        makeJob({
+          name: 'bg',
+          command: backgroundSleeper(pidFile),
+          captureStdout: true,
+          executionTimeoutMs: 2000,
+        }),
+      );
+      // The timeout was armed at spawn; the next timer is armed when the shell exits.
+      const shellExited = clock.nextTimer();
+      await run.line(/^started/);
+      await shellExited;
+      const grandchild = Number(await readFile(pidFile, 'utf8'));
+      await clock.advance(2000);
+      const outcome = await run.handle.done;
+      assert.equal(outcome.kind, 'timed-out');
+      assert.equal(outcome.exitCode, -100);
+      assert.equal(outcome.stdout?.text, 'started\n');
+      assert.equal(isProcessAlive(grandchild), false);
+      assert.deepEqual(messages(run.logs, LEVEL.info), [
+        'Job bg exceeded its executionTimeout of 2.0 seconds, cancelling it...',
+      ]);
+      assert.equal(clock.pendingTimers, 0);
+    });
+  },
+);
+
+void test(
+  'without a timeout, a background child holding the output open is killed after the drain bound',
+  { timeout: 20_000 },
+  async () => {
+    await withPidFile(async (pidFile) => {
+      const clock = new FakeClock();
+      const drainArmed = clock.nextTimer();
+      const run = start(
+        clock,
+        makeJob({ name: 'bg', command: backgroundSleeper(pidFile), captureStdout: true }),
+      );
+      assert.equal(await drainArmed, OUTPUT_DRAIN_MS);
+      const grandchild = Number(await readFile(pidFile, 'utf8'));
+      await clock.advance(OUTPUT_DRAIN_MS - 1);
+      assert.equal(isProcessAlive(grandchild), true, 'not before the bound');
+      await clock.advance(1);
+      const outcome = await run.handle.done;
+      assert.equal(outcome.kind, 'succeeded');
+      assert.equal(outcome.exitCode, 0);
+      assert.equal(outcome.stdout?.text, 'started\n');
+      assert.equal(isProcessAlive(grandchild), false);
+      assert.deepEqual(messages(run.logs, LEVEL.warn), [
+        'Job bg: its command exited but a background process still holds its output open after 5.0 seconds; killing its process group',
+      ]);
+      assert.equal(clock.pendingTimers, 0);
+    });
+  },
+);
+
+void test(
+  'a process that left the group and holds the output open cannot keep the run open for ever',
+  { timeout: 20_000 },
+  async () => {
+    await withPidFile(async (pidFile) => {
+      const clock = new FakeClock();
+      const drainArmed = clock.nextTimer();
+      const run = start(
+        clock,
+        makeJob({
+          name: 'bg',
+          command: backgroundSleeper(pidFile, 'setsid '),
+          captureStdout: true,
+        }),
+      );
+      await drainArmed;
+      const escaped = Number(await readFile(pidFile, 'utf8'));
+      try {
+        const pipesClosing = clock.nextTimer();
+        await clock.advance(OUTPUT_DRAIN_MS);
+        await pipesClosing;
+        assert.equal(isProcessAlive(escaped), true, 'SIGKILL to the group cannot reach it');
+        await clock.advance(OUTPUT_DRAIN_MS);
+        const outcome = await run.handle.done;
+        assert.equal(outcome.exitCode, 0);
+        assert.equal(outcome.stdout?.text, 'started\n');
+        assert.equal(messages(run.logs, LEVEL.warn).length, 2);
+      } finally {
+        process.kill(escaped, 'SIGKILL');
+      }
+    });
+  },
+);
