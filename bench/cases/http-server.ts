@@ -55,6 +55,7 @@ const web: ResolvedWeb = {
   listen: [{ kind: 'tcp', url: 'http://127.0.0.1:0', host: '127.0.0.1', port: 0 }],
   headers: {},
   authToken: null,
+  authTokenEnvVar: null,
   error: null,
   socketMode: null,
   ui: true,

@@ -129,6 +129,7 @@ const COMMON_JOB_FIELDS = {
   onlyIfLastSucceeded: opt(bool, { default: false, identity: 'hashed' }),
   archiveOutput: opt(bool, { default: false, identity: 'excluded' }),
   redactArchivedSecrets: opt(bool, { default: true, identity: 'excluded' }),
+  inheritSecretEnvVars: opt(bool, { default: false, identity: 'excluded' }),
 } as const satisfies Record<string, JobRow>;
 
 const JOB_FIELDS = {

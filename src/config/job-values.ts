@@ -120,6 +120,7 @@ export function buildResolvedJob(
     onlyIfLastSucceeded: job.onlyIfLastSucceeded ?? defaults.onlyIfLastSucceeded,
     archiveOutput: job.archiveOutput ?? defaults.archiveOutput,
     redactArchivedSecrets: job.redactArchivedSecrets ?? defaults.redactArchivedSecrets,
+    inheritSecretEnvVars: job.inheritSecretEnvVars ?? defaults.inheritSecretEnvVars,
     secrets: facts.secrets.length === 0 ? NO_ENTRIES : facts.secrets,
     stateAllowedScopes:
       job.stateAllowedScopes === undefined || job.stateAllowedScopes.length === 0

@@ -199,6 +199,11 @@ export interface ResolvedJob {
   readonly onlyIfLastSucceeded: boolean;
   readonly archiveOutput: boolean;
   readonly redactArchivedSecrets: boolean;
+  /**
+   * Keep the daemon's variables that a secret source names (`fromEnvVar`) in this job's
+   * environment; by default they are removed (docs/configuration.md "Environment").
+   */
+  readonly inheritSecretEnvVars: boolean;
   readonly secrets: readonly JobSecret[];
   readonly stateAllowedScopes: readonly string[];
   /** Per-job digest (docs/configuration.md "Job-set id"): lowercase hex SHA-256 of the job's canonical identity text. */

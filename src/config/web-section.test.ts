@@ -31,6 +31,7 @@ void test('a web section with only listen gets every default', async () => {
     listen: [{ kind: 'tcp', url: 'http://127.0.0.1:8080', host: '127.0.0.1', port: 8080 }],
     headers: {},
     authToken: null,
+    authTokenEnvVar: null,
     error: null,
     socketMode: null,
     ui: true,

@@ -41,6 +41,8 @@ export interface ResolvedWeb {
   readonly headers: Readonly<Record<string, string>>;
   /** The resolved bearer token; null = no authentication. Never logged. */
   readonly authToken: string | null;
+  /** `authToken.fromEnvVar` as written: that variable is kept out of job environments. */
+  readonly authTokenEnvVar: string | null;
   /** A web configuration error (empty token, unreadable token file): the API stays down. */
   readonly error: string | null;
   /** Octal mode for unix sockets, as written (checked at bind time). */
@@ -320,6 +322,7 @@ export async function resolveWebSection(
     listen: typed.listen.map(parseListenUrl),
     headers: { ...typed.headers },
     authToken: 'token' in auth ? auth.token : null,
+    authTokenEnvVar: typed.authToken?.fromEnvVar ?? null,
     error: 'error' in auth ? auth.error : null,
     socketMode: typed.socketMode ?? null,
     ui: typed.ui ?? true,

@@ -15,7 +15,7 @@ import {
 import { configSignature, loadConfig, type ResolvedConfig } from '../config/index.js';
 import type { WebServer } from '../http/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { createRunner } from '../runner/index.js';
+import { createRunner, secretEnvVarNames } from '../runner/index.js';
 import {
   createScheduler,
   type DurableCollaborator,
@@ -66,12 +66,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // 1. The scheduler, built with the read sides of the two slots the reloadable parts serve.
   const durableSlot = new Slot<DurableCollaborator>();
   const runEnvironmentSlot = new Slot<RunEnvironmentHook>();
+  // Variables that secret sources name stay out of job environments; follows every reload.
+  let secretEnvNames = secretEnvVarNames(config);
   const runner = createRunner({
     clock,
     logger,
     stdout: options.stdout ?? process.stdout,
     stderr: options.stderr ?? process.stderr,
     baseEnv: env,
+    secretEnvNames: () => secretEnvNames,
   });
   const scheduler = createScheduler(
     { clock, logger, runner, durable: durableSlot, runEnvironment: runEnvironmentSlot },
@@ -172,6 +175,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     const previousJobSetId = config.jobSetId;
     config = next;
+    secretEnvNames = secretEnvVarNames(next);
     signature = await configSignature(next);
     // The same order as at start-up; the scheduler first, so the parts see the new job set.
     scheduler.applyConfig(next);

@@ -19,6 +19,7 @@ export function makeWeb(overrides: Partial<ResolvedWeb> = {}): ResolvedWeb {
     listen: [],
     headers: {},
     authToken: null,
+    authTokenEnvVar: null,
     error: null,
     socketMode: null,
     ui: true,

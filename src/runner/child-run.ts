@@ -44,6 +44,8 @@ export interface ChildRunContext {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
   readonly baseEnv: NodeJS.ProcessEnv;
+  /** Variables of baseEnv that secret sources name: left out of the child's environment. */
+  secretEnvNames(): ReadonlySet<string>;
   /** The setpriv binary for identity switches, or null to use Node's uid/gid options. */
   setprivPath(): string | null;
   /** The job's rendered stream prefix (cached per job). */
@@ -100,11 +102,17 @@ export class ChildRun implements RunHandle {
     const { job, extraEnv } = this.#request;
     this.#startedAtMs = this.#ctx.clock.now();
     this.#startedMonotonicMs = this.#ctx.clock.monotonic();
-    this.#environment = buildChildEnvironment(job, this.#ctx.baseEnv, extraEnv);
+    const environment = buildChildEnvironment(
+      job,
+      this.#ctx.baseEnv,
+      extraEnv,
+      this.#ctx.secretEnvNames(),
+    );
+    this.#environment = environment.environment;
 
     let argv = buildCommandArgv(job.command, job.shell);
     const options: SpawnOptions = {
-      env: this.#environment ?? this.#ctx.baseEnv,
+      env: environment.spawnEnv ?? this.#ctx.baseEnv,
       stdio: [
         'inherit',
         job.captureStdout ? 'pipe' : 'inherit',

@@ -46,9 +46,15 @@ void test('wrapWithSetpriv() uses initgroups only when login name and gid are kn
   ]);
 });
 
-void test('buildChildEnvironment() is null when neither the job nor the caller adds variables', () => {
-  assert.equal(buildChildEnvironment(makeJob(), { PATH: '/bin' }, undefined), null);
-  assert.equal(buildChildEnvironment(makeJob(), { PATH: '/bin' }, {}), null);
+const NONE: ReadonlySet<string> = new Set();
+
+void test('buildChildEnvironment() inherits as-is when neither the job nor the caller adds variables', () => {
+  for (const extra of [undefined, {}]) {
+    assert.deepEqual(buildChildEnvironment(makeJob(), { PATH: '/bin' }, extra, NONE), {
+      spawnEnv: undefined,
+      environment: null,
+    });
+  }
 });
 
 void test('buildChildEnvironment() layers daemon env < job environment < injected variables', () => {
@@ -62,18 +68,45 @@ void test('buildChildEnvironment() layers daemon env < job environment < injecte
   const env = buildChildEnvironment(
     job,
     { A: 'daemon', B: 'daemon', C: 'daemon', D: undefined },
-    {
-      B: 'injected',
-    },
+    { B: 'injected' },
+    NONE,
   );
-  assert.deepEqual(env, { A: 'job', B: 'injected', C: 'daemon' });
+  assert.deepEqual(env.spawnEnv, { A: 'job', B: 'injected', C: 'daemon' });
+  assert.equal(env.environment, env.spawnEnv);
 });
 
 void test('buildChildEnvironment() builds an environment for a job with an empty env_file', () => {
   assert.deepEqual(
-    buildChildEnvironment(makeJob({ hasEnvironment: true }), { X: '1' }, undefined),
-    {
-      X: '1',
-    },
+    buildChildEnvironment(makeJob({ hasEnvironment: true }), { X: '1' }, undefined, NONE)
+      .environment,
+    { X: '1' },
+  );
+});
+
+void test('buildChildEnvironment() leaves out the variables secret sources name, unless the job inherits them', () => {
+  const secret = new Set(['TOKEN', 'ABSENT']);
+  const daemon = { PATH: '/bin', TOKEN: 's3cr3t' };
+  // Nothing of the job's own: a stripped copy is spawned, and the reports' environment stays null.
+  assert.deepEqual(buildChildEnvironment(makeJob(), daemon, undefined, secret), {
+    spawnEnv: { PATH: '/bin' },
+    environment: null,
+  });
+  const own = buildChildEnvironment(makeJob(), daemon, { YACRON2_RUN_ID: 'r' }, secret);
+  assert.deepEqual(own.environment, { PATH: '/bin', YACRON2_RUN_ID: 'r' });
+  // The job's own entry of the same name is deliberate and wins.
+  const written = makeJob({ hasEnvironment: true, environment: [{ key: 'TOKEN', value: 'mine' }] });
+  assert.deepEqual(buildChildEnvironment(written, daemon, undefined, secret).spawnEnv, {
+    PATH: '/bin',
+    TOKEN: 'mine',
+  });
+  const inherits = makeJob({ inheritSecretEnvVars: true });
+  assert.deepEqual(buildChildEnvironment(inherits, daemon, undefined, secret), {
+    spawnEnv: undefined,
+    environment: null,
+  });
+  // None of the names is set in the daemon's environment: inherit as-is.
+  assert.equal(
+    buildChildEnvironment(makeJob(), { PATH: '/bin' }, undefined, secret).spawnEnv,
+    undefined,
   );
 });

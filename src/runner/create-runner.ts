@@ -16,6 +16,11 @@ export interface RunnerDeps {
   /** The daemon environment children start from. */
   readonly baseEnv: NodeJS.ProcessEnv;
   /**
+   * The baseEnv variables secret sources name (secretEnvVarNames of the current configuration),
+   * asked at each spawn; they are left out of job environments. Default: none.
+   */
+  readonly secretEnvNames?: () => ReadonlySet<string>;
+  /**
    * The `setpriv` binary used to switch user/group with initgroups(); null forces Node's uid/gid
    * options (supplementary groups dropped). Default: looked up on PATH at the first switch.
    */
@@ -27,7 +32,10 @@ interface StreamPrefixes {
   readonly stderr: string;
 }
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 export function createRunner(deps: RunnerDeps): Runner {
+  const secretEnvNames = deps.secretEnvNames ?? ((): ReadonlySet<string> => NO_NAMES);
   const prefixes = new WeakMap<ResolvedJob, StreamPrefixes>();
   let setprivPath = deps.setprivPath;
 
@@ -64,6 +72,7 @@ export function createRunner(deps: RunnerDeps): Runner {
           stdout: deps.stdout,
           stderr: deps.stderr,
           baseEnv: deps.baseEnv,
+          secretEnvNames,
           setprivPath: resolveSetpriv,
           streamPrefix: (stream: OutputStream) => prefixesOf(request.job)[stream],
         },

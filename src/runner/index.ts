@@ -4,6 +4,7 @@ export type * from './types.js';
 export { createRunner, type RunnerDeps } from './create-runner.js';
 export { buildCommandArgv, DEFAULT_SHELL } from './command-line.js';
 export { decideFailReason } from './fail-reason.js';
+export { secretEnvVarNames } from './secret-env-vars.js';
 export { renderStreamPrefix, formatTemplate, type StreamPrefixFields } from './stream-prefix.js';
 export { signalProcessGroup, exitCodeFromStatus } from './process-group.js';
 export { TIMEOUT_EXIT_CODE, SPAWN_FAILED_EXIT_CODE } from './child-run.js';
