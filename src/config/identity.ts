@@ -68,6 +68,13 @@ export async function loadIdentityDatabase(
   return { ...parsePasswd(passwd), groupsByName: parseGroup(group) };
 }
 
+/**
+ * The gid of a numeric user that /etc/passwd does not know, when no `group` is given: the
+ * conventional nogroup/nobody gid. Keeping the daemon's gid (0, root) would make the privilege
+ * drop incomplete.
+ */
+export const NOGROUP_GID = 65534;
+
 export interface ResolvedIdentity {
   readonly uid: number | null;
   readonly gid: number | null;
@@ -75,8 +82,9 @@ export interface ResolvedIdentity {
 }
 
 /**
- * Numeric user: need not exist; when it does, its primary gid and login name are derived.
- * Named user/group: must exist. `group` overrides the gid derived from `user`.
+ * Numeric user: need not exist; when it does, its primary gid and login name are derived, and
+ * when it does not, the gid is NOGROUP_GID unless `group` is given. Named user/group: must exist.
+ * `group` overrides the gid derived from `user`.
  * Returns the error message (without the job prefix) and the failing field on failure.
  */
 export function resolveIdentity(
@@ -94,6 +102,8 @@ export function resolveIdentity(
     if (entry) {
       gid = entry.gid;
       userName = entry.name;
+    } else {
+      gid = NOGROUP_GID;
     }
   } else if (user !== null) {
     const entry = db.usersByName.get(user);

@@ -365,7 +365,8 @@ void test('user by name resolves uid, primary gid and login name; group override
   assert.deepEqual(ids, [
     { name: 'by-name', user: 'alice', group: null, uid: 1001, gid: 1001, userName: 'alice' },
     { name: 'numeric-known', user: 1002, group: null, uid: 1002, gid: 100, userName: 'bob' },
-    { name: 'numeric-unknown', user: 4242, group: null, uid: 4242, gid: null, userName: null },
+    // Not in passwd and no group: the nogroup gid, never the daemon's own (root) gid.
+    { name: 'numeric-unknown', user: 4242, group: null, uid: 4242, gid: 65534, userName: null },
     { name: 'with-group', user: 'bob', group: 'staff', uid: 1002, gid: 50, userName: 'bob' },
     { name: 'group-only', user: null, group: 77, uid: null, gid: 77, userName: null },
   ]);

@@ -22,3 +22,18 @@ export function warnStatelessOptions(logger: Logger, config: ResolvedConfig): vo
     );
   }
 }
+
+/**
+ * A numeric user that /etc/passwd does not know, without a `group`, runs with the nogroup gid
+ * (config/identity.ts): say so, since the reference would have kept the daemon's gid.
+ */
+export function warnDefaultedGroups(logger: Logger, config: ResolvedConfig): void {
+  for (const job of config.jobs) {
+    if (job.uid === null || job.userName !== null || job.group !== null || job.gid === null) {
+      continue;
+    }
+    logger.warn(
+      `Job ${job.name}: user ${job.uid} is not in /etc/passwd and no group is set; it runs with gid ${job.gid} (nogroup)`,
+    );
+  }
+}

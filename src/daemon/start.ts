@@ -24,7 +24,7 @@ import {
 } from '../scheduler/index.js';
 import { durableBackendReconciler } from './durable-backend.js';
 import { jobApiReconciler, type JobApiHandle } from './job-api.js';
-import { logJobSet, warnStatelessOptions } from './notices.js';
+import { logJobSet, warnDefaultedGroups, warnStatelessOptions } from './notices.js';
 import { subscribeObservers } from './observers.js';
 import type { Change } from './reconciler.js';
 import { stateSectionReconciler, type DaemonStateHandle } from './state-section.js';
@@ -129,6 +129,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const firstState: Change<DaemonStateHandle> = { previous: undefined, next: state };
   let durable = await reconcileDurable(undefined, config, firstState);
   warnStatelessOptions(logger, config);
+  warnDefaultedGroups(logger, config);
   jobApi = await reconcileJobApi(undefined, config, firstState);
 
   // 4. The start-up pass, then the durable boot sequence (it reads what the pass started).
@@ -188,6 +189,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     durable?.start();
     jobApi = await reconcileJobApi(jobApi, next, stateChange);
     warnStatelessOptions(logger, next);
+    warnDefaultedGroups(logger, next);
     web = await reconcileWeb(web, next, undefined);
     metrics.onConfigReloaded(true, next);
     if (next.jobSetId !== previousJobSetId) logJobSet(logger, next);
