@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -5,9 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock, readPackageVersion, TaskSet } from '../common/index.js';
 import type { ReportBlock, SentryReport, WebhookReport } from '../config/index.js';
-import { fixture, LEVEL, makeJob, NODE, recordingLogger } from '../runner/job-fixture.test.js';
+import {
+  fixture,
+  isProcessAlive,
+  LEVEL,
+  makeJob,
+  NODE,
+  recordingLogger,
+} from '../runner/job-fixture.test.js';
 import { dispatchReport, type ReporterDeps } from './dispatch.js';
 import type { ReporterName } from './report-error.js';
+import { SHELL_REPORT_KILL_GRACE_MS, SHELL_REPORT_TIMEOUT_MS } from './shell.js';
 import {
   makeMailReport,
   makeOutcome,
@@ -289,3 +298,63 @@ void test('without a clock or a template cache the daemon defaults are used', as
   await tasks.close();
   assert.match(http.requests[0]?.body ?? '', /^\{"text": "Cron job \\u0027backup\\u0027 failed/);
 });
+
+void test(
+  'a hung shell reporter is stopped by the default timeout, its whole process group with it',
+  { timeout: 20_000 },
+  async () => {
+    await withTempDir(async (dir) => {
+      // A FIFO: reading it waits (without polling) for the reporter to name its processes.
+      const fifo = join(dir, 'tree.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const { deps, failures, tasks, records } = harness();
+      const clock = deps.clock as FakeClock;
+      const armed = clock.nextTimer();
+      dispatchReport(deps, 'failure', {
+        job: makeJob({
+          name: 'j',
+          onFailureReport: {
+            sentry: null,
+            mail: null,
+            webhook: null,
+            // Ignores SIGTERM (so does its `sleep` grandchild): only the SIGKILL ends the tree.
+            shell: {
+              command: {
+                kind: 'argv',
+                argv: ['sh', fixture('process-tree.sh'), fifo, 'ignore-term'],
+              },
+              shell: '/bin/sh',
+            },
+          },
+        }),
+        outcome: makeOutcome(),
+      });
+      const pids = (await readFile(fifo, 'utf8')).trim().split(' ').map(Number);
+      try {
+        assert.equal(await armed, SHELL_REPORT_TIMEOUT_MS);
+        await clock.advance(SHELL_REPORT_TIMEOUT_MS);
+        assert.equal(pids.every(isProcessAlive), true, 'SIGTERM is ignored');
+        await clock.advance(SHELL_REPORT_KILL_GRACE_MS);
+        await tasks.close();
+        assert.equal(pids.some(isProcessAlive), false, `${pids.join(' ')} are gone`);
+        assert.deepEqual(failures, ['shell j']);
+        assert.deepEqual(
+          records.filter((record) => record.level === LEVEL.error).map((record) => record.msg),
+          [
+            'Shell reporter of job j still running after 300.0 seconds, terminating its process group',
+            'Shell reporter of job j did not terminate within 5.0 seconds, killing its process group',
+            'Error executing shell reporter of job j with return code -9',
+          ],
+        );
+      } finally {
+        for (const pid of pids) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
+    });
+  },
+);

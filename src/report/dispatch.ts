@@ -90,7 +90,7 @@ export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: Repo
     const scheduleText = job.schedule.text;
     start(deps, 'shell', job.name, async () => {
       const result = await runShellReport(
-        { logger: deps.logger, baseEnv: deps.baseEnv },
+        { logger: deps.logger, baseEnv: deps.baseEnv, clock },
         { job, outcome, report: shell, scheduleText },
       );
       // The shell reporter logs its own failures; only count them.

@@ -6,7 +6,7 @@ import { FakeClock, silentLogger } from '../common/index.js';
 import type { MailReport } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { makeJob } from '../runner/job-fixture.test.js';
-import { sendMailReport, type MailReportDeps } from './mail.js';
+import { MAIL_TOTAL_TIMEOUT_MS, sendMailReport, type MailReportDeps } from './mail.js';
 import { ReportError } from './report-error.js';
 import {
   makeMailReport,
@@ -244,3 +244,38 @@ void test('a server that never greets fails the mail after the timeout and the s
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+void test(
+  'a server that keeps the exchange going slowly cannot hold a mail past the total bound',
+  { timeout: 10_000 },
+  async () => {
+    const total = new FakeClock();
+    const sockets: Socket[] = [];
+    let connected: () => void = () => undefined;
+    const accepted = new Promise<void>((resolve) => (connected = resolve));
+    // Greets at once, then never answers EHLO: nodemailer's own per-wait timeout (60 s of real
+    // time here) has not run out when the total bound (the injected clock) does. A server that
+    // trickles a byte every minute would keep resetting that per-wait timeout for ever.
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined); // the client's destroy may reset the connection
+      socket.write('220 slow.example.com ESMTP\r\n');
+      connected();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const sending = send(mailReport(port), makeOutcome(), { clock: total, timeoutMs: 60_000 });
+      await accepted;
+      await total.advance(MAIL_TOTAL_TIMEOUT_MS);
+      await assert.rejects(sending, {
+        name: 'ReportError',
+        message: 'Cannot send the mail: no answer within 180.0 seconds',
+      });
+      await new Promise((resolve) => sockets[0]?.once('close', resolve));
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  },
+);

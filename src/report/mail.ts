@@ -1,11 +1,14 @@
-// The mail reporter (jobs.md §9.2): renders the body and subject, then sends one message over
-// SMTP with nodemailer (implicit TLS or STARTTLS, optional login) and always closes the
-// connection. Throws ReportError on any failure; the dispatcher logs and counts it.
+// The mail reporter (docs/reports.md "mail"): renders the body and subject, then sends one
+// message over SMTP with nodemailer (implicit TLS or STARTTLS, optional login) and always closes
+// the connection. Every wait is bounded (MAIL_TIMEOUT_MS) and so is the whole exchange
+// (MAIL_TOTAL_TIMEOUT_MS): the TCP socket is ours (getSocket), so the deadline can destroy it.
+// Throws ReportError on any failure; the dispatcher logs and counts it.
+import { connect, type Socket } from 'node:net';
 import type * as NodemailerModule from 'nodemailer';
-import type { Clock, Logger } from '../common/index.js';
+import { formatSeconds, type Clock, type Logger } from '../common/index.js';
 import type { MailReport, ResolvedJob } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { describeSafely, ReportError } from './report-error.js';
+import { describeSafely, ReportError, timeoutSignal } from './report-error.js';
 import { resolveSecret } from './secrets.js';
 import {
   buildTemplateVariables,
@@ -20,6 +23,11 @@ import {
  * 10 min) let a dead server hold a report task for ten minutes.
  */
 export const MAIL_TIMEOUT_MS = 60_000;
+/**
+ * The whole exchange, connect to QUIT. The per-wait timeouts restart with every byte, so a server
+ * that trickles its answers could otherwise hold a report task (and the shutdown) for ever.
+ */
+export const MAIL_TOTAL_TIMEOUT_MS = 180_000;
 
 /** Where mail goes when `smtpHost` is not set: the local MTA, like cron's own mail. */
 export const DEFAULT_SMTP_HOST = 'localhost';
@@ -30,7 +38,10 @@ export interface MailReportDeps {
   readonly baseEnv: NodeJS.ProcessEnv;
   readonly clock: Clock;
   readonly templates: TemplateRenderer;
+  /** Each wait (connect, greeting, socket inactivity); default MAIL_TIMEOUT_MS. */
   readonly timeoutMs?: number;
+  /** The whole exchange; default MAIL_TOTAL_TIMEOUT_MS. */
+  readonly totalTimeoutMs?: number;
 }
 
 export interface MailReportInput {
@@ -68,10 +79,27 @@ export async function sendMailReport(deps: MailReportDeps, input: MailReportInpu
   const password = await resolveSecret(report.password, deps.baseEnv, 'mail', 'mail password');
 
   const timeoutMs = deps.timeoutMs ?? MAIL_TIMEOUT_MS;
+  const totalMs = deps.totalTimeoutMs ?? MAIL_TOTAL_TIMEOUT_MS;
+  const host = report.smtpHost ?? DEFAULT_SMTP_HOST;
+  const sockets = new Set<Socket>();
   const nodemailer = await loadNodemailer();
   const transport = nodemailer.createTransport({
-    host: report.smtpHost ?? DEFAULT_SMTP_HOST,
+    host,
     port: report.smtpPort,
+    // The TCP connection is opened here, so the total deadline can destroy it; nodemailer still
+    // does TLS (implicit or STARTTLS) on it.
+    getSocket: (_options: unknown, callback: (error: Error | null, socket: unknown) => void) => {
+      const socket = connect({ host, port: report.smtpPort });
+      sockets.add(socket);
+      socket.setTimeout(timeoutMs, () => socket.destroy(new Error('Connection timeout')));
+      const onError = (error: Error): void => callback(error, null);
+      socket.once('error', onError);
+      socket.once('connect', () => {
+        socket.off('error', onError);
+        socket.setTimeout(0);
+        callback(null, { connection: socket });
+      });
+    },
     secure: report.tls,
     // STARTTLS exactly when asked for: never opportunistic, so a server with a certificate
     // validate_certs would reject still gets plain mail when starttls is off.
@@ -83,6 +111,12 @@ export async function sendMailReport(deps: MailReportDeps, input: MailReportInpu
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
   });
+  const deadline = timeoutSignal(deps.clock, totalMs);
+  // With an error: a socket still connecting then fails its getSocket callback too.
+  const abandon = (): void => {
+    for (const socket of sockets) socket.destroy(new Error('the mail exchange was abandoned'));
+  };
+  deadline.signal.addEventListener('abort', abandon, { once: true });
   try {
     await transport.sendMail({
       from: report.from,
@@ -94,9 +128,15 @@ export async function sendMailReport(deps: MailReportDeps, input: MailReportInpu
       disableUrlAccess: true,
     });
   } catch (error) {
-    throw new ReportError('mail', `Cannot send the mail: ${describeSafely(error, [password])}`);
+    const why = deadline.signal.aborted
+      ? `no answer within ${formatSeconds(totalMs)} seconds`
+      : describeSafely(error, [password]);
+    throw new ReportError('mail', `Cannot send the mail: ${why}`);
   } finally {
+    deadline.signal.removeEventListener('abort', abandon);
+    deadline.dispose();
     transport.close();
+    for (const socket of sockets) socket.destroy();
   }
   deps.logger.debug(`Job ${job.name}: mail report sent`);
 }

@@ -51,6 +51,7 @@ async function reportedEnv(
       {
         logger: recordingLogger().logger,
         baseEnv: options.baseEnv ?? { PATH: process.env['PATH'] },
+        clock: new FakeClock(),
       },
       {
         job: makeJob({
@@ -132,7 +133,11 @@ void test('a string reporter command runs through its shell', async () => {
   await withTempDir(async (dir) => {
     const file = join(dir, 'out.txt');
     await runShellReport(
-      { logger: recordingLogger().logger, baseEnv: { PATH: process.env['PATH'], OUT: file } },
+      {
+        logger: recordingLogger().logger,
+        baseEnv: { PATH: process.env['PATH'], OUT: file },
+        clock: new FakeClock(),
+      },
       {
         job: makeJob({ name: 'j' }),
         outcome: makeOutcome(),
@@ -150,7 +155,7 @@ void test('a string reporter command runs through its shell', async () => {
 void test('a reporter exiting non-zero is logged as an error', async () => {
   const { logger, records } = recordingLogger();
   await runShellReport(
-    { logger, baseEnv: process.env },
+    { logger, baseEnv: process.env, clock: new FakeClock() },
     {
       job: makeJob({ name: 'j' }),
       outcome: makeOutcome(),
@@ -167,7 +172,7 @@ void test('a reporter exiting non-zero is logged as an error', async () => {
 void test('a reporter that cannot be launched is logged and does not throw', async () => {
   const { logger, records } = recordingLogger();
   await runShellReport(
-    { logger, baseEnv: process.env },
+    { logger, baseEnv: process.env, clock: new FakeClock() },
     {
       job: makeJob({ name: 'j' }),
       outcome: makeOutcome(),
@@ -183,7 +188,7 @@ void test('a reporter that cannot be launched is logged and does not throw', asy
 void test('a reporter with command null does nothing', async () => {
   const { logger, records } = recordingLogger();
   await runShellReport(
-    { logger, baseEnv: process.env },
+    { logger, baseEnv: process.env, clock: new FakeClock() },
     {
       job: makeJob(),
       outcome: makeOutcome(),
@@ -194,11 +199,12 @@ void test('a reporter with command null does nothing', async () => {
   assert.deepEqual(records, []);
 });
 
-void test('an optional timeout kills a hung reporter and logs it', async () => {
+void test('a timeout terminates a hung reporter and logs it', async () => {
   const clock = new FakeClock();
   const { logger, records } = recordingLogger();
+  const armed = clock.nextTimer();
   const reporting = runShellReport(
-    { logger, baseEnv: process.env, timeout: { clock, ms: 5000 } },
+    { logger, baseEnv: process.env, clock, timeoutMs: 5000 },
     {
       job: makeJob({ name: 'j' }),
       outcome: makeOutcome(),
@@ -209,13 +215,14 @@ void test('an optional timeout kills a hung reporter and logs it', async () => {
       scheduleText: '* * * * *',
     },
   );
+  await armed;
   await clock.advance(5000);
-  await reporting;
+  assert.equal(await reporting, 'failed');
   assert.deepEqual(
     records.filter((r) => r.level === LEVEL.error).map((r) => r.msg),
     [
-      'Shell reporter of job j still running after 5.0 seconds, killing it',
-      'Error executing shell reporter of job j with return code -9',
+      'Shell reporter of job j still running after 5.0 seconds, terminating its process group',
+      'Error executing shell reporter of job j with return code -15',
     ],
   );
 });

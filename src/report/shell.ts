@@ -1,6 +1,8 @@
-// The shell reporter (spec/jobs.md §9.3): runs the configured command with the daemon's
-// environment plus the YACRON2_* description of the finished run, and waits for it. Never
-// throws: launch errors and non-zero exits are logged, and the result says whether it failed.
+// The shell reporter (docs/reports.md "shell"): runs the configured command with the daemon's
+// environment plus the YACRON2_* description of the finished run, and waits for it, at most
+// SHELL_REPORT_TIMEOUT_MS: then its whole process group gets SIGTERM, and SIGKILL after
+// SHELL_REPORT_KILL_GRACE_MS. Never throws: launch errors, timeouts and non-zero exits are logged,
+// and the result says whether it failed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   describeError,
@@ -20,16 +22,19 @@ import {
 
 /** Each captured stream handed to the reporter is cut to this many characters (code points). */
 export const SHELL_REPORT_OUTPUT_LIMIT = 16384;
+/** How long a shell reporter may run (the reference waits for ever): 5 minutes. */
+export const SHELL_REPORT_TIMEOUT_MS = 300_000;
+/** After the timeout's SIGTERM, the reporter's group gets this long before SIGKILL. */
+export const SHELL_REPORT_KILL_GRACE_MS = 5_000;
 
 export interface ShellReportDeps {
   readonly logger: Logger;
   /** The daemon's environment (not the job's). */
   readonly baseEnv: NodeJS.ProcessEnv;
-  /**
-   * Optional bound on the reporter's run time (the reference waits forever). When it passes,
-   * the reporter's process group is killed and an error logged.
-   */
-  readonly timeout?: { readonly clock: Clock; readonly ms: number };
+  /** The timeout's clock. */
+  readonly clock: Clock;
+  /** Bound on the reporter's run time; default SHELL_REPORT_TIMEOUT_MS. */
+  readonly timeoutMs?: number;
 }
 
 export interface ShellReportInput {
@@ -97,15 +102,21 @@ function waitForExit(
       resolve({ kind: 'exited', code: exitCodeFromStatus(code, signal) });
     });
     const pid = child.pid;
-    if (deps.timeout && pid !== undefined) {
-      const { clock, ms } = deps.timeout;
+    if (pid === undefined) return;
+    const { clock } = deps;
+    const timeoutMs = deps.timeoutMs ?? SHELL_REPORT_TIMEOUT_MS;
+    timer = clock.setTimer(() => {
+      deps.logger.error(
+        `Shell reporter of job ${jobName} still running after ${formatSeconds(timeoutMs)} seconds, terminating its process group`,
+      );
+      signalProcessGroup(pid, 'SIGTERM');
       timer = clock.setTimer(() => {
         deps.logger.error(
-          `Shell reporter of job ${jobName} still running after ${formatSeconds(ms)} seconds, killing it`,
+          `Shell reporter of job ${jobName} did not terminate within ${formatSeconds(SHELL_REPORT_KILL_GRACE_MS)} seconds, killing its process group`,
         );
         signalProcessGroup(pid, 'SIGKILL');
-      }, ms);
-    }
+      }, SHELL_REPORT_KILL_GRACE_MS);
+    }, timeoutMs);
   });
 }
 

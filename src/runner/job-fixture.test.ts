@@ -79,5 +79,24 @@ export function isProcessAlive(pid: number): boolean {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const state = fields[0];
   const flags = Number(fields[6]);
-  return state !== 'Z' && state !== 'X' && (flags & PF_EXITING) === 0;
+  if (state === 'Z' || state === 'X' || (flags & PF_EXITING) !== 0) return false;
+  return !hasPendingSigkill(pid);
+}
+
+/**
+ * A SIGKILL sent but not yet acted on (the process was not scheduled since): it will never run
+ * user code again either. Signal 9 is bit 8 of the pending masks.
+ */
+function hasPendingSigkill(pid: number): boolean {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return true;
+  }
+  for (const line of status.split('\n')) {
+    const match = /^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/.exec(line);
+    if (match?.[1] !== undefined && (BigInt(`0x${match[1]}`) & 0x100n) !== 0n) return true;
+  }
+  return false;
 }
