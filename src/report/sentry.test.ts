@@ -268,3 +268,18 @@ void test('parseSentryDsn maps key, optional secret and path prefix to the envel
     );
   }
 });
+
+void test('a redirect is not followed: the X-Sentry-Auth header never reaches another server', async () => {
+  await using elsewhere = await startHttpSink();
+  await using sink = await startHttpSink((_request, response) => {
+    response.writeHead(302, { location: `${elsewhere.origin}/api/7/envelope/` });
+    response.end();
+  });
+  await assert.rejects(send(sentryReport(`${sink.origin.replace('//', '//publickey@')}/7`)), {
+    name: 'ReportError',
+    message:
+      'Cannot send the Sentry event: HTTP 302 is a redirect, which is not followed (the X-Sentry-Auth header carries the key): check the DSN',
+  });
+  assert.equal(sink.requests.length, 1);
+  assert.deepEqual(elsewhere.requests, []);
+});

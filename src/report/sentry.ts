@@ -1,6 +1,7 @@
-// The Sentry reporter (jobs.md §9.4): one event per report, POSTed as an envelope to the
-// project named by the DSN (no SDK: @sentry/node is ~94 MB). Throws ReportError on failure.
-// The DSN holds the project key: it never reaches a log line or an error message.
+// The Sentry reporter (docs/reports.md "sentry"): one event per report, POSTed as an envelope to
+// the project named by the DSN (no SDK: @sentry/node is ~94 MB). Throws ReportError on failure,
+// a redirect included (never followed: X-Sentry-Auth carries the key). The DSN holds the project
+// key: it never reaches a log line or an error message.
 import { randomUUID } from 'node:crypto';
 import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedJob, SentryReport } from '../config/index.js';
@@ -121,7 +122,15 @@ export async function sendSentryReport(
       headers: { 'Content-Type': 'application/x-sentry-envelope', 'X-Sentry-Auth': auth },
       body: envelope,
       signal: timeout.signal,
+      redirect: 'manual',
     });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new ReportError(
+        'sentry',
+        `Cannot send the Sentry event: HTTP ${response.status} is a redirect, which is not followed (the X-Sentry-Auth header carries the key): check the DSN`,
+      );
+    }
     if (response.status >= 400) {
       const excerpt = await readTextPrefix(response, RESPONSE_EXCERPT_CHARS);
       throw new ReportError(

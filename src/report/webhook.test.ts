@@ -189,3 +189,21 @@ void test('the request is aborted when the configured timeout passes on the cloc
   await clock.advance(2500);
   await rejected;
 });
+
+void test('a redirect is not followed: the configured headers never reach another server', async () => {
+  await using elsewhere = await startHttpSink();
+  await using sink = await startHttpSink((_request, response) => {
+    response.writeHead(307, { location: `${elsewhere.origin}/collect` });
+    response.end();
+  });
+  await assert.rejects(
+    send(webhookReport(`${sink.origin}/hook`, { headers: { 'X-Api-Key': 'k3y-in-a-header' } })),
+    {
+      name: 'ReportError',
+      message:
+        'Webhook answered HTTP 307 with a redirect, which is not followed (its custom headers may carry credentials): point url at the final address',
+    },
+  );
+  assert.equal(sink.requests.length, 1);
+  assert.deepEqual(elsewhere.requests, []);
+});

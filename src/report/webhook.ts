@@ -1,6 +1,8 @@
-// The webhook reporter (jobs.md §9.5): one HTTP request with the rendered body, bounded by the
-// configured total timeout. Throws ReportError on a connection error, a timeout or a status
-// >= 400. The URL may hold a token (Slack, Teams): it never reaches a log line.
+// The webhook reporter (docs/reports.md "webhook"): one HTTP request with the rendered body,
+// bounded by the configured total timeout. Throws ReportError on a connection error, a timeout,
+// a redirect (never followed: the configured headers may carry credentials that must not reach
+// another server) or a status >= 400. The URL may hold a token (Slack, Teams): it never reaches
+// a log line.
 import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedJob, WebhookReport } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
@@ -57,7 +59,15 @@ export async function sendWebhookReport(
       headers,
       ...(BODILESS_METHODS.has(method) ? {} : { body: Buffer.from(body, 'utf8') }),
       signal: timeout.signal,
+      redirect: 'manual',
     });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new ReportError(
+        'webhook',
+        `Webhook answered HTTP ${response.status} with a redirect, which is not followed (its custom headers may carry credentials): point url at the final address`,
+      );
+    }
     if (response.status >= 400) {
       const excerpt = await readTextPrefix(response, WEBHOOK_RESPONSE_EXCERPT_CHARS);
       throw new ReportError(
