@@ -58,6 +58,7 @@ const web: ResolvedWeb = {
   authTokenEnvVar: null,
   error: null,
   socketMode: null,
+  allowedHosts: [],
   ui: true,
   metrics: {
     enabled: true,

@@ -34,6 +34,7 @@ void test('a web section with only listen gets every default', async () => {
     authTokenEnvVar: null,
     error: null,
     socketMode: null,
+    allowedHosts: [],
     ui: true,
     metrics: {
       enabled: true,
@@ -257,4 +258,19 @@ void test('two web sections are refused', async () => {
     'other.yaml': 'web:\n  listen:\n    - http://127.0.0.1:2\n',
   });
   assert.match(message, /Multiple 'web' configurations found: first in other\.yaml/);
+});
+
+void test('allowedHosts is kept lower-case without a trailing dot; a value that is not a name is refused', async () => {
+  const { config } = await loadTree({
+    'jobs.yaml': withWeb(
+      'listen:\n  - http://0.0.0.0:8080\nallowedHosts:\n  - Cron.Example.COM.\n  - "*"',
+    ),
+  });
+  assert.deepEqual(config.web?.allowedHosts, ['cron.example.com', '*']);
+  assert.equal(
+    await webError(
+      'listen:\n  - http://127.0.0.1:1\nallowedHosts:\n  - cron.example.com\n  - http://evil/',
+    ),
+    "Cannot load jobs.yaml at web.allowedHosts[1] (line 7): web.allowedHosts: 'http://evil/' is not a host name (write names like cron.example.com, or *)",
+  );
 });

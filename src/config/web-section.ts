@@ -47,6 +47,11 @@ export interface ResolvedWeb {
   readonly error: string | null;
   /** Octal mode for unix sockets, as written (checked at bind time). */
   readonly socketMode: string | null;
+  /**
+   * Host names a TCP listener also answers for, lower-case, besides IP literals, localhost and
+   * its own host (docs/http-api.md "Who may call it"); `*` = any.
+   */
+  readonly allowedHosts: readonly string[];
   readonly ui: boolean;
   readonly metrics: WebMetricsSettings;
   readonly nodeHistory: WebNodeHistorySettings;
@@ -76,6 +81,7 @@ export const WEB_SCHEMA: Schema = {
       },
     },
     socketMode: { schema: str },
+    allowedHosts: { schema: { kind: 'seq', item: str } },
     ui: { schema: bool },
     metrics: {
       schema: {
@@ -128,6 +134,7 @@ export interface TypedWeb {
   readonly headers?: Readonly<Record<string, string>>;
   readonly authToken?: TypedSecretSource;
   readonly socketMode?: string;
+  readonly allowedHosts?: readonly string[];
   readonly ui?: boolean;
   readonly metrics?: boolean | TypedWebMetrics;
   readonly nodeHistory?: boolean | TypedWebNodeHistory;
@@ -144,6 +151,8 @@ const NODE_HISTORY_POINTS_MAX = 50_000;
 // RFC 9110 token characters, and what Node accepts in a header value.
 const HEADER_NAME_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_HEADER_VALUE_RE = /[^\t\x20-\x7e\x80-\xff]/;
+/** A DNS name (an optional trailing dot): letters, digits, `-`, `_` and dots. */
+const ALLOWED_HOST_RE = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?$/;
 
 /**
  * Types the `web` block and runs the checks that need no I/O; issues go to `ctx`. Returns
@@ -189,6 +198,19 @@ export function typeWebSection(
     if (!HEADER_NAME_RE.test(name)) report(loc, `'${name}' is not a valid HTTP header name`);
     else if (BAD_HEADER_VALUE_RE.test(headerValue)) {
       report(loc, `the value of header '${name}' has characters HTTP does not allow`);
+    }
+  }
+  const allowedHosts = typed.allowedHosts ?? [];
+  for (const [index, host] of allowedHosts.entries()) {
+    if (host !== '*' && !ALLOWED_HOST_RE.test(host)) {
+      report(
+        ctx.locs.get(allowedHosts, index) ?? {
+          file: ctx.file,
+          path: `${childPath(sectionPath, 'allowedHosts')}[${index}]`,
+          line,
+        },
+        `web.allowedHosts: '${host}' is not a host name (write names like cron.example.com, or *)`,
+      );
     }
   }
   if (typeof typed.metrics === 'object' && typed.metrics.durationBuckets !== undefined) {
@@ -325,6 +347,7 @@ export async function resolveWebSection(
     authTokenEnvVar: typed.authToken?.fromEnvVar ?? null,
     error: 'error' in auth ? auth.error : null,
     socketMode: typed.socketMode ?? null,
+    allowedHosts: (typed.allowedHosts ?? []).map((host) => host.toLowerCase().replace(/\.$/, '')),
     ui: typed.ui ?? true,
     metrics,
     nodeHistory,

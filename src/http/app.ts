@@ -1,14 +1,17 @@
-// One fastify instance of the control API (http-api A): hardened options (small bodies, no
-// body parsing, bounded params), bearer auth before routing (so an unknown path answers 401
-// before 404), 405 for a known path with the wrong method, and errors without stack traces.
+// One fastify instance of the control API (docs/http-api.md), for one listener: hardened options
+// (small bodies, no body parsing, bounded params), the Host and cross-site checks
+// (request-origin.ts) then bearer auth before routing (so an unknown path answers 401 before
+// 404), 405 for a known path with the wrong method, and errors without stack traces.
 // Routes live in routes-api.ts and routes-streams.ts; binding lives in web-server.ts.
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Clock, Logger } from '../common/index.js';
+import type { WebListener } from '../config/index.js';
 import { createAuthPolicy, pathOf } from './auth.js';
 import type { JobListCache } from './job-list-cache.js';
 import type { OutputTracker } from './output-tracker.js';
 import { sendError } from './responses.js';
+import { createOriginPolicy } from './request-origin.js';
 import { registerApiRoutes } from './routes-api.js';
 import { registerStreamRoutes } from './routes-streams.js';
 import { DEFAULT_STREAM_LIMITS, type SseStream } from './sse-stream.js';
@@ -66,9 +69,15 @@ function routePattern(url: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** A header as one string (a repeated header is not what a browser sends: the first counts). */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export async function buildHttpApp(
   deps: HttpAppDeps,
   settings: WebSettings,
+  listener: WebListener,
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
@@ -102,7 +111,32 @@ export async function buildHttpApp(
     uiPublic: settings.ui,
     metricsPublic: settings.metrics.enabled && settings.metrics.public,
   });
+  const origins = createOriginPolicy(listener, settings.allowedHosts);
+  let hostRefusalLogged = false;
   app.addHook('onRequest', (request, reply, done) => {
+    const { headers } = request;
+    const verdict = origins.check(
+      request.method,
+      headerValue(headers.host),
+      headerValue(headers.origin),
+      headerValue(headers['sec-fetch-site']),
+    );
+    switch (verdict.kind) {
+      case 'allowed':
+        break;
+      case 'host-refused':
+        if (!hostRefusalLogged) {
+          hostRefusalLogged = true;
+          deps.logger.warn(
+            `web: refused a request for Host ${JSON.stringify(verdict.host.slice(0, 256))} on ${listener.url} (DNS rebinding protection); if that is a name this listener is reached by, add it to web.allowedHosts. Later refusals are not logged`,
+          );
+        }
+        sendError(reply, 403);
+        return;
+      case 'cross-site':
+        sendError(reply, 403);
+        return;
+    }
     if (auth.allows(request.method, request.url, request.headers.authorization)) {
       done();
       return;

@@ -82,21 +82,21 @@ interface HostileCase {
 }
 
 const get = (path: string, extra = ''): string =>
-  `GET ${path} HTTP/1.1\r\nHost: x\r\n${AUTH}${extra}Connection: close\r\n\r\n`;
+  `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${AUTH}${extra}Connection: close\r\n\r\n`;
 const post = (path: string, extra = '', body = ''): string =>
-  `POST ${path} HTTP/1.1\r\nHost: x\r\n${AUTH}${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  `POST ${path} HTTP/1.1\r\nHost: localhost\r\n${AUTH}${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 const clientError = (status: number): boolean => status >= 400 && status < 500;
 
 const CASES: readonly HostileCase[] = [
   {
     name: 'a 10 MB body',
-    head: `POST /jobs/tick/start HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/octet-stream\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`,
+    head: `POST /jobs/tick/start HTTP/1.1\r\nHost: localhost\r\n${AUTH}Content-Type: application/octet-stream\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`,
     bodyBytes: 10 * 1024 * 1024,
     status: 413,
   },
   {
     name: 'a 1.3 MB chunked body',
-    head: `POST /jobs/tick/start HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n${('10000\r\n' + 'A'.repeat(0x10000) + '\r\n').repeat(20)}`,
+    head: `POST /jobs/tick/start HTTP/1.1\r\nHost: localhost\r\n${AUTH}Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n${('10000\r\n' + 'A'.repeat(0x10000) + '\r\n').repeat(20)}`,
     bodyBytes: 0,
     status: (status) => status === 413 || status === 400,
   },
@@ -125,7 +125,7 @@ const CASES: readonly HostileCase[] = [
     head: Buffer.concat([
       Buffer.from('GET /jobs/'),
       Buffer.from([0xff, 0xc3, 0x28]),
-      Buffer.from(`/runs HTTP/1.1\r\nHost: x\r\n${AUTH}Connection: close\r\n\r\n`),
+      Buffer.from(`/runs HTTP/1.1\r\nHost: localhost\r\n${AUTH}Connection: close\r\n\r\n`),
     ]),
     status: clientError,
   },
@@ -134,16 +134,24 @@ const CASES: readonly HostileCase[] = [
     head: post('/jobs/a%0d%0aSet-Cookie:%20x/start'),
     status: 404,
   },
-  { name: 'an unknown method', head: `FOO /status HTTP/1.1\r\nHost: x\r\n\r\n`, status: 400 },
-  { name: 'a lower-case method', head: `get /status HTTP/1.1\r\nHost: x\r\n\r\n`, status: 400 },
+  {
+    name: 'an unknown method',
+    head: `FOO /status HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+    status: 400,
+  },
+  {
+    name: 'a lower-case method',
+    head: `get /status HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+    status: 400,
+  },
   {
     name: 'PATCH on a GET route',
-    head: `PATCH /status HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Length: 0\r\n\r\n`,
+    head: `PATCH /status HTTP/1.1\r\nHost: localhost\r\n${AUTH}Content-Length: 0\r\n\r\n`,
     status: 405,
   },
   {
     name: 'DELETE on a job',
-    head: `DELETE /jobs/tick HTTP/1.1\r\nHost: x\r\n${AUTH}\r\n`,
+    head: `DELETE /jobs/tick HTTP/1.1\r\nHost: localhost\r\n${AUTH}\r\n`,
     status: 405,
   },
   {
@@ -153,22 +161,22 @@ const CASES: readonly HostileCase[] = [
   },
   {
     name: 'no token',
-    head: `GET /jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    head: `GET /jobs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
     status: 401,
   },
   {
     name: 'a 10 KB wrong token',
-    head: `GET /jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'x'.repeat(10_000)}\r\nConnection: close\r\n\r\n`,
+    head: `GET /jobs HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${'x'.repeat(10_000)}\r\nConnection: close\r\n\r\n`,
     status: 401,
   },
   {
     name: 'a token with the wrong scheme',
-    head: `GET /jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${TOKEN}\r\nConnection: close\r\n\r\n`,
+    head: `GET /jobs HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic ${TOKEN}\r\nConnection: close\r\n\r\n`,
     status: 401,
   },
   {
     name: 'a token with a control character',
-    head: `GET /jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\u0001\r\nConnection: close\r\n\r\n`,
+    head: `GET /jobs HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKEN}\u0001\r\nConnection: close\r\n\r\n`,
     status: clientError,
   },
   {
@@ -185,13 +193,18 @@ const CASES: readonly HostileCase[] = [
   },
   { name: 'a request without Host', head: `GET /status HTTP/1.1\r\n${AUTH}\r\n`, status: 400 },
   {
+    name: 'a DNS-rebinding Host',
+    head: `GET /jobs HTTP/1.1\r\nHost: attacker.example\r\n${AUTH}Connection: close\r\n\r\n`,
+    status: 403,
+  },
+  {
     name: 'a non-numeric Content-Length',
-    head: `POST /jobs/tick/start HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Length: abc\r\n\r\n`,
+    head: `POST /jobs/tick/start HTTP/1.1\r\nHost: localhost\r\n${AUTH}Content-Length: abc\r\n\r\n`,
     status: 400,
   },
   {
     name: 'both Content-Length and Transfer-Encoding',
-    head: `POST /jobs/tick/start HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    head: `POST /jobs/tick/start HTTP/1.1\r\nHost: localhost\r\n${AUTH}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
     status: 400,
   },
   { name: 'garbage instead of HTTP', head: 'GARBAGE\r\n\r\n', status: 400 },

@@ -3,7 +3,7 @@
 import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { FakeClock, silentLogger } from '../common/index.js';
-import type { ResolvedJob, ResolvedWeb } from '../config/index.js';
+import type { ResolvedJob, ResolvedWeb, WebListener } from '../config/index.js';
 import { createScheduler, FakeRunner, type Scheduler } from '../scheduler/index.js';
 import { makeConfig } from '../config/testing.js';
 import { buildHttpApp } from './app.js';
@@ -22,6 +22,7 @@ export function makeWeb(overrides: Partial<ResolvedWeb> = {}): ResolvedWeb {
     authTokenEnvVar: null,
     error: null,
     socketMode: null,
+    allowedHosts: [],
     ui: true,
     metrics: {
       enabled: true,
@@ -60,6 +61,8 @@ export interface ApiFixtureOptions {
   readonly startMs?: number;
   /** Do not call scheduler.start(). */
   readonly idle?: boolean;
+  /** The listener the app serves (its Host check); default a TCP one on 127.0.0.1. */
+  readonly listener?: WebListener;
   /** The daemon's durable trends (DaemonView.getTrends); absent = the in-memory fallback. */
   readonly getTrends?: DaemonView['getTrends'];
 }
@@ -93,6 +96,7 @@ export async function createApiFixture(
       ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
     },
     makeWeb(options.web),
+    options.listener ?? { kind: 'tcp', url: 'http://127.0.0.1:0', host: '127.0.0.1', port: 0 },
   );
   if (!options.idle) scheduler.start();
   return {

@@ -199,7 +199,7 @@ async function stalledClient(base: string, path: string): Promise<Socket> {
   const { port } = new URL(base);
   const socket = connect(Number(port), '127.0.0.1');
   await once(socket, 'connect');
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\n\r\n`);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
   socket.pause();
   return socket;
 }

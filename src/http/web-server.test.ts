@@ -102,12 +102,26 @@ void describe('WebServer', () => {
       assert.deepEqual(await get(sock, '/version'), { status: 200, body: '9.9.9' });
       assert.equal(statSync(socketPath).mode & 0o777, 0o600);
       assert.deepEqual(
-        logs.map((line) => line.msg),
+        logs.map((line) => `${line.level} ${line.msg}`),
         [
-          `web: started listening on ${http}`,
-          `web: dashboard at ${http}/`,
-          `web: started listening on ${sock}`,
+          `info web: started listening on ${http}`,
+          `info web: dashboard at ${http}/`,
+          `warn web: ${http} has no authToken: anything that can connect to it can start and cancel jobs (set web.authToken)`,
+          `info web: started listening on ${sock}`,
         ],
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+
+  void it('a TCP listener with an authToken starts without the no-token warning', async () => {
+    const { web, logs, cleanup } = setup();
+    try {
+      await web.apply(makeWeb({ listen: [tcp()], authToken: 'tok' }));
+      assert.deepEqual(
+        logs.map((line) => line.level),
+        ['info', 'info'],
       );
     } finally {
       await cleanup();
@@ -203,7 +217,9 @@ void describe('WebServer', () => {
       assert.deepEqual(web.addresses, []);
       await assert.rejects(get(address!, '/version'));
       assert.deepEqual(
-        logs.map((line) => line.msg.replace(/:\d+(\/?)$/, ':PORT$1')),
+        logs
+          .filter((line) => line.level === 'info')
+          .map((line) => line.msg.replace(/:\d+(\/?)$/, ':PORT$1')),
         [
           'web: started listening on http://127.0.0.1:PORT',
           'web: dashboard at http://127.0.0.1:PORT/',

@@ -145,6 +145,7 @@ export class WebServer implements AsyncDisposable {
         ...(this.#deps.streamLimits ? { streamLimits: this.#deps.streamLimits } : {}),
       },
       web,
+      listener,
     );
     let address: string;
     try {
@@ -166,6 +167,11 @@ export class WebServer implements AsyncDisposable {
     }
     logger.info(`web: started listening on ${address}`);
     if (web.ui && listener.kind === 'tcp') logger.info(`web: dashboard at ${address}/`);
+    if (listener.kind === 'tcp' && web.authToken === null) {
+      logger.warn(
+        `web: ${address} has no authToken: anything that can connect to it can start and cancel jobs (set web.authToken)`,
+      );
+    }
     return { app, address };
   }
 
