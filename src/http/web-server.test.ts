@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import { connect as connectSocket, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { once } from 'node:events';
@@ -13,7 +13,7 @@ import type { WebListener } from '../config/index.js';
 import { createScheduler, FakeRunner } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { makeWeb } from './http-fixture.test.js';
-import { WebServer } from './web-server.js';
+import { listenOnUnixSocket, WebServer } from './web-server.js';
 
 interface LogLine {
   readonly level: string;
@@ -198,6 +198,58 @@ void describe('WebServer', () => {
       assert.deepEqual(web.addresses, [`unix://${stale}`]);
       assert.equal((await get(`unix://${stale}`, '/version')).status, 200);
     } finally {
+      await cleanup();
+    }
+  });
+
+  void it("never unlinks a live peer's socket: the bind fails with a warning and the peer keeps serving", async () => {
+    const { web, logs, dir, cleanup } = setup();
+    const peer = createNetServer((connection) => {
+      connection.on('error', () => undefined); // the daemon's liveness probe hangs up at once
+      connection.end('peer');
+    });
+    try {
+      const socketPath = path.join(dir, 'api.sock');
+      peer.listen(socketPath);
+      await once(peer, 'listening');
+      const inode = statSync(socketPath).ino;
+      await web.apply(makeWeb({ listen: [unix(socketPath)] }));
+      assert.deepEqual(web.addresses, []);
+      assert.match(
+        logs.find((line) => line.level === 'warn')?.msg ?? '',
+        new RegExp(`^web: could not listen on unix://${socketPath}: .*EADDRINUSE`),
+      );
+      assert.equal(statSync(socketPath).ino, inode, 'the peer socket file is untouched');
+      const probe = connectSocket(socketPath);
+      probe.setEncoding('utf8');
+      const [greeting] = (await once(probe, 'data')) as [string];
+      assert.equal(greeting, 'peer');
+      probe.destroy();
+    } finally {
+      peer.close();
+      await cleanup();
+    }
+  });
+
+  void it('a unix socket never exists with a wider mode than socketMode, even under umask 0', async () => {
+    const { dir, cleanup } = setup();
+    const previous = process.umask(0);
+    const plain = createServer();
+    const guarded = createServer();
+    try {
+      // Without the guard, a socket is created with 0777 & ~umask and chmod-ed only later.
+      plain.listen(path.join(dir, 'plain.sock'));
+      assert.equal(statSync(path.join(dir, 'plain.sock')).mode & 0o777, 0o777);
+      const listening = listenOnUnixSocket(guarded, path.join(dir, 'guarded.sock'), 0o660);
+      // The bind is synchronous: the file exists, with its final group/other bits, before any
+      // chmod could run.
+      assert.equal(statSync(path.join(dir, 'guarded.sock')).mode & 0o077, 0o060);
+      await listening;
+      assert.equal(process.umask(), 0, 'the umask is restored');
+    } finally {
+      process.umask(previous);
+      plain.close();
+      guarded.close();
       await cleanup();
     }
   });

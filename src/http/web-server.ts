@@ -2,8 +2,13 @@
 // reconciles the listeners with the `web` section on start and every reload (http-api A.1): a
 // changed or removed block stops the servers, a present block with listeners starts them. Each
 // listen URL gets its own fastify instance, bound independently: one failing to bind is a
-// warning and the rest still serve. Never throws for configuration or bind problems.
+// warning and the rest still serve. A unix socket is created with socketMode's group and other
+// bits already withheld (no window before the chmod), and a socket file is only replaced when
+// nothing answers on it. Never throws for configuration or bind problems.
+// Must not: unlink a socket a live process listens on.
 import { chmod, lstat, unlink } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { describeError, type Clock, type Logger } from '../common/index.js';
 import type { ResolvedWeb, WebListener } from '../config/index.js';
@@ -154,7 +159,9 @@ export class WebServer implements AsyncDisposable {
         address = tcpAddress(app, listener);
       } else {
         await removeStaleSocket(listener.path);
-        await app.listen({ path: listener.path });
+        // The app is ready (buildHttpApp); its server is bound directly so that the bind itself
+        // runs under the umask (fastify's listen() binds after an await). close() still closes it.
+        await listenOnUnixSocket(app.server, listener.path, parseSocketMode(web.socketMode));
         address = `unix://${listener.path}`;
       }
     } catch (error) {
@@ -201,13 +208,68 @@ function tcpAddress(app: FastifyInstance, listener: { host: string; port: number
   return `http://${host}:${port}`;
 }
 
-/** A socket file left by a previous run would make the bind fail; other files are kept. */
+/**
+ * A socket file left by a previous run would make the bind fail: it is removed when nothing
+ * answers on it (ECONNREFUSED). A live listener's socket, and any other kind of file, is kept;
+ * the bind then fails with EADDRINUSE and is logged.
+ */
 async function removeStaleSocket(path: string): Promise<void> {
   try {
-    if ((await lstat(path)).isSocket()) await unlink(path);
+    if (!(await lstat(path)).isSocket()) return;
+    if ((await probeSocket(path)) === 'refused') await unlink(path);
   } catch {
     // Missing (the normal case) or unreadable: the bind reports the real problem.
   }
+}
+
+/** Connect to a unix socket once: a connect or a refusal is immediate, no timer is needed. */
+function probeSocket(path: string): Promise<'live' | 'refused' | 'unknown'> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve('live');
+    });
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      resolve(error.code === 'ECONNREFUSED' ? 'refused' : 'unknown');
+    });
+  });
+}
+
+/** An octal socketMode (`0660`), or null when unset or not octal (applySocketMode warns). */
+function parseSocketMode(mode: string | null): number | null {
+  return mode !== null && /^[0-7]{1,4}$/.test(mode) ? Number.parseInt(mode, 8) & 0o777 : null;
+}
+
+/**
+ * Bind `server` to the unix socket `path` with the group and other bits `mode` withholds masked
+ * from the start: the bind is synchronous inside listen(), so the umask covers exactly it. Owner
+ * bits are never masked (the umask is process-wide: a directory the store creates meanwhile must
+ * keep its x bit); the chmod that follows sets the exact mode.
+ */
+export function listenOnUnixSocket(
+  server: Server,
+  path: string,
+  mode: number | null,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    const previous = mode === null ? null : process.umask(0o077 & ~mode);
+    try {
+      server.listen(path);
+    } finally {
+      if (previous !== null) process.umask(previous);
+    }
+  });
 }
 
 async function applySocketMode(logger: Logger, mode: string, path: string): Promise<void> {
