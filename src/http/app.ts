@@ -15,6 +15,7 @@ import { createOriginPolicy } from './request-origin.js';
 import { registerApiRoutes } from './routes-api.js';
 import { registerStreamRoutes } from './routes-streams.js';
 import { DEFAULT_STREAM_LIMITS, type SseStream } from './sse-stream.js';
+import { StreamSlots } from './stream-slots.js';
 import type {
   DaemonControl,
   DaemonView,
@@ -44,12 +45,15 @@ export interface HttpAppDeps {
   readonly outputs: OutputTracker;
   readonly jobList: JobListCache;
   readonly streamLimits?: StreamLimits;
+  /** Shared by every listener of a web controller; an app of its own makes its own. */
+  readonly streamSlots?: StreamSlots;
 }
 
 /** What the routes share: deps, settings and the set of open SSE streams. */
 export interface RouteContext extends HttpAppDeps {
   readonly settings: WebSettings;
   readonly streamLimits: StreamLimits;
+  readonly streamSlots: StreamSlots;
   readonly streams: Set<SseStream>;
 }
 
@@ -92,10 +96,12 @@ export async function buildHttpApp(
     },
   });
 
+  const streamLimits = deps.streamLimits ?? DEFAULT_STREAM_LIMITS;
   const context: RouteContext = {
     ...deps,
     settings,
-    streamLimits: deps.streamLimits ?? DEFAULT_STREAM_LIMITS,
+    streamLimits,
+    streamSlots: deps.streamSlots ?? new StreamSlots(streamLimits),
     streams: new Set(),
   };
 

@@ -140,10 +140,15 @@ export interface OpenStream {
   close(): void;
 }
 
-/** A streaming GET (SSE) read as it arrives. */
-export function openStream(url: string, headers: Record<string, string> = {}): Promise<OpenStream> {
+/** A streaming GET (SSE) read as it arrives, optionally from a given source address. */
+export function openStream(
+  url: string,
+  headers: Record<string, string> = {},
+  localAddress?: string,
+): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
-    const request = httpGet(url, { headers }, (response) => {
+    const options = localAddress === undefined ? { headers } : { headers, localAddress };
+    const request = httpGet(url, options, (response) => {
       let received = '';
       const waiters = new Set<() => void>();
       response.setEncoding('utf8');

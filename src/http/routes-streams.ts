@@ -28,7 +28,11 @@ function lineData(entry: OutputEntry): string {
   return `{"stream": ${JSON.stringify(entry.stream)}, "line": ${JSON.stringify(entry.line)}}`;
 }
 
-/** Takes over the response and opens the event stream (HEAD gets the headers only). */
+/**
+ * Takes over the response and opens the event stream (HEAD gets the headers only). Null when no
+ * stream was opened: HEAD, or no slot free (a 429 for a client with too many streams, a 503 when
+ * the daemon has too many), the answer already sent.
+ */
 function openStream(
   context: RouteContext,
   request: FastifyRequest,
@@ -39,6 +43,17 @@ function openStream(
     void reply.code(200).headers(headers).send();
     return null;
   }
+  const slot = context.streamSlots.acquire(request.socket.remoteAddress ?? null);
+  switch (slot.kind) {
+    case 'granted':
+      break;
+    case 'client-full':
+      sendError(reply, 429, 'too many open event streams from this client');
+      return null;
+    case 'total-full':
+      sendError(reply, 503, 'too many open event streams');
+      return null;
+  }
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, headers);
@@ -46,7 +61,10 @@ function openStream(
   raw.flushHeaders();
   const stream = new SseStream(raw, context.clock, context.streamLimits);
   context.streams.add(stream);
-  stream.onClose(() => context.streams.delete(stream));
+  stream.onClose(() => {
+    context.streams.delete(stream);
+    slot.release();
+  });
   return stream;
 }
 
@@ -63,7 +81,7 @@ export function registerStreamRoutes(app: FastifyInstance, context: RouteContext
       stream.end({ event: 'end', data: NO_OUTPUT });
       return reply;
     }
-    for (const entry of source.lines()) stream.replay('line', lineData(entry));
+    stream.replay(source.lines().map((entry) => ({ event: 'line', data: lineData(entry) })));
     if (source.closed) {
       stream.end({ event: 'end', data: END_OF_OUTPUT });
       return reply;

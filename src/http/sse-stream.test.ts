@@ -35,7 +35,13 @@ class StalledSink extends EventEmitter implements SseSink {
   }
 }
 
-const LIMITS = { maxQueuedBytes: 10_000, closeGraceMs: 5_000, keepAliveMs: 15_000 };
+const LIMITS = {
+  maxQueuedBytes: 10_000,
+  maxStreams: 10,
+  maxStreamsPerClient: 10,
+  closeGraceMs: 5_000,
+  keepAliveMs: 15_000,
+};
 
 void test('a client that never reads is cut off at the bound, then destroyed after the grace', async () => {
   const clock = new FakeClock();
@@ -57,16 +63,28 @@ void test('a client that never reads is cut off at the bound, then destroyed aft
   assert.equal(sink.socketDestroyed, true);
 });
 
-void test('the replay does not count against the live bound', () => {
+void test('the replay keeps only the newest events that fit half the queue bound', () => {
   const clock = new FakeClock();
   const sink = new StalledSink();
   const stream = new SseStream(sink, clock, LIMITS);
-  const data = 'y'.repeat(1_000);
-  for (let index = 0; index < 50; index++) stream.replay('line', data);
+  // 50 events of ~1 KB: 50 KB of replay against a 10 KB bound.
+  const events = Array.from({ length: 50 }, (_, index) => ({
+    event: 'line',
+    data: `${String(index).padStart(2, '0')}${'y'.repeat(998)}`,
+  }));
+  const left = stream.replay(events);
+  assert.equal(left, 46);
+  assert.equal(sink.chunks.length, 1);
+  assert.ok(sink.writableLength <= LIMITS.maxQueuedBytes / 2, `${sink.writableLength} bytes`);
+  assert.deepEqual(
+    [...(sink.chunks[0] ?? '').matchAll(/data: (\d\d)/g)].map((match) => match[1]),
+    ['46', '47', '48', '49'],
+  );
   assert.equal(stream.closed, false);
-  stream.send('line', data);
+  // The live events get what is left of the bound.
+  for (let index = 0; index < 5; index++) stream.send('line', 'z'.repeat(1_000));
   assert.equal(stream.closed, false);
-  for (let index = 0; index < 20; index++) stream.send('line', data);
+  for (let index = 0; index < 5; index++) stream.send('line', 'z'.repeat(1_000));
   assert.equal(stream.closed, true);
 });
 

@@ -1,8 +1,9 @@
 // One server-sent-events response with bounded memory: events are written straight to the
 // response, and a client that lets more than `maxQueuedBytes` pile up (it reads slower than
 // events arrive) is cut off with an `end` event whose reason is `slow-consumer`; its socket is
-// destroyed if it does not take even that within `closeGraceMs`. A `: ping` comment goes out
-// after `keepAliveMs` without an event (http-api A.10).
+// destroyed if it does not take even that within `closeGraceMs`. The initial replay keeps only
+// the newest events that fit half the bound. A `: ping` comment goes out after `keepAliveMs`
+// without an event (docs/http-api.md "Streams").
 import type { Clock, TimerHandle } from '../common/index.js';
 import type { StreamLimits } from './types.js';
 
@@ -20,12 +21,19 @@ export interface SseSink {
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   maxQueuedBytes: 1024 * 1024,
+  maxStreams: 256,
+  maxStreamsPerClient: 16,
   closeGraceMs: 5_000,
   keepAliveMs: 15_000,
 };
 
 /** `{"reason": "slow-consumer"}`, spaced like the reference's json.dumps. */
 export const SLOW_CONSUMER_END = '{"reason": "slow-consumer"}';
+
+export interface SseEvent {
+  readonly event: string;
+  readonly data: string;
+}
 
 export function formatEvent(event: string, data: string): string {
   return `event: ${event}\ndata: ${data}\n\n`;
@@ -40,8 +48,6 @@ export class SseStream {
   #lastWriteMs: number;
   #keepAlive: TimerHandle | null = null;
   #destroyTimer: TimerHandle | null = null;
-  /** Queue bound: maxQueuedBytes plus whatever replay was written up front. */
-  #allowance: number;
   /** Events that could not be delivered because the client was cut off. */
   dropped = 0;
 
@@ -50,7 +56,6 @@ export class SseStream {
     this.#clock = clock;
     this.#limits = limits;
     this.#lastWriteMs = clock.monotonic();
-    this.#allowance = limits.maxQueuedBytes;
     sink.once('close', () => this.#finish());
     this.#armKeepAlive(limits.keepAliveMs);
   }
@@ -70,16 +75,30 @@ export class SseStream {
   }
 
   /**
-   * An event of the initial replay: written without the queue check (the replay is bounded by
-   * the output ring), and it raises the bound by its size so the live events that follow still
-   * get the full maxQueuedBytes.
+   * The initial replay, oldest first, in one write: only the newest events whose bytes fit half
+   * of maxQueuedBytes, so the replay alone never takes the stream near its bound and live events
+   * keep the other half. Returns how many (older) events were left out.
    */
-  replay(event: string, data: string): void {
-    if (this.#closed) return;
-    const chunk = formatEvent(event, data);
-    this.#allowance += chunk.length;
-    this.#sink.write(chunk);
-    this.#lastWriteMs = this.#clock.monotonic();
+  replay(events: readonly SseEvent[]): number {
+    if (this.#closed) return events.length;
+    const budget = Math.floor(this.#limits.maxQueuedBytes / 2);
+    const chunks: string[] = [];
+    let used = 0;
+    let first = events.length;
+    for (let index = events.length - 1; index >= 0; index--) {
+      const event = events[index];
+      if (event === undefined) break;
+      const chunk = formatEvent(event.event, event.data);
+      used += Buffer.byteLength(chunk, 'utf8');
+      if (used > budget) break;
+      chunks.push(chunk);
+      first = index;
+    }
+    if (chunks.length > 0) {
+      this.#sink.write(chunks.reverse().join(''));
+      this.#lastWriteMs = this.#clock.monotonic();
+    }
+    return first;
   }
 
   /** Write a last event (if any) and end the response. */
@@ -96,7 +115,7 @@ export class SseStream {
       this.dropped++;
       return;
     }
-    if (this.#sink.writableLength + chunk.length > this.#allowance) {
+    if (this.#sink.writableLength + chunk.length > this.#limits.maxQueuedBytes) {
       this.dropped++;
       this.#cutOff();
       return;

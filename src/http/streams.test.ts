@@ -207,6 +207,8 @@ async function stalledClient(base: string, path: string): Promise<Socket> {
 void describe('slow consumers', () => {
   const limits: StreamLimits = {
     maxQueuedBytes: 64 * 1024,
+    maxStreams: 256,
+    maxStreamsPerClient: 16,
     closeGraceMs: 2_000,
     keepAliveMs: 15_000,
   };
@@ -267,3 +269,48 @@ void describe('slow consumers', () => {
       run.succeed();
     }, limits));
 });
+
+void describe('how many streams may be open', () => {
+  const limits: StreamLimits = {
+    maxQueuedBytes: 1024 * 1024,
+    maxStreams: 3,
+    maxStreamsPerClient: 2,
+    closeGraceMs: 5_000,
+    keepAliveMs: 15_000,
+  };
+
+  void it('a client with too many open streams gets a 429, the daemon past its total a 503', () =>
+    withStreams(async (_api, base) => {
+      const events = `${base}/events`;
+      const first = await openStream(events, {}, '127.0.0.1');
+      const second = await openStream(events, {}, '127.0.0.1');
+      const third = await openStream(events, {}, '127.0.0.1');
+      assert.deepEqual([first.status, second.status, third.status], [200, 200, 429]);
+      assert.deepEqual(JSON.parse(await third.ended()), {
+        error: 'Too Many Requests',
+        message: 'too many open event streams from this client',
+      });
+      // Another source address is another client: it gets the last slot, then none is left.
+      const other = await openStream(events, {}, '127.0.0.2');
+      assert.equal(other.status, 200);
+      const beyond = await openStream(events, {}, '127.0.0.3');
+      assert.equal(beyond.status, 503);
+      assert.match(await beyond.ended(), /too many open event streams/);
+      // A closed stream gives its slot back.
+      first.close();
+      await waitForSlot(events, '127.0.0.3');
+      second.close();
+      other.close();
+    }, limits));
+});
+
+/** Opens (and closes) streams until one is granted: the server has seen a stream close. */
+async function waitForSlot(url: string, from: string): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    const probe = await openStream(url, {}, from);
+    probe.close();
+    if (probe.status === 200) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.fail('the slot of a closed stream never came back');
+}

@@ -64,8 +64,12 @@ export type WebSettings = ResolvedWeb;
 
 /** Limits that keep one client from costing the daemon unbounded memory. */
 export interface StreamLimits {
-  /** Bytes an SSE client may have queued before it is cut off with an end marker. */
+  /** Bytes an SSE client may have queued (the replay included) before it is cut off. */
   readonly maxQueuedBytes: number;
+  /** Open SSE streams across all listeners (a 503 beyond). */
+  readonly maxStreams: number;
+  /** Open SSE streams per client IP address (a 429 beyond). */
+  readonly maxStreamsPerClient: number;
   /** Time a cut-off client gets to take its end marker before its socket is destroyed. */
   readonly closeGraceMs: number;
   /** A keep-alive comment after this long without an event. */

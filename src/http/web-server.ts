@@ -15,6 +15,8 @@ import type { ResolvedWeb, WebListener } from '../config/index.js';
 import { buildHttpApp } from './app.js';
 import { JobListCache } from './job-list-cache.js';
 import { OutputTracker } from './output-tracker.js';
+import { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
+import { StreamSlots } from './stream-slots.js';
 import type {
   DaemonControl,
   DaemonView,
@@ -53,6 +55,8 @@ export class WebServer implements AsyncDisposable {
   readonly #deps: WebServerDeps;
   readonly #version: string;
   #outputs: OutputTracker | null = null;
+  /** Stream slots outlive the servers: one budget across listeners and restarts. */
+  readonly #streamSlots: StreamSlots;
   #jobList: JobListCache | null = null;
   #running: Running | null = null;
   #queue: Promise<void> = Promise.resolve();
@@ -61,6 +65,7 @@ export class WebServer implements AsyncDisposable {
   constructor(deps: WebServerDeps) {
     this.#deps = deps;
     this.#version = deps.version ?? readPackageVersion();
+    this.#streamSlots = new StreamSlots(deps.streamLimits ?? DEFAULT_STREAM_LIMITS);
   }
 
   /** Bound addresses of the running servers (for logs and tests). */
@@ -148,6 +153,7 @@ export class WebServer implements AsyncDisposable {
         outputs,
         jobList,
         ...(this.#deps.streamLimits ? { streamLimits: this.#deps.streamLimits } : {}),
+        streamSlots: this.#streamSlots,
       },
       web,
       listener,
