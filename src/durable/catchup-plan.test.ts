@@ -96,17 +96,63 @@ void test('stepping is DST-correct: New York spring-forward owes the slots the l
   ]);
 });
 
-void test('stepping stops after MAX_STEPS and drops everything rather than stepping for minutes', () => {
+void test('run-once after more than MAX_STEPS missed slots still plans the newest slot', () => {
   const everySecond = parseSchedule('* * * * * * *');
   const plan = planCatchup({
     schedule: everySecond,
     onMissed: 'run-once',
     watermarkMs: 0,
-    untilMs: (MAX_STEPS + 10) * 1000,
+    untilMs: (MAX_STEPS + 10) * 1000 + 500,
     startingDeadlineMs: null,
   });
-  assert.deepEqual(plan.slots, []);
+  assert.deepEqual(plan.slots, [(MAX_STEPS + 10) * 1000]);
+  assert.equal(plan.droppedByCap, 0);
+  assert.equal(plan.missedIsLowerBound, true);
+  assert.ok(plan.missed >= MAX_STEPS);
+});
+
+void test('run-all after more than MAX_STEPS missed slots replays the newest RUN_ALL_CAP of them', () => {
+  const everySecond = parseSchedule('* * * * * * *');
+  const untilMs = (MAX_STEPS + 10) * 1000;
+  const plan = planCatchup({
+    schedule: everySecond,
+    onMissed: 'run-all',
+    watermarkMs: 0,
+    untilMs,
+    startingDeadlineMs: null,
+  });
+  assert.equal(plan.slots.length, RUN_ALL_CAP);
+  assert.equal(plan.slots.at(-1), untilMs);
+  assert.equal(plan.slots[0], untilMs - (RUN_ALL_CAP - 1) * 1000);
+  assert.equal(plan.missedIsLowerBound, true);
   assert.ok(plan.droppedByCap > 0);
+});
+
+void test('the newest slot is found without stepping a dense past: per-second slots of 2025 only', () => {
+  // Every second of 2025, nothing after: the newest slot before mid-2026 is 2025's last second.
+  const only2025 = parseSchedule('* * * * * * 2025');
+  const plan = planCatchup({
+    schedule: only2025,
+    onMissed: 'run-once',
+    watermarkMs: at('2025-01-01T00:00:00Z'),
+    untilMs: at('2026-06-01T00:00:00Z'),
+    startingDeadlineMs: null,
+  });
+  assert.deepEqual(plan.slots, [at('2025-12-31T23:59:59Z')]);
+});
+
+void test('run-once skips a newest slot an interrupted backfill already ran', () => {
+  const everySecond = parseSchedule('* * * * * * *');
+  const untilMs = (MAX_STEPS + 10) * 1000;
+  const plan = planCatchup({
+    schedule: everySecond,
+    onMissed: 'run-once',
+    watermarkMs: 0,
+    untilMs,
+    startingDeadlineMs: null,
+    alreadyRun: new Set([untilMs]),
+  });
+  assert.deepEqual(plan.slots, [untilMs - 1000]);
 });
 
 void test('the jitter offset is derived from the name: stable, in range, different per job', () => {

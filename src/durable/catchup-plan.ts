@@ -9,9 +9,9 @@ import { nextFireTime, type Schedule } from '../schedule/index.js';
 /** run-all replays at most this many slots per cycle (the seed's hard cap). */
 export const RUN_ALL_CAP = 100;
 /**
- * Stepping stops after this many occurrences: a years-long outage of a per-second job would
- * otherwise spend minutes stepping. What lies before the last stepped slot is dropped (with the
- * count in the plan, like the cap).
+ * Counting stops after this many occurrences: a years-long outage of a per-second job would
+ * otherwise spend minutes stepping. The slots to launch are then found backwards from the end of
+ * the window (newestSlots), and `missed` is only a lower bound.
  */
 export const MAX_STEPS = 2_000_000;
 
@@ -33,6 +33,8 @@ export interface CatchupPlan {
   readonly slots: readonly number[];
   /** Missed slots in the window (after the deadline filter), before coalescing or capping. */
   readonly missed: number;
+  /** True when counting stopped at MAX_STEPS: more than `missed` slots were missed. */
+  readonly missedIsLowerBound: boolean;
   /** Slots dropped by the run-all cap (or the stepping bound). */
   readonly droppedByCap: number;
   /** Whether slots older than startingDeadlineSeconds were dropped (they are not stepped). */
@@ -40,7 +42,13 @@ export interface CatchupPlan {
 }
 
 export function planCatchup(input: CatchupInput): CatchupPlan {
-  const none: CatchupPlan = { slots: [], missed: 0, droppedByCap: 0, droppedByDeadline: false };
+  const none: CatchupPlan = {
+    slots: [],
+    missed: 0,
+    missedIsLowerBound: false,
+    droppedByCap: 0,
+    droppedByDeadline: false,
+  };
   if (input.onMissed === 'skip' || !(input.watermarkMs < input.untilMs)) return none;
   const oldestAllowedMs =
     input.startingDeadlineMs === null ? -Infinity : input.untilMs - input.startingDeadlineMs;
@@ -59,6 +67,7 @@ export function planCatchup(input: CatchupInput): CatchupPlan {
     droppedByDeadline = first !== null && first < oldestAllowedMs && first <= input.untilMs;
     cursor = Math.ceil(oldestAllowedMs) - 1;
   }
+  const windowStartMs = cursor;
   for (;;) {
     const slot = nextFireTime(input.schedule, cursor);
     if (slot === null || slot > input.untilMs) break;
@@ -72,14 +81,56 @@ export function planCatchup(input: CatchupInput): CatchupPlan {
     ring.push(slot);
     if (ring.length > keep) ring.shift();
   }
-  const slots = truncated ? [] : ring;
+  const slots = truncated
+    ? newestSlots(input.schedule, windowStartMs, input.untilMs, keep, input.alreadyRun)
+    : ring;
   const coalesced = input.onMissed === 'run-once' ? Math.max(0, missed - 1) : 0;
   return {
     slots,
     missed,
-    droppedByCap: truncated ? missed : Math.max(0, missed - slots.length - coalesced),
+    missedIsLowerBound: truncated,
+    droppedByCap: Math.max(0, missed - slots.length - coalesced),
     droppedByDeadline,
   };
+}
+
+/**
+ * The newest `keep` slots in (afterMs, untilMs] that are not in `skip`, oldest first, found
+ * without stepping the whole window: a binary search for the latest start from which at most
+ * `keep` such slots remain (that count only grows as the start moves back), then one short
+ * walk. About 50 searches of at most keep + |skip| + 1 steps each.
+ */
+export function newestSlots(
+  schedule: Schedule,
+  afterMs: number,
+  untilMs: number,
+  keep: number,
+  skip: ReadonlySet<number> | undefined,
+): number[] {
+  /** Slots after `fromMs` up to untilMs, stopping once there are more than keep. */
+  const walk = (fromMs: number): number[] => {
+    const found: number[] = [];
+    let cursor = fromMs;
+    for (;;) {
+      const slot = nextFireTime(schedule, cursor);
+      if (slot === null || slot > untilMs) return found;
+      cursor = slot;
+      if (skip?.has(slot)) continue;
+      found.push(slot);
+      if (found.length > keep) return found;
+    }
+  };
+  let low = Math.floor(afterMs);
+  let high = Math.floor(untilMs);
+  const fromStart = walk(low);
+  if (fromStart.length <= keep) return fromStart;
+  // Invariant: more than keep slots after `low`, at most keep after `high`.
+  while (high - low > 1) {
+    const middle = Math.floor(low + (high - low) / 2);
+    if (walk(middle).length > keep) low = middle;
+    else high = middle;
+  }
+  return walk(high);
 }
 
 /**

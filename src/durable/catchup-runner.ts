@@ -108,8 +108,12 @@ export class CatchupRunner {
       logger.info(`Job ${name}: missed slots older than startingDeadlineSeconds were dropped`);
     }
     if (plan.droppedByCap > 0) {
+      const missed = plan.missedIsLowerBound ? `more than ${plan.missed}` : `${plan.missed}`;
+      const dropped = plan.missedIsLowerBound
+        ? `more than ${plan.droppedByCap}`
+        : `${plan.droppedByCap}`;
       logger.warn(
-        `Job ${name}: ${plan.missed} runs were missed; onMissed run-all replays at most ${plan.slots.length} per cycle, dropping ${plan.droppedByCap} (set startingDeadlineSeconds to bound the window, or prefer run-once)`,
+        `Job ${name}: ${missed} runs were missed; onMissed run-all replays at most ${plan.slots.length} per cycle, dropping ${dropped} (set startingDeadlineSeconds to bound the window, or prefer run-once)`,
       );
     }
     if (plan.slots.length === 0) {
