@@ -1202,6 +1202,32 @@ void describe('output archival', () => {
     await d.stop();
   });
 
+  void test('a run replaced under Replace does not keep its staged secret values', async () => {
+    const w = await world();
+    const d = await boot(w, {
+      jobs: [
+        archived({
+          concurrencyPolicy: 'Replace',
+          secrets: [
+            { name: 'API_TOKEN', source: { value: 'zz-9', fromFile: null, fromEnvVar: null } },
+          ],
+        }),
+      ],
+      secretValues: () => Promise.resolve(['zz-9']),
+      runs: 'manual',
+    });
+    await tick(w.clock, MINUTE); // the first instance runs until it is replaced
+    assert.equal(d.durable.runsHoldingSecrets, 1);
+    await tick(w.clock, MINUTE); // replaced by the second
+    await flush();
+    assert.equal(d.of('run:finished')[0]?.disposition, 'replaced');
+    assert.equal(d.durable.runsHoldingSecrets, 1, 'only the live second instance');
+    d.runner.last('dump').succeed();
+    await flush();
+    assert.equal(d.durable.runsHoldingSecrets, 0);
+    await d.stop();
+  });
+
   void test('without archiveOutput nothing is archived; an uncaptured stream is null', async () => {
     const w = await world();
     const d = await boot(w, {

@@ -97,6 +97,10 @@ export class DurableState implements DurableCollaborator {
     // Nobody may be waiting (no @reboot job): never an unhandled rejection.
     this.#markers.catch(() => undefined);
   }
+  /** Live runs whose staged job-API secret values are held for archive scrubbing (tests). */
+  get runsHoldingSecrets(): number {
+    return this.#recorder.runsHoldingSecrets;
+  }
 
   /** Subscribe to the scheduler and run the boot sequence once the store is open. */
   start(): void {

@@ -49,6 +49,11 @@ export class RunRecorder {
     this.#access = access;
   }
 
+  /** Live runs whose staged job-API secret values are held for their archive's scrubbing. */
+  get runsHoldingSecrets(): number {
+    return this.#runSecrets.size;
+  }
+
   /**
    * Counter snapshots start once seeding was attempted: a snapshot of fresh accumulators written
    * before the seed read would become the newest one and reset the durable counters.
@@ -84,6 +89,10 @@ export class RunRecorder {
     const { job } = event;
     const name = job.name;
     this.#closeInflight(name);
+    // Taken now whatever happens next: a run that is not recorded (replaced) is not archived,
+    // and its secret values must not outlive it.
+    const secrets = this.#runSecrets.get(event.runId);
+    this.#runSecrets.delete(event.runId);
     if (!event.recorded) return;
     const appends = (this.#appends.get(name) ?? 0) + 1;
     this.#appends.set(name, appends);
@@ -93,7 +102,7 @@ export class RunRecorder {
     this.#access.submit('run-record', runsStream(name), row);
     if (prune && keep !== null) this.#access.submitPrune('run-record', runsStream(name), keep);
     if (job.archiveOutput) {
-      this.#archive(event);
+      this.#archive(event, secrets ?? Promise.resolve([]));
       if (prune && keep !== null) this.#access.submitPrune('archive', logsStream(name), keep);
     }
     if (this.#countersReady) {
@@ -145,12 +154,10 @@ export class RunRecorder {
     }
   }
 
-  #archive(event: RunFinishedEvent): void {
+  #archive(event: RunFinishedEvent, staged: Promise<readonly string[]>): void {
     const { job, outcome } = event;
     const { host } = this.#deps;
     const stream = logsStream(job.name);
-    const staged = this.#runSecrets.get(event.runId) ?? Promise.resolve([]);
-    this.#runSecrets.delete(event.runId);
     this.#access.submitWork('archive', stream, async () => {
       // The run's own staged secrets are scrubbed whatever redactArchivedSecrets says: they
       // never touch the store.
