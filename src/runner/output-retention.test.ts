@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { OutputRetention } from './output-retention.js';
+import { MAX_RETAINED_CHARS, OutputRetention } from './output-retention.js';
 
 function retain(saveLimit: number, count: number): OutputRetention {
   const retention = new OutputRetention(saveLimit);
@@ -38,4 +38,34 @@ void test('OutputRetention marks the text truncated after an over-long line with
   const retention = retain(10, 2);
   retention.noteOverlongLine();
   assert.deepEqual(retention.result(), { text: 'l1\nl2\n', discardedLines: 0, truncated: true });
+});
+
+void test('OutputRetention keeps at most MAX_RETAINED_CHARS per stream, whatever saveLimit allows', () => {
+  const retention = new OutputRetention(4096);
+  const line = (n: number): string => `${String(n).padStart(3, '0')}${'x'.repeat(299_996)}\n`;
+  for (let n = 1; n <= 20; n++) retention.add(line(n));
+  const { text, discardedLines, truncated } = retention.result();
+  assert.ok(text.length <= MAX_RETAINED_CHARS + 100, `${text.length} characters kept`);
+  assert.equal(truncated, true);
+  // The head keeps the first lines that fit half the budget, the tail the newest that fit.
+  assert.ok(text.startsWith(line(1)));
+  assert.ok(text.endsWith(line(20)));
+  const kept = text.split('\n').filter((l) => /^\d{3}x/.test(l)).length;
+  assert.equal(discardedLines, 20 - kept);
+  assert.match(
+    text,
+    new RegExp(`\\n {3}\\[\\.\\.\\.\\. ${discardedLines} lines discarded \\.\\.\\.\\]\\n`),
+  );
+});
+
+void test('OutputRetention drops a single line larger than half the budget as discarded', () => {
+  const retention = new OutputRetention(4);
+  retention.add('first\n');
+  retention.add(`${'y'.repeat(MAX_RETAINED_CHARS)}\n`);
+  retention.add('last\n');
+  assert.deepEqual(retention.result(), {
+    text: 'first\n   [.... 1 lines discarded ...]\nlast\n',
+    discardedLines: 1,
+    truncated: true,
+  });
 });
