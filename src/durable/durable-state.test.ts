@@ -9,7 +9,7 @@ import { createDeferred, FakeClock } from '../common/index.js';
 import { formatIsoUtc } from '../common/index.js';
 import { computeTrends, renderJobRuns, renderRunRecord } from '../http/index.js';
 import { makeConfig, makeJob, type MakeJobOverrides } from '../config/testing.js';
-import type { MemoryStateStore } from '../state/index.js';
+import { DEFAULT_MAX_RECORD_BYTES, type MemoryStateStore } from '../state/index.js';
 import {
   BOOT_1,
   BOOT_2,
@@ -1199,6 +1199,32 @@ void describe('output archival', () => {
     const [record] = await streamData(w.store, 'logs/dump');
     assert.equal(record!['stdout'], 'calling with [REDACTED] now\n');
     assert.deepEqual(asked, [d.of('run:started')[0]!.runId], 'asked once, at the start');
+    await d.stop();
+  });
+
+  void test('output too big for one record is cut to its newest part before it is redacted', async () => {
+    const w = await world();
+    const redacted: number[] = [];
+    const d = await boot(w, {
+      jobs: [archived()],
+      redact: (text) => {
+        redacted.push(text.length);
+        return text.replaceAll('hunter2', '[REDACTED]');
+      },
+    });
+    const line = `${'o'.repeat(1023)}\n`;
+    const big = `${line.repeat(9 * 1024)}password hunter2 at the end\n`; // 9 MiB
+    d.runner.script('dump', { exitCode: 0, stdout: big });
+    await tick(w.clock, MINUTE);
+    await d.writes.drain(); // the chunked redaction takes real turns of the event loop
+    const [record] = await streamData(w.store, 'logs/dump');
+    const stdout = String(record!['stdout']);
+    assert.ok(Buffer.byteLength(JSON.stringify(record)) <= DEFAULT_MAX_RECORD_BYTES);
+    assert.match(stdout, /^ {3}\[\.\.\.\. \d+ characters cut to fit the archive record \.\.\.\]\n/);
+    assert.ok(stdout.endsWith('password [REDACTED] at the end\n'));
+    // Only what is kept was redacted, a chunk at a time.
+    assert.ok(Math.max(...redacted) <= 65_536, `a chunk of ${Math.max(...redacted)} characters`);
+    assert.ok(redacted.reduce((a, b) => a + b, 0) < big.length);
     await d.stop();
   });
 

@@ -4,6 +4,7 @@
 // counter snapshots. Must not: wait for a write or read the store.
 import type { ResolvedState } from '../config/index.js';
 import type { RunFinishedEvent, RunStartedEvent } from '../scheduler/index.js';
+import { fitArchivedText, redactInChunks } from './archive-text.js';
 import { ledgerRowOf } from './ledger-rows.js';
 import {
   countersStream,
@@ -160,22 +161,24 @@ export class RunRecorder {
     const stream = logsStream(job.name);
     this.#access.submitWork('archive', stream, async () => {
       // The run's own staged secrets are scrubbed whatever redactArchivedSecrets says: they
-      // never touch the store.
+      // never touch the store. The text is cut to the record first, then redacted in chunks.
       const secrets = (await staged.catch(() => [])).filter((value) => value.length > 0);
-      const scrub = (text: string | undefined): string | null => {
+      const scrub = async (text: string | undefined): Promise<string | null> => {
         if (text === undefined) return null;
-        let scrubbed = text;
+        let scrubbed = fitArchivedText(text);
         for (const value of secrets) scrubbed = scrubbed.replaceAll(value, REDACTED);
-        return job.redactArchivedSecrets ? this.#deps.redact(scrubbed) : scrubbed;
+        return job.redactArchivedSecrets ? redactInChunks(scrubbed, this.#deps.redact) : scrubbed;
       };
+      const stdout = await scrub(outcome.stdout?.text);
+      const stderr = await scrub(outcome.stderr?.text);
       return this.#access.store.append(stream, {
         job: job.name,
         host,
         runId: event.runId,
         outcome: event.summary.outcome,
         finishedAtMs: outcome.finishedAtMs,
-        stdout: scrub(outcome.stdout?.text),
-        stderr: scrub(outcome.stderr?.text),
+        stdout,
+        stderr,
         truncated: Boolean(outcome.stdout?.truncated || outcome.stderr?.truncated),
         redacted: job.redactArchivedSecrets,
       });
