@@ -1,7 +1,14 @@
-// Values jobs store (KV values, cursor values): they must be portable JSON (http-api B.3: no
-// NaN/Infinity, no integer outside 64 bits) and fit maxValueBytes, measured on the compact JSON
-// encoding. Pure.
+// Values jobs store (KV values, cursor values): they must be portable JSON (docs/http-api.md
+// "The job API": no NaN/Infinity, no integer outside 64 bits), nest at most MAX_JSON_DEPTH levels
+// and fit maxValueBytes, measured on the compact JSON encoding. Pure; every walk is iterative.
 import { ApiError } from './api-error.js';
+
+/**
+ * Deepest nesting a request body may have. JSON.parse copes with any depth, but JSON.stringify
+ * and every recursive reader (the store, the job commands' printer) overflow the stack around
+ * ten thousand levels: a 500 with a stack trace in the log.
+ */
+export const MAX_JSON_DEPTH = 128;
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -12,19 +19,20 @@ const INT64_MAX = 2n ** 63n - 1n;
  */
 export function checkPortable(value: unknown, rawText: string): void {
   let suspicious = false;
-  const visit = (node: unknown): void => {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
     if (typeof node === 'number') {
       if (!Number.isFinite(node)) {
         throw new ApiError(400, 'value is not portable: NaN and Infinity have no JSON form');
       }
       if (Number.isInteger(node) && !Number.isSafeInteger(node)) suspicious = true;
     } else if (Array.isArray(node)) {
-      for (const item of node) visit(item);
+      for (const item of node as unknown[]) pending.push(item);
     } else if (typeof node === 'object' && node !== null) {
-      for (const item of Object.values(node)) visit(item);
+      for (const item of Object.values(node)) pending.push(item);
     }
-  };
-  visit(value);
+  }
   if (suspicious && hasOversizedIntegerLiteral(rawText)) {
     throw new ApiError(400, 'value is not portable: an integer is outside the 64-bit range');
   }
@@ -56,5 +64,20 @@ export function checkValueSize(value: unknown, maxValueBytes: number | null, wha
       413,
       `${what} is ${size} bytes, over the maxValueBytes limit of ${maxValueBytes}`,
     );
+  }
+}
+
+/** 400 when `value` nests deeper than MAX_JSON_DEPTH (an iterative walk: no recursion). */
+export function checkDepth(value: unknown): void {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
+    const [node, depth] = entry;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > MAX_JSON_DEPTH) {
+      throw new ApiError(400, `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    for (const child of Array.isArray(node) ? (node as unknown[]) : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+    }
   }
 }

@@ -135,6 +135,21 @@ for (const kind of STORE_KINDS) {
         }
       }));
 
+    void test('a value nested deeper than 128 levels is a 400, not a 500 with a stack in the log', () =>
+      withFixture(kind, async ({ startRun, logger }) => {
+        const run = startRun();
+        const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+        const deep = await run.post('/v1/kv/set', `{"key": "k", "value": ${nested(20_000)}}`);
+        assert.equal(deep.status, 400);
+        assert.deepEqual(deep.json(), { error: 'request body nests deeper than 128 levels' });
+        assert.deepEqual(logger.at('error'), []);
+        // The body object is level 1: a value of 127 levels is the deepest accepted.
+        const ok = await run.post('/v1/kv/set', `{"key": "k", "value": ${nested(127)}}`);
+        assert.equal(ok.status, 200);
+        const over = await run.post('/v1/kv/set', `{"key": "k", "value": ${nested(128)}}`);
+        assert.equal(over.status, 400);
+      }));
+
     void test('a value over maxValueBytes (compact JSON) is 413; one at the limit is stored', () =>
       withFixture(
         kind,

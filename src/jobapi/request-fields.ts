@@ -2,6 +2,7 @@
 // fields answer `<field> is required`; ttl / blockSeconds / permits must be numeric. Values are
 // read from a JSON object body or from a query string through the same small interface.
 import { ApiError } from './api-error.js';
+import { checkDepth } from './json-values.js';
 
 /** Where a route's fields come from: a JSON body object or the query string. */
 export interface FieldSource {
@@ -35,6 +36,7 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ApiError(400, 'request body must be a JSON object');
   }
+  checkDepth(parsed);
   return parsed as Record<string, unknown>;
 }
 
