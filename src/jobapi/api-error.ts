@@ -3,16 +3,28 @@
 // Bodies follow http-api B.3: JSON `{"error": ...}`, except 401, 404 and the transport-cap 413,
 // which are bare framework errors (`bare: true`).
 
+export interface ApiErrorOptions {
+  /** Answer with a plain `<status>: <reason>` body instead of JSON. */
+  readonly bare?: boolean;
+  /** The request body was not read: close the connection after the answer. */
+  readonly closeConnection?: boolean;
+  /** A Retry-After header, in seconds (429). */
+  readonly retryAfterSeconds?: number;
+}
+
 export class ApiError extends Error {
   readonly status: number;
-  /** Answer with a plain `<status>: <reason>` body instead of JSON. */
   readonly bare: boolean;
+  readonly closeConnection: boolean;
+  readonly retryAfterSeconds: number | null;
 
-  constructor(status: number, message: string, options: { bare?: boolean } = {}) {
+  constructor(status: number, message: string, options: ApiErrorOptions = {}) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.bare = options.bare ?? false;
+    this.closeConnection = options.closeConnection ?? false;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? null;
   }
 }
 

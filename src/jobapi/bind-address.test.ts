@@ -3,7 +3,9 @@ import { networkInterfaces } from 'node:os';
 import { describe, test } from 'node:test';
 import { FakeClock, isYacronError, silentLogger } from '../common/index.js';
 import { MemoryStateStore } from '../state/index.js';
-import { formatUrl, isLoopbackHost, transportCapBytes } from './bind-address.js';
+import { DEFAULT_MAX_RECORD_BYTES } from '../state/index.js';
+import { formatUrl, isLoopbackHost } from './bind-address.js';
+import { bodyCapsOf } from './request-body.js';
 import { startJobApi } from './index.js';
 import { makeSettings } from './job-api-fixture.test.js';
 
@@ -53,14 +55,20 @@ void describe('job API bind address (http-api B.1)', () => {
     assert.equal(formatUrl('::1', 8080), 'http://[::1]:8080');
   });
 
-  void test('the transport cap is max(artifact, 6 x value) + 64 KiB, unlimited if either is', () => {
-    assert.equal(transportCapBytes(makeSettings()), 67_108_864 + 65_536);
+  void test('each route kind has its own body cap: what its largest legal body needs', () => {
+    assert.deepEqual(bodyCapsOf(makeSettings()), {
+      json: 65_536,
+      'json-value': 6 * 1_048_576 + 65_536,
+      upload: 67_108_864 + 65_536,
+    });
+    const tiny = bodyCapsOf(makeSettings({ maxArtifactBytes: 10, maxValueBytes: 1000 }));
+    assert.deepEqual(tiny, { json: 65_536, 'json-value': 6000 + 65_536, upload: 10 + 65_536 });
+    assert.equal(bodyCapsOf(makeSettings({ maxArtifactBytes: null })).upload, null);
+    // An unlimited value is still bounded by what one store record can hold.
     assert.equal(
-      transportCapBytes(makeSettings({ maxArtifactBytes: 10, maxValueBytes: 1000 })),
-      6000 + 65_536,
+      bodyCapsOf(makeSettings({ maxValueBytes: null }))['json-value'],
+      6 * DEFAULT_MAX_RECORD_BYTES + 65_536,
     );
-    assert.equal(transportCapBytes(makeSettings({ maxArtifactBytes: null })), null);
-    assert.equal(transportCapBytes(makeSettings({ maxValueBytes: null })), null);
   });
 
   void test('the default bind is 127.0.0.1 on an OS-assigned port', async () => {

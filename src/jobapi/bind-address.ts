@@ -46,12 +46,3 @@ export function bindTarget(settings: ResolvedJobApi): BindTarget | { readonly re
 export function formatUrl(host: string, port: number): string {
   return isIP(host) === 6 ? `http://[${host}]:${port}` : `http://${host}:${port}`;
 }
-
-/**
- * Transport cap on a request body: max(maxArtifactBytes, 6 * maxValueBytes) + 64 KiB, unlimited
- * when either limit is (http-api B.1).
- */
-export function transportCapBytes(settings: ResolvedJobApi): number | null {
-  if (settings.maxArtifactBytes === null || settings.maxValueBytes === null) return null;
-  return Math.max(settings.maxArtifactBytes, 6 * settings.maxValueBytes) + 64 * 1024;
-}

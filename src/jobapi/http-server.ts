@@ -1,11 +1,21 @@
 // The job API's HTTP handling over node:http (chosen over fastify for the KV round trip's
 // latency budget; bench/groups/jobapi.ts): authenticate first (401 before any body is read or
-// any store is touched), route, read the body under the transport cap, run the route, and
-// write its reply. Response conventions of http-api B.3: JSON `{"error"}` bodies, except 401,
-// 404, 405 and the transport-cap 413, which are plain `<status>: <reason>` framework errors.
+// any store is touched), route, take a place among the run's requests in flight and its rate,
+// read the body under the route's cap (an upload streams to a temp file), run the route, and
+// write its reply. Response conventions (docs/http-api.md "The job API"): JSON `{"error"}`
+// bodies, except 401, 404, 405 and a body-cap 413, which are plain `<status>: <reason>`.
+import { rm } from 'node:fs/promises';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describeError, type Logger } from '../common/index.js';
 import { ApiError, isApiError } from './api-error.js';
+import {
+  declaredLength,
+  readBody,
+  receiveUpload,
+  type BodyCaps,
+  type Upload,
+} from './request-body.js';
+import type { RequestLimits } from './request-limits.js';
 import type { Route, RouteReply } from './route-types.js';
 import type { RunRegistry } from './run-registry.js';
 
@@ -16,8 +26,10 @@ export interface RequestHandlerDeps {
   readonly registry: RunRegistry;
   readonly routes: ReadonlyMap<string, Route>;
   readonly logger: Logger;
-  /** Largest request body accepted; null = unlimited. */
-  readonly transportCapBytes: number | null;
+  readonly caps: BodyCaps;
+  readonly limits: RequestLimits;
+  /** Where uploads are streamed (a private directory of the API). */
+  readonly uploadDir: string;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -31,11 +43,17 @@ export function createRequestHandler(
   };
 }
 
+function busy(message: string): ApiError {
+  return new ApiError(429, message, { closeConnection: true, retryAfterSeconds: 1 });
+}
+
 async function serve(
   deps: RequestHandlerDeps,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  const releases: (() => void)[] = [];
+  let upload: Upload | null = null;
   try {
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
@@ -49,7 +67,38 @@ async function serve(
       route.method === 'GET' ? method === 'GET' || method === 'HEAD' : method === 'POST';
     if (!allowed)
       return sendBare(res, 405, { allow: route.method === 'GET' ? 'GET, HEAD' : 'POST' });
-    const body = route.method === 'POST' ? await readBody(req, deps.transportCapBytes) : EMPTY;
+    const runId = run.context.runId;
+    const entered = deps.limits.enter(runId);
+    if (entered === null) {
+      throw busy(
+        `too many requests of this run in flight (at most ${deps.limits.limits.maxRequestsPerRun})`,
+      );
+    }
+    releases.push(entered);
+    await deps.limits.pace(runId);
+    let body: Buffer = EMPTY;
+    switch (route.body) {
+      case 'none':
+        break;
+      case 'json':
+      case 'json-value': {
+        const cap = deps.caps[route.body];
+        const declared = declaredLength(req);
+        const reserve = cap === null ? (declared ?? 0) : Math.min(declared ?? cap, cap + 1);
+        const reserved = deps.limits.reserveJsonBytes(reserve);
+        if (reserved === null) throw busy('the job API is reading too many request bodies');
+        releases.push(reserved);
+        body = await readBody(req, cap);
+        break;
+      }
+      case 'upload': {
+        const slot = deps.limits.uploadSlot();
+        if (slot === null) throw busy('the job API is receiving too many uploads');
+        releases.push(slot);
+        upload = await receiveUpload(req, deps.uploadDir, deps.caps.upload);
+        break;
+      }
+    }
     const clientGone = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) clientGone.abort();
@@ -58,54 +107,34 @@ async function serve(
       run,
       query: new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)),
       body,
+      upload,
       clientGone: clientGone.signal,
     });
+    await removeUpload(upload);
     sendReply(res, reply);
   } catch (error) {
+    await removeUpload(upload);
     sendFailure(deps.logger, req, res, error);
+  } finally {
+    for (const release of releases) release();
   }
 }
 
-function tooLarge(capBytes: number): ApiError {
-  return new ApiError(413, `request body is over the ${capBytes}-byte limit`, { bare: true });
+/** The temp file goes before the answer: a client that got its reply finds no file left. */
+async function removeUpload(upload: Upload | null): Promise<void> {
+  if (upload !== null) await rm(upload.path, { force: true }).catch(() => undefined);
 }
 
-/** The whole body, or a bare 413 as soon as it is known to be over the cap. */
-function readBody(req: IncomingMessage, capBytes: number | null): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (capBytes !== null && Number.isFinite(declared) && declared > capBytes) {
-    return Promise.reject(tooLarge(capBytes));
-  }
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (capBytes !== null && size > capBytes) {
-        req.off('data', onData);
-        chunks.length = 0;
-        req.resume();
-        reject(tooLarge(capBytes));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () =>
-      resolve(chunks.length === 1 ? (chunks[0] ?? EMPTY) : Buffer.concat(chunks, size)),
-    );
-    req.once('error', reject);
-    req.once('close', () => {
-      if (!req.complete) reject(new Error('the client went away before the body was complete'));
-    });
-  });
-}
-
-function sendReply(res: ServerResponse, reply: RouteReply): void {
+function sendReply(
+  res: ServerResponse,
+  reply: RouteReply,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): void {
   switch (reply.kind) {
     case 'json': {
       const text = JSON.stringify(reply.body);
       res.writeHead(reply.status, {
+        ...extraHeaders,
         'content-type': JSON_TYPE,
         'content-length': Buffer.byteLength(text, 'utf8'),
       });
@@ -142,11 +171,15 @@ function sendFailure(
 ): void {
   if (res.headersSent || res.destroyed) return;
   if (isApiError(error)) {
-    if (error.bare) {
-      // A body we refused to read must not be waited for: close the connection after answering.
-      return sendBare(res, error.status, error.status === 413 ? { connection: 'close' } : {});
-    }
-    return sendReply(res, { kind: 'json', status: error.status, body: { error: error.message } });
+    // A body we refused to read must not be waited for: close the connection after answering.
+    const headers: Record<string, string> = error.closeConnection ? { connection: 'close' } : {};
+    if (error.retryAfterSeconds !== null) headers['retry-after'] = String(error.retryAfterSeconds);
+    if (error.bare) return sendBare(res, error.status, headers);
+    return sendReply(
+      res,
+      { kind: 'json', status: error.status, body: { error: error.message } },
+      headers,
+    );
   }
   if (!req.complete && req.destroyed) return;
   // A bug: say so without details (messages never carry secrets, but stacks stay in the log).

@@ -12,6 +12,7 @@ import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { FsStateStore, MemoryStateStore, type StateStore } from '../state/index.js';
 import { recordingLogger, type RecordingLogger } from '../state/test-logger.js';
 import { startJobApi, type JobApi } from './index.js';
+import type { JobApiLimits } from './request-limits.js';
 
 export const T0 = Date.UTC(2026, 5, 21, 12, 0, 0);
 /** The daemon's per-process token the fixture's job API puts in lock holders. */
@@ -152,6 +153,9 @@ export interface FixtureOptions {
   readonly storeOpened?: Promise<boolean>;
   /** Replace the store (after it is wrapped by nothing: the fixture observes what it is given). */
   readonly store?: StateStore;
+  readonly limits?: Partial<JobApiLimits>;
+  /** Where the API makes its private upload directory. */
+  readonly tempDir?: string;
 }
 
 export interface ApiFixture {
@@ -197,6 +201,8 @@ export async function startFixture(
       store: observed.store,
       storeOpened: options.storeOpened ?? Promise.resolve(true),
       env: options.env ?? {},
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.tempDir === undefined ? {} : { tempDir: options.tempDir }),
     },
     makeSettings(options.settings),
   );

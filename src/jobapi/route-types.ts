@@ -5,15 +5,19 @@ import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
 import { ApiError } from './api-error.js';
 import type { LockHolds } from './lock-holds.js';
+import type { Upload } from './request-body.js';
 import { parseJsonObject } from './request-fields.js';
+import type { JobApiLimits } from './request-limits.js';
 import type { LiveRun } from './run-registry.js';
 import type { StoreGate } from './store-gate.js';
 
 export interface RouteRequest {
   readonly run: LiveRun;
   readonly query: URLSearchParams;
-  /** The request body (empty for GET). */
+  /** The request body of a JSON route (empty otherwise). */
   readonly body: Buffer;
+  /** The streamed body of an upload route (null otherwise); removed after the reply. */
+  readonly upload: Upload | null;
   /** Aborted when the client goes away before its reply is written. */
   readonly clientGone: AbortSignal;
 }
@@ -29,9 +33,17 @@ export type RouteReply =
   /** 404 for an absent key/cursor/artifact/secret: no body (http-api B.3). */
   | { readonly kind: 'empty'; readonly status: number };
 
+/**
+ * What a route reads of the body, and so its cap: nothing; a small JSON object (names, flags:
+ * 64 KiB); a JSON object carrying a stored value (6 times the largest legal value, for escapes,
+ * plus 64 KiB); or an upload streamed to a temp file (maxArtifactBytes plus 64 KiB).
+ */
+export type RouteBody = 'none' | 'json' | 'json-value' | 'upload';
+
 export interface Route {
   /** GET routes also answer HEAD. */
   readonly method: 'GET' | 'POST';
+  readonly body: RouteBody;
   handle(request: RouteRequest): Promise<RouteReply>;
 }
 
@@ -43,6 +55,14 @@ export interface RouteServices {
   readonly logger: Logger;
   readonly host: string;
   readonly settings: ResolvedJobApi;
+  readonly limits: JobApiLimits;
+  /** Whole artifact payloads in memory (an upload's commit, a download), one at a time. */
+  readonly payloads: PayloadLock;
+}
+
+/** Serialises the work that holds a whole artifact payload in memory. */
+export interface PayloadLock {
+  run<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export function jsonReply(body: unknown, status = 200): RouteReply {

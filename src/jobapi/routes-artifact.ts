@@ -2,6 +2,7 @@
 // put appends the reference's record {at: float epoch s, name, sha256, size} to the stream
 // `artifacts/<scope>` (the names GC reads, src/state/gc-rules.ts and gc-inventory.ts). Reads are newest-record-wins per name; a
 // record whose blob GC already swept answers 410.
+import { readFile } from 'node:fs/promises';
 import { compareCodePoints, pyFloat } from '../common/index.js';
 import { artifactStream, type StateRecord } from '../state/index.js';
 import { ApiError } from './api-error.js';
@@ -54,21 +55,32 @@ function nameOf(request: RouteRequest): string {
 }
 
 export function artifactRoutes(services: RouteServices): Record<string, Route> {
-  const { gate, clock, settings } = services;
+  const { gate, clock, settings, payloads } = services;
   return {
     '/v1/artifact/put': {
       method: 'POST',
+      body: 'upload',
       async handle(request) {
         const scope = scopeOf(request);
         const name = nameOf(request);
-        const size = request.body.length;
+        const upload = request.upload;
+        if (upload === null) throw new Error('an artifact put without its upload');
+        const { size } = upload;
         if (settings.maxArtifactBytes !== null && size > settings.maxArtifactBytes) {
           throw new ApiError(
             413,
             `artifact is ${size} bytes, over the maxArtifactBytes limit of ${settings.maxArtifactBytes}`,
           );
         }
-        const sha256 = await gate.call('store an artifact', (store) => store.putBlob(request.body));
+        // The store takes the payload as bytes: read it back from the temp file, one payload in
+        // memory at a time across the API.
+        const sha256 = await payloads.run(async () => {
+          const bytes = await readFile(upload.path);
+          return gate.call('store an artifact', (store) => store.putBlob(bytes));
+        });
+        if (sha256 !== upload.sha256) {
+          throw new Error(`the stored blob ${sha256} is not the uploaded ${upload.sha256}`);
+        }
         const at = pyFloat(epochSeconds(clock.now()));
         await gate.call('record an artifact', (store) =>
           store.append(artifactStream(scope), { at, name, sha256, size }),
@@ -78,6 +90,7 @@ export function artifactRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/artifact/get': {
       method: 'GET',
+      body: 'none',
       async handle(request) {
         const scope = scopeOf(request);
         const name = nameOf(request);
@@ -86,7 +99,9 @@ export function artifactRoutes(services: RouteServices): Record<string, Route> {
         );
         const entry = newestPerName(records).get(name);
         if (entry === undefined) return NOT_FOUND;
-        const bytes = await gate.call('read an artifact', (store) => store.getBlob(entry.sha256));
+        const bytes = await payloads.run(() =>
+          gate.call('read an artifact', (store) => store.getBlob(entry.sha256)),
+        );
         if (bytes === undefined) {
           throw new ApiError(
             410,
@@ -107,6 +122,7 @@ export function artifactRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/artifact/list': {
       method: 'GET',
+      body: 'none',
       async handle(request) {
         const scope = scopeOf(request);
         const records = await gate.call('list artifacts', (store) =>

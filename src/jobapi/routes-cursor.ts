@@ -39,6 +39,7 @@ export function cursorRoutes(services: RouteServices): Record<string, Route> {
   return {
     '/v1/cursor/get': {
       method: 'GET',
+      body: 'none',
       async handle(request) {
         const { ns, name } = cursorRef(request, queryFields(request.query));
         const doc = await gate.call('read a cursor', (store) => store.getDocument(ns, name));
@@ -49,6 +50,7 @@ export function cursorRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/cursor/advance': {
       method: 'POST',
+      body: 'json-value',
       async handle(request) {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);

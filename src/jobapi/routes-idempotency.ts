@@ -31,6 +31,7 @@ export function idempotencyRoutes(services: RouteServices): Record<string, Route
   return {
     '/v1/idempotency/claim': {
       method: 'POST',
+      body: 'json',
       async handle(request) {
         const fields = bodyFields(readJsonBody(request).object);
         const { ns, key } = claimRef(request, fields);
@@ -44,6 +45,7 @@ export function idempotencyRoutes(services: RouteServices): Record<string, Route
     },
     '/v1/idempotency/release': {
       method: 'POST',
+      body: 'json',
       async handle(request) {
         const { ns, key } = claimRef(request, bodyFields(readJsonBody(request).object));
         const released = await gate.call('release an idempotency key', (store) =>

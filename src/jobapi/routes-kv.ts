@@ -2,8 +2,9 @@
 // in the reference's body `{key, updatedAt, value}` (src/jobapi/documents.ts); last write wins.
 // A stored null is a value (200), an absent key a bare 404.
 import { ApiError } from './api-error.js';
+import { compareCodePoints } from '../common/index.js';
 import { deleteDocument, readStoredValue, setKv } from './documents.js';
-import { checkPortable, checkValueSize } from './json-values.js';
+import { checkPortable, checkValueSize, encodedBytes } from './json-values.js';
 import { checkName, docNamespace } from './names.js';
 import {
   bodyFields,
@@ -22,6 +23,36 @@ import {
 } from './route-types.js';
 import { resolveScope } from './scopes.js';
 
+/** The largest page a kv/list `limit` may ask for. */
+export const MAX_LIST_LIMIT = 1000;
+
+interface ListPage {
+  /** Keys per page; null = no paging (the whole scope, or a 413 over the byte cap). */
+  readonly limit: number | null;
+  /** List the keys after this one (the previous page's `next`). */
+  readonly after: string | undefined;
+  /** False with `values=0` / `values=false`: keys only. */
+  readonly values: boolean;
+}
+
+/** The paging additions of kv/list: `limit`, `after`, `values` (docs/http-api.md). */
+function listPage(query: FieldSource): ListPage {
+  const limitText = optionalString(query, 'limit');
+  let limit: number | null = null;
+  if (limitText !== undefined) {
+    limit = Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+      throw new ApiError(400, `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
+    }
+  }
+  const valuesText = optionalString(query, 'values');
+  return {
+    limit,
+    after: optionalString(query, 'after'),
+    values: valuesText === undefined || !['0', 'false'].includes(valuesText.toLowerCase()),
+  };
+}
+
 function scopeAndKey(request: RouteRequest, fields: FieldSource): { scope: string; key: string } {
   const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
   const key = checkName('key', requiredString(fields, 'key'));
@@ -33,6 +64,7 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
   return {
     '/v1/kv/get': {
       method: 'GET',
+      body: 'none',
       async handle(request) {
         const { scope, key } = scopeAndKey(request, queryFields(request.query));
         const doc = await gate.call('read a key', (store) =>
@@ -45,6 +77,7 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/kv/set': {
       method: 'POST',
+      body: 'json-value',
       async handle(request) {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);
@@ -63,6 +96,7 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/kv/delete': {
       method: 'POST',
+      body: 'json',
       async handle(request) {
         const { scope, key } = scopeAndKey(request, bodyFields(readJsonBody(request).object));
         const existed = await gate.call('delete a key', (store) =>
@@ -73,20 +107,42 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/kv/list': {
       method: 'GET',
+      body: 'none',
       async handle(request) {
-        const scope = resolveScope(
-          request.run.context.job,
-          optionalString(queryFields(request.query), 'scope'),
-        );
+        const query = queryFields(request.query);
+        const scope = resolveScope(request.run.context.job, optionalString(query, 'scope'));
+        const page = listPage(query);
         const docs = await gate.call('list keys', (store) =>
           store.listDocuments(docNamespace('kv', scope)),
         );
-        const keys: { key: string; value: unknown; updatedAt: number }[] = [];
-        for (const doc of docs) {
-          const stored = readStoredValue(doc);
-          if (stored !== undefined) keys.push({ key: doc.key, ...stored });
+        const after = page.after;
+        const stored = docs
+          .filter((doc) => after === undefined || compareCodePoints(doc.key, after) > 0)
+          .sort((a, b) => compareCodePoints(a.key, b.key));
+        const maxBytes = services.limits.kvListMaxBytes;
+        const keys: { key: string; value?: unknown; updatedAt?: number }[] = [];
+        let bytes = 0;
+        let next: string | undefined;
+        for (const doc of stored) {
+          const value = readStoredValue(doc);
+          if (value === undefined) continue;
+          const entry = page.values ? { key: doc.key, ...value } : { key: doc.key };
+          bytes +=
+            Buffer.byteLength(doc.key, 'utf8') + (page.values ? encodedBytes(value.value) : 0);
+          const full = page.limit !== null && keys.length >= page.limit;
+          if (full || (bytes > maxBytes && keys.length > 0)) {
+            if (page.limit === null) {
+              throw new ApiError(
+                413,
+                `the keys of scope '${scope}' are over ${maxBytes} bytes; list them in pages with limit and after`,
+              );
+            }
+            next = keys.at(-1)?.key;
+            break;
+          }
+          keys.push(entry);
         }
-        return jsonReply({ scope, keys });
+        return jsonReply(next === undefined ? { scope, keys } : { scope, keys, next });
       },
     },
   };

@@ -33,6 +33,7 @@ export function lockRoutes(services: RouteServices): Record<string, Route> {
   return {
     '/v1/lock/acquire': {
       method: 'POST',
+      body: 'json',
       async handle(request) {
         const fields = bodyFields(readJsonBody(request).object);
         const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
@@ -68,6 +69,7 @@ export function lockRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/lock/release': {
       method: 'POST',
+      body: 'json',
       async handle(request) {
         const fields = bodyFields(readJsonBody(request).object);
         const token = requiredString(fields, 'token');

@@ -8,6 +8,7 @@ export function runRoutes(services: RouteServices): Record<string, Route> {
   return {
     '/v1/run': {
       method: 'GET',
+      body: 'none',
       handle(request) {
         const { context, defaultScope } = request.run;
         return Promise.resolve(
@@ -25,6 +26,7 @@ export function runRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/secret/get': {
       method: 'GET',
+      body: 'none',
       async handle(request) {
         const name = requiredString(queryFields(request.query), 'name');
         const value = (await request.run.secrets()).get(name);
@@ -33,6 +35,7 @@ export function runRoutes(services: RouteServices): Record<string, Route> {
     },
     '/v1/secret/list': {
       method: 'GET',
+      body: 'none',
       async handle(request) {
         const names = [...(await request.run.secrets()).keys()].sort(compareCodePoints);
         return jsonReply({ names });

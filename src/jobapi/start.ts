@@ -1,14 +1,20 @@
 // startJobApi: binds the loopback endpoint and wires the run registry, the store gate, the lock
 // holds and the routes together; the returned JobApi is what the daemon talks to (mint a run's
 // variables before its spawn, end the run after it). Must not: log tokens or secret values.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TaskSet, YacronError, describeError, formatIsoUtc } from '../common/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
 import type { RunContext } from '../scheduler/index.js';
-import { bindTarget, formatUrl, transportCapBytes, type BindTarget } from './bind-address.js';
+import { KeyedMutex } from '../state/index.js';
+import { bindTarget, formatUrl, type BindTarget } from './bind-address.js';
 import { createRequestHandler } from './http-server.js';
 import { LockHolds } from './lock-holds.js';
+import { bodyCapsOf } from './request-body.js';
+import { DEFAULT_JOB_API_LIMITS, RequestLimits } from './request-limits.js';
 import { buildRoutes } from './routes.js';
 import { RunRegistry } from './run-registry.js';
 import { stageSecrets } from './secret-staging.js';
@@ -33,21 +39,41 @@ export async function startJobApi(deps: JobApiDeps, settings: ResolvedJobApi): P
     host,
     processToken: deps.processToken,
   });
-  const routes = buildRoutes({ gate, holds, clock, logger, host, settings });
+  const limits = new RequestLimits({ ...DEFAULT_JOB_API_LIMITS, ...deps.limits }, clock);
+  const payloadMutex = new KeyedMutex();
+  const routes = buildRoutes({
+    gate,
+    holds,
+    clock,
+    logger,
+    host,
+    settings,
+    limits: limits.limits,
+    payloads: { run: (work) => payloadMutex.run('payload', work) },
+  });
+  // Uploads stream into a directory only this process can enter (mkdtemp makes it 0700).
+  const uploadDir = await mkdtemp(join(deps.tempDir ?? tmpdir(), 'yacron2-job-api-'));
   const server = createServer(
     { noDelay: true },
     createRequestHandler({
       registry,
       routes,
       logger,
-      transportCapBytes: transportCapBytes(settings),
+      caps: bodyCapsOf(settings),
+      limits,
+      uploadDir,
     }),
   );
-  await listen(server, target);
+  try {
+    await listen(server, target);
+  } catch (error) {
+    await rm(uploadDir, { recursive: true, force: true });
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const url = formatUrl(address.address, address.port);
   logger.info({ url }, `job API: listening on ${url}`);
-  return new RunningJobApi({ deps, url, server, registry, holds, tasks });
+  return new RunningJobApi({ deps, url, server, registry, holds, tasks, limits, uploadDir });
 }
 
 function listen(server: Server, target: BindTarget): Promise<void> {
@@ -76,6 +102,8 @@ interface RunningParts {
   readonly registry: RunRegistry;
   readonly holds: LockHolds;
   readonly tasks: TaskSet;
+  readonly limits: RequestLimits;
+  readonly uploadDir: string;
 }
 
 class RunningJobApi implements JobApi {
@@ -111,6 +139,7 @@ class RunningJobApi implements JobApi {
   runEnded(runId: string): void {
     this.#parts.registry.end(runId);
     this.#parts.holds.releaseRun(runId);
+    this.#parts.limits.forget(runId);
   }
 
   close(): Promise<void> {
@@ -119,14 +148,16 @@ class RunningJobApi implements JobApi {
   }
 
   async #close(): Promise<void> {
-    const { server, registry, holds, tasks } = this.#parts;
+    const { server, registry, holds, tasks, limits, uploadDir } = this.#parts;
     registry.endAll();
     holds.releaseAll();
+    limits.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Every token is revoked: whatever a connection would still ask gets a 401 at best.
     server.closeAllConnections();
     await tasks.close();
     await closed;
+    await rm(uploadDir, { recursive: true, force: true });
   }
 
   [Symbol.asyncDispose](): Promise<void> {

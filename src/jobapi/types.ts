@@ -5,6 +5,7 @@ import type { AsyncDisposableLike } from './disposable.js';
 import type { Clock, Logger } from '../common/index.js';
 import type { RunContext } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';
+import type { JobApiLimits } from './request-limits.js';
 
 export interface JobApiDeps {
   readonly clock: Clock;
@@ -19,6 +20,10 @@ export interface JobApiDeps {
   readonly storeOpened: Promise<boolean>;
   /** The daemon's environment: `fromEnvVar` secrets resolve against it at each launch. */
   readonly env: NodeJS.ProcessEnv;
+  /** Overrides of the request limits (tests); DEFAULT_JOB_API_LIMITS otherwise. */
+  readonly limits?: Partial<JobApiLimits>;
+  /** Where the private upload directory is made; the system temp directory by default. */
+  readonly tempDir?: string;
 }
 
 export interface JobApi extends AsyncDisposableLike {

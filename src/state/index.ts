@@ -40,6 +40,7 @@ export {
 } from './instrumented-store.js';
 export { StateMetrics, type StateOp } from './metrics.js';
 export { TokenBucket } from './rate-limiter.js';
+export { KeyedMutex } from './keyed-mutex.js';
 export { StateWriteQueue, type WriteQueueDeps, type WriteQueueOptions } from './write-queue.js';
 export { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';
 export { resolveTopology, isSharedFsType, type TopologyResolution } from './topology.js';

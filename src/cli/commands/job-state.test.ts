@@ -103,4 +103,25 @@ void describe('yacron2 state get|set|delete|keys', () => {
       await empty.close();
     }
   });
+
+  void it('keys pages through a scope bigger than a page, asking for keys only', async () => {
+    const big = await FakeStateEndpoint.start();
+    try {
+      const keys = Array.from({ length: 2500 }, (_, index) => `k${String(index).padStart(4, '0')}`);
+      big.seedKeys(keys);
+      const result = await runJob(['state', 'keys'], { env: big.env });
+      assert.equal(result.code, 0);
+      assert.equal(result.stdout, `${keys.join('\n')}\n`);
+      assert.deepEqual(
+        big.requestsTo('/v1/kv/list').map((request) => request.query),
+        [
+          { limit: '1000', values: '0' },
+          { limit: '1000', values: '0', after: 'k0999' },
+          { limit: '1000', values: '0', after: 'k1999' },
+        ],
+      );
+    } finally {
+      await big.close();
+    }
+  });
 });

@@ -1,5 +1,6 @@
-// `yacron2 state get|set|delete|keys`: the durable key/value map of the job API (spec/cli.md §7,
-// http-api.md §B.4 kv/*). Thin: one request each; the admin actions of `state` live elsewhere.
+// `yacron2 state get|set|delete|keys`: the durable key/value map of the job API (docs/job-state.md,
+// docs/http-api.md kv/*). Thin: one request each (`keys` pages through a big scope); the admin
+// actions of `state` live elsewhere.
 import { formatValue } from '../job-client/format-value.js';
 import {
   EXIT_NOT_FOUND,
@@ -13,6 +14,8 @@ import {
 } from '../job-client/job-command.js';
 
 const KEY = { name: 'KEY', help: 'the key' } as const;
+/** Keys asked for per kv/list request. */
+const KEYS_PAGE = '1000';
 
 export const stateCommand: JobCommand = {
   name: 'state',
@@ -100,12 +103,25 @@ export const stateCommand: JobCommand = {
       options: [],
       scoped: true,
       async run(context, args) {
-        const body = jsonBody(
-          context,
-          await context.endpoint.send({ method: 'GET', path: '/v1/kv/list', query: scopeOf(args) }),
-        );
-        if (typeof body === 'number') return body;
-        printLines(context, stringsOf(body['keys'], 'key').sort());
+        // Keys only, a page at a time; an endpoint without paging answers everything at once.
+        const keys: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const body = jsonBody(
+            context,
+            await context.endpoint.send({
+              method: 'GET',
+              path: '/v1/kv/list',
+              query: { ...scopeOf(args), limit: KEYS_PAGE, values: '0', after },
+            }),
+          );
+          if (typeof body === 'number') return body;
+          keys.push(...stringsOf(body['keys'], 'key'));
+          const next = body['next'];
+          if (typeof next !== 'string') break;
+          after = next;
+        }
+        printLines(context, keys.sort());
         return EXIT_OK;
       },
     },

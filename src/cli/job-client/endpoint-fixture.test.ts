@@ -51,7 +51,7 @@ export class FakeStateEndpoint {
   readonly #artifacts = new Map<string, { bytes: Buffer; sha256: string; at: number }>();
   readonly #slots = new Set<string>();
   readonly #holds = new Map<string, LockHold>();
-  readonly #overrides = new Map<string, Override | 'hang'>();
+  readonly #overrides = new Map<string, { reply: Override | 'hang'; times: number }>();
   #nowMs = 1_780_000_000_000;
 
   private constructor(options: FakeEndpointOptions) {
@@ -78,9 +78,14 @@ export class FakeStateEndpoint {
     return { YACRON2_STATE_URL: this.url, YACRON2_STATE_TOKEN: this.token };
   }
 
-  /** Answer `path` with this status and body from now on, or never answer ('hang'). */
-  override(path: string, reply: Override | 'hang'): void {
-    this.#overrides.set(path, reply);
+  /** Answer `path` with this status and body from now on (or `times` times), or never ('hang'). */
+  override(path: string, reply: Override | 'hang', times = Infinity): void {
+    this.#overrides.set(path, { reply, times });
+  }
+
+  /** Store `keys` (value: the key) in `scope` directly. */
+  seedKeys(keys: readonly string[], scope = this.job): void {
+    for (const key of keys) this.#docs.set(`kv\0${scope}\0${key}`, { value: key, updatedAt: 0 });
   }
 
   /** Serve `path` normally again. */
@@ -153,9 +158,10 @@ export class FakeStateEndpoint {
       return;
     }
     const override = this.#overrides.get(url.pathname);
-    if (override === 'hang') return;
     if (override !== undefined) {
-      send(override.status, override.body, override.headers);
+      if (--override.times <= 0) this.#overrides.delete(url.pathname);
+      if (override.reply === 'hang') return;
+      send(override.reply.status, override.reply.body, override.reply.headers);
       return;
     }
     const input: Json =
@@ -201,11 +207,22 @@ export class FakeStateEndpoint {
         };
       case 'GET /v1/kv/list': {
         const prefix = `kv\0${at}`;
-        const keys = [...this.#docs]
-          .filter(([key]) => key.startsWith(prefix))
-          .map(([key, doc]) => ({ key: key.slice(prefix.length), ...doc }))
+        const after = typeof input['after'] === 'string' ? input['after'] : '';
+        const all = [...this.#docs]
+          .filter(([key]) => key.startsWith(prefix) && key.slice(prefix.length) > after)
+          .map(([key, doc]) =>
+            input['values'] === '0'
+              ? { key: key.slice(prefix.length) }
+              : { key: key.slice(prefix.length), ...doc },
+          )
           .sort((a, b) => (a.key < b.key ? -1 : 1));
-        return { status: 200, body: { scope, keys } };
+        const limit = input['limit'] === undefined ? all.length : Number(input['limit']);
+        const keys = all.slice(0, limit);
+        return {
+          status: 200,
+          body:
+            keys.length < all.length ? { scope, keys, next: keys.at(-1)?.key } : { scope, keys },
+        };
       }
       case 'GET /v1/cursor/get': {
         const doc = this.#docs.get(`cursor\0${at}${String(input['name'])}`);

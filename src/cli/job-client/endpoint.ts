@@ -1,7 +1,9 @@
 // The job client's one I/O seam: requests to the daemon's loopback state endpoint
-// (spec/http-api.md §B) over node:http, with the run's bearer token. It never reads proxy
-// variables, sends one request per connection (the process exits right after), and turns every
-// transport failure into an `unreachable` value; what a status means is the commands' business.
+// (docs/http-api.md "The job API") over node:http, with the run's bearer token. It never reads
+// proxy variables, sends one request per connection (the process exits right after), retries a
+// 429 (the endpoint is busy for this run) after its Retry-After while the request's time lasts,
+// and turns every transport failure into an `unreachable` value; what a status means is the
+// commands' business.
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../../common/clock.js';
 
@@ -67,7 +69,24 @@ export class HttpStateEndpoint implements StateEndpoint {
     this.#clock = clock;
   }
 
-  send(options: EndpointRequest): Promise<EndpointReply> {
+  async send(options: EndpointRequest): Promise<EndpointReply> {
+    const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    const deadline = this.#clock.monotonic() + timeoutMs;
+    let reply = await this.#sendOnce(options, timeoutMs);
+    while (reply.kind === 'reply' && reply.status === 429) {
+      const waitMs = retryAfterMs(reply.headers['retry-after']);
+      if (this.#clock.monotonic() + waitMs >= deadline) return reply;
+      try {
+        await this.#clock.sleep(waitMs, options.signal);
+      } catch {
+        return { kind: 'unreachable', reason: 'interrupted' };
+      }
+      reply = await this.#sendOnce(options, deadline - this.#clock.monotonic());
+    }
+    return reply;
+  }
+
+  #sendOnce(options: EndpointRequest, timeoutMs: number): Promise<EndpointReply> {
     let target: URL;
     try {
       // A base with a path prefix keeps it: `http://h:1/prefix` + `/v1/x` → `/prefix/v1/x`.
@@ -97,8 +116,6 @@ export class HttpStateEndpoint implements StateEndpoint {
         options.bytes === undefined ? 'application/json' : 'application/octet-stream';
       headers['content-length'] = String(body.byteLength);
     }
-    const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
-
     return new Promise<EndpointReply>((resolve) => {
       let settled = false;
       const finish = (reply: EndpointReply): void => {
@@ -140,6 +157,13 @@ export class HttpStateEndpoint implements StateEndpoint {
       outgoing.end(body);
     });
   }
+}
+
+/** A 429's Retry-After (whole or fractional seconds) in ms, kept within [50 ms, 5 s]; 1 s without one. */
+export function retryAfterMs(header: string | string[] | undefined): number {
+  const seconds = Number(Array.isArray(header) ? header[0] : header);
+  if (header === undefined || !Number.isFinite(seconds) || seconds < 0) return 1000;
+  return Math.min(5000, Math.max(50, seconds * 1000));
 }
 
 function formatSeconds(ms: number): string {

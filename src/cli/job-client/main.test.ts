@@ -137,6 +137,27 @@ void describe('runJobCli() against the endpoint', () => {
     );
   });
 
+  void it('a 429 (the endpoint is busy for this run) is retried after its Retry-After', async () => {
+    endpoint.override(
+      '/v1/cursor/get',
+      { status: 429, body: { error: 'busy' }, headers: { 'retry-after': '2' } },
+      2,
+    );
+    const clock = new FakeClock();
+    const pending = runJob(['cursor', 'get', 'w'], { env: endpoint.env, clock });
+    for (const seen of [1, 2]) {
+      while (endpoint.requestsTo('/v1/cursor/get').length < seen)
+        await new Promise((r) => setImmediate(r));
+      // The request's own timer was armed before it reached the endpoint: the next timer is the
+      // retry's 2 s sleep, armed when the 429 arrives.
+      assert.equal(await clock.nextTimer(), 2000);
+      await clock.advance(2000);
+    }
+    const result = await pending;
+    assert.equal(endpoint.requestsTo('/v1/cursor/get').length, 3);
+    assert.deepEqual([result.code, result.stderr], [4, 'yacron2 cursor: cursor not set: w\n']);
+  });
+
   void it("an HTTP error prints the body's `error` field, or the status, with exit 1", async () => {
     endpoint.override('/v1/kv/list', {
       status: 503,
