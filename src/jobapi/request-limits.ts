@@ -21,7 +21,7 @@ export interface JobApiLimits {
 
 export const DEFAULT_JOB_API_LIMITS: JobApiLimits = Object.freeze({
   maxRequestsPerRun: 8,
-  requestsPerSecondPerRun: 100,
+  requestsPerSecondPerRun: 1000,
   jsonBodyBytesInFlight: 32 * 1024 * 1024,
   uploadsInFlight: 4,
   kvListMaxBytes: 8 * 1024 * 1024,
