@@ -1,5 +1,5 @@
-// Bearer authentication (http-api A.2) through inject(): header parsing, exemptions by exact
-// path, 401 before 404, and no configured headers on a 401.
+// Bearer authentication (docs/http-api.md "Authentication") through inject(): header parsing,
+// exemptions by exact path, 401 before 404, and no configured headers on a 401.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { makeJob } from '../config/testing.js';

@@ -1,6 +1,6 @@
-// Bearer authentication of the control API (http-api A.2): the Authorization header is split at
-// its first space, the scheme compared case-insensitively to `bearer`, the token in constant
-// time. Exemptions are by exact path and only exist when a token is configured.
+// Bearer authentication of the control API (docs/http-api.md "Authentication"): the Authorization
+// header is split at its first space, the scheme compared case-insensitively to `bearer`, the token
+// in constant time. Exemptions are by exact path and only exist when a token is configured.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 export interface AuthPolicy {

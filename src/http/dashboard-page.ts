@@ -1,8 +1,8 @@
 // The bytes served at `GET /`: the dashboard page that `npm run build` bundles from src/web into
 // dist/web/index.html (docs/dashboard.md). The daemon only reads and serves the file; it is one
 // self-contained HTML document (inline script and style), public like the placeholder it
-// replaces because it holds no data (http-api A.2). A checkout that was never built serves the
-// placeholder with a note instead of failing.
+// replaces because it holds no data (docs/http-api.md "Authentication"). A checkout that was never
+// built serves the placeholder with a note instead of failing.
 import { readFileSync } from 'node:fs';
 import { PLACEHOLDER_PAGE } from './placeholder-page.js';
 

@@ -1,7 +1,7 @@
-// Captured output kept for `GET /jobs/{name}/logs` (http-api A.10): a ring of the last lines of
-// every running instance and of each job's last finished run, fed by run:* events. It lives as
-// long as the web controller, not a server, so a web restart keeps the buffers. Bounded: lines
-// per run, bytes per run and characters per line.
+// Captured output kept for `GET /jobs/{name}/logs` (docs/http-api.md "GET /jobs/{name}/logs"): a
+// ring of the last lines of every running instance and of each job's last finished run, fed by
+// run:* events. It lives as long as the web controller, not a server, so a web restart keeps the
+// buffers. Bounded: lines per run, bytes per run and characters per line.
 import type { OutputStream } from '../runner/index.js';
 import type { DaemonEvents } from './types.js';
 

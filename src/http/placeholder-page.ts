@@ -1,6 +1,6 @@
 // The page served at `GET /` when the dashboard bundle (dist/web/index.html, built by
 // `npm run build`) is missing, e.g. in a checkout that was never built: static, no data, no
-// script, so it is safe to serve without a token (http-api A.2).
+// script, so it is safe to serve without a token (docs/http-api.md "Authentication").
 
 export const PLACEHOLDER_PAGE = `<!doctype html>
 <html lang="en">

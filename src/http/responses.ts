@@ -1,7 +1,8 @@
-// Response conventions of the control API (http-api A.3): which responses carry the operator's
-// `web.headers`, the dashboard's security defaults, and error bodies. 400/401/403/404 are bare
-// framework errors (`404: Not Found`, no configured headers) as in the reference; other errors
-// are JSON `{"error", "message"}`. No error body ever carries a stack trace.
+// Response conventions of the control API (docs/http-api.md "Responses, errors and limits"): which
+// responses carry the operator's `web.headers`, the dashboard's security defaults, and error
+// bodies. 400/401/403/404 are bare framework errors (`404: Not Found`, no configured headers) as in
+// the reference; other errors are JSON `{"error", "message"}`. No error body ever carries a stack
+// trace.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply } from 'fastify';
 

@@ -1,5 +1,6 @@
-// The JSON and text routes of the control API (http-api A.4-A.8, A.11, A.12, A.13, /metrics and
-// the `GET /` dashboard page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are bare.
+// The JSON and text routes of the control API (docs/http-api.md "Routes", /metrics and
+// the `GET /` dashboard page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are
+// bare.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { describeError, isYacronError } from '../common/index.js';
 import type { RouteContext } from './app.js';

@@ -1,6 +1,7 @@
-// Server-sent events: `GET /jobs/{name}/logs` exactly as http-api A.10 (replay, live lines,
-// `end`), and `GET /events`, a yacron2 extension streaming every run start, finish and captured
-// line as it happens (`?job=NAME` narrows it to one job). Every stream is bounded (sse-stream.ts).
+// Server-sent events: `GET /jobs/{name}/logs` exactly as docs/http-api.md "GET /jobs/{name}/logs"
+// (replay, live lines, `end`), and `GET /events`, a yacron2 extension streaming every run start,
+// finish and captured line as it happens (`?job=NAME` narrows it to one job). Every stream is
+// bounded (sse-stream.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatIsoUtc } from '../common/index.js';
 import type { SchedulerEvents } from '../scheduler/index.js';

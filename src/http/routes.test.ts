@@ -1,4 +1,4 @@
-// The control API's JSON and text routes through inject() (http-api A.3-A.7, A.11-A.13): bodies,
+// The control API's JSON and text routes through inject() (docs/http-api.md "Routes"): bodies,
 // content types, status codes and which responses carry the configured headers.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';

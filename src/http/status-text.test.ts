@@ -1,4 +1,5 @@
-// The /status text (http-api A.5): line shapes and the relative-time wording, truncated.
+// The /status text (docs/http-api.md "GET /status"): line shapes and the relative-time wording,
+// truncated.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { describeRelativeSeconds, formatStatusText } from './status-text.js';

@@ -1,6 +1,6 @@
-// Server-sent events over a real loopback listener: `GET /jobs/{name}/logs` per http-api A.10
-// (no-output, replay, live lines, end, keep-alive) and the `GET /events` feed; slow consumers are
-// cut off with a marker instead of growing the daemon's memory.
+// Server-sent events over a real loopback listener: `GET /jobs/{name}/logs` per docs/http-api.md
+// "GET /jobs/{name}/logs" (no-output, replay, live lines, end, keep-alive) and the `GET /events`
+// feed; slow consumers are cut off with a marker instead of growing the daemon's memory.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';

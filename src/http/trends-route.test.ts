@@ -1,5 +1,6 @@
-// GET /jobs/{name}/trends through inject() (http-api A.8): the in-memory fallback, the daemon's
-// durable trends when offered, store trouble answered from memory, 404s, headers and auth.
+// GET /jobs/{name}/trends through inject() (docs/http-api.md "GET /jobs/{name}/trends"): the
+// in-memory fallback, the daemon's durable trends when offered, store trouble answered from memory,
+// 404s, headers and auth.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { formatIsoUtc, YacronError } from '../common/index.js';

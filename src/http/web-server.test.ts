@@ -1,5 +1,6 @@
-// The web controller over real sockets (http-api A.1): TCP and unix listeners side by side,
-// skipped URLs and bind failures as warnings, socketMode, and reconciliation on reload.
+// The web controller over real sockets (docs/http-api.md "The web section"): TCP and unix listeners
+// side by side, skipped URLs and bind failures as warnings, socketMode, and reconciliation on
+// reload.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,9 +1,9 @@
 // The web controller: owns the output buffers and job-list cache for the daemon's lifetime, and
-// reconciles the listeners with the `web` section on start and every reload (http-api A.1): a
-// changed or removed block stops the servers, a present block with listeners starts them. Each
-// listen URL gets its own fastify instance, bound independently: one failing to bind is a
-// warning and the rest still serve. A unix socket is created with socketMode's group and other
-// bits already withheld (no window before the chmod), and a socket file is only replaced when
+// reconciles the listeners with the `web` section on start and every reload (docs/http-api.md "The
+// web section"): a changed or removed block stops the servers, a present block with listeners
+// starts them. Each listen URL gets its own fastify instance, bound independently: one failing to
+// bind is a warning and the rest still serve. A unix socket is created with socketMode's group and
+// other bits already withheld (no window before the chmod), and a socket file is only replaced when
 // nothing answers on it. Never throws for configuration or bind problems.
 // Must not: unlink a socket a live process listens on.
 import { chmod, lstat, unlink } from 'node:fs/promises';

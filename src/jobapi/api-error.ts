@@ -1,7 +1,7 @@
 // An expected refusal of a job API request, carried as an exception from the depth where it is
 // found (a field check, a scope check, a store timeout) to the one place that writes responses.
-// Bodies follow http-api B.3: JSON `{"error": ...}`, except 401, 404 and the transport-cap 413,
-// which are bare framework errors (`bare: true`).
+// Bodies follow docs/http-api.md "The job API": JSON `{"error": ...}`, except 401, 404 and the
+// transport-cap 413, which are bare framework errors (`bare: true`).
 
 export interface ApiErrorOptions {
   /** Answer with a plain `<status>: <reason>` body instead of JSON. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { send, startFixture, T0, withFixture } from './job-api-fixture.test.js';
 
-void describe('job API: per-run bearer tokens (http-api B.2, B.3)', () => {
+void describe('job API: per-run bearer tokens (docs/http-api.md "The job API")', () => {
   void test('runEnvironment hands a run the B.2 variables: URL, a 64-hex token, run id, job, attempt, slot, host', () =>
     withFixture('memory', ({ api, startRun }) => {
       const run = startRun({ name: 'etl' }, { runId: 'ab'.repeat(16), attempt: 2 });

@@ -22,7 +22,7 @@ function deps() {
   };
 }
 
-void describe('job API bind address (http-api B.1)', () => {
+void describe('job API bind address (docs/job-state.md "Enabling it")', () => {
   void test('loopback means localhost or a literal loopback IP', () => {
     for (const host of [
       'localhost',

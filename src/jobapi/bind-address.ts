@@ -1,7 +1,7 @@
-// Where the job API listens (http-api B.1 `listen`): 127.0.0.1 on an OS-assigned port unless
-// configured; a non-loopback host only with allowNonLoopbackBind (the config refuses it too;
-// this is the second line of defence, since the endpoint hands out tokens and secrets over
-// plaintext HTTP). Pure.
+// Where the job API listens (docs/job-state.md "Enabling it", `listen`): 127.0.0.1 on an
+// OS-assigned port unless configured; a non-loopback host only with allowNonLoopbackBind (the
+// config refuses it too; this is the second line of defence, since the endpoint hands out tokens
+// and secrets over plaintext HTTP). Pure.
 import { isIP } from 'node:net';
 import type { ResolvedJobApi } from '../config/index.js';
 

@@ -1,4 +1,4 @@
-// Mutexes and semaphores held for runs (http-api B.4 "Lock semantics"): permit i of a lock is
+// Mutexes and semaphores held for runs (docs/job-state.md "Locks"): permit i of a lock is
 // the TTL lease `lock/<scope>/<name>#<i>`; the daemon holds it under a holder unique to the hold
 // (`<host>#<process token>#<32 hex>`, the reference's shape),
 // renews it every max(1 s, ttl/3) and releases it on release, at run end, or at close. A lease

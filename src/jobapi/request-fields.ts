@@ -1,6 +1,7 @@
-// Reading a request's inputs (http-api B.3 400 rows): the JSON body must be an object; required
-// fields answer `<field> is required`; ttl / blockSeconds / permits must be numeric. Values are
-// read from a JSON object body or from a query string through the same small interface.
+// Reading a request's inputs (its 400s, docs/http-api.md "The job API"): the JSON body must be an
+// object; required fields answer `<field> is required`; ttl / blockSeconds / permits must be
+// numeric. Values are read from a JSON object body or from a query string through the same small
+// interface.
 import { ApiError } from './api-error.js';
 import { checkDepth } from './json-values.js';
 

@@ -30,7 +30,7 @@ export type RouteReply =
       readonly body: Uint8Array;
       readonly headers: Readonly<Record<string, string>>;
     }
-  /** 404 for an absent key/cursor/artifact/secret: no body (http-api B.3). */
+  /** 404 for an absent key/cursor/artifact/secret: no body (docs/http-api.md "The job API"). */
   | { readonly kind: 'empty'; readonly status: number };
 
 /**

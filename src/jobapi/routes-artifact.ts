@@ -1,7 +1,8 @@
-// The artifact store (http-api B.4 /v1/artifact/*): payloads are content-addressed blobs; each
-// put appends the reference's record {at: float epoch s, name, sha256, size} to the stream
-// `artifacts/<scope>` (the names GC reads, src/state/gc-rules.ts and gc-inventory.ts). Reads are newest-record-wins per name; a
-// record whose blob GC already swept answers 410.
+// The artifact store (docs/http-api.md "The job API", /v1/artifact/*): payloads are
+// content-addressed blobs; each put appends the reference's record {at: float epoch s, name,
+// sha256, size} to the stream `artifacts/<scope>` (the names GC reads, src/state/gc-rules.ts and
+// gc-inventory.ts). Reads are newest-record-wins per name; a record whose blob GC already swept
+// answers 410.
 import { readFile } from 'node:fs/promises';
 import { compareCodePoints, pyFloat } from '../common/index.js';
 import { artifactStream, type StateRecord } from '../state/index.js';

@@ -1,6 +1,6 @@
-// Monotonic cursors (http-api B.4 /v1/cursor/*): one document per cursor in namespace
-// `cursor/<scope>`, in the reference's body `{name, updatedAt, value}`. advance decides under
-// the document's lock, so concurrent advancers (other runs, other nodes, reference nodes on a
+// Monotonic cursors (docs/http-api.md "The job API", /v1/cursor/*): one document per cursor in
+// namespace `cursor/<scope>`, in the reference's body `{name, updatedAt, value}`. advance decides
+// under the document's lock, so concurrent advancers (other runs, other nodes, reference nodes on a
 // shared store) converge on the furthest value and a replayed batch never walks it back.
 import { ApiError } from './api-error.js';
 import { describeCursorType } from './cursor-order.js';

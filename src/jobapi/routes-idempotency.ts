@@ -1,7 +1,7 @@
-// Idempotency claims (http-api B.4 /v1/idempotency/*): one document per key in namespace
-// `idem/<scope>`, in the reference's body `{claimedAt, key[, expiresAt]}`. A claim is decided
-// under the document's lock, so exactly one caller fleet-wide wins it; a claim whose expiresAt
-// has passed is re-won; ttl 0 = permanent (no expiresAt). Release deletes the document.
+// Idempotency claims (docs/http-api.md "The job API", /v1/idempotency/*): one document per key in
+// namespace `idem/<scope>`, in the reference's body `{claimedAt, key[, expiresAt]}`. A claim is
+// decided under the document's lock, so exactly one caller fleet-wide wins it; a claim whose
+// expiresAt has passed is re-won; ttl 0 = permanent (no expiresAt). Release deletes the document.
 import { ApiError } from './api-error.js';
 import { claimKey, deleteDocument } from './documents.js';
 import { checkName, docNamespace } from './names.js';

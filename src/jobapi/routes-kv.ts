@@ -1,6 +1,6 @@
-// Durable key/value (http-api B.4 /v1/kv/*): one document per key in namespace `kv/<scope>`,
-// in the reference's body `{key, updatedAt, value}` (src/jobapi/documents.ts); last write wins.
-// A stored null is a value (200), an absent key a bare 404.
+// Durable key/value (docs/http-api.md "The job API", /v1/kv/*): one document per key in namespace
+// `kv/<scope>`, in the reference's body `{key, updatedAt, value}` (src/jobapi/documents.ts); last
+// write wins. A stored null is a value (200), an absent key a bare 404.
 import { ApiError } from './api-error.js';
 import { compareCodePoints } from '../common/index.js';
 import { deleteDocument, readStoredValue, setKv } from './documents.js';

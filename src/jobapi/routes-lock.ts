@@ -1,5 +1,5 @@
-// Mutex / semaphore routes (http-api B.4 /v1/lock/*): request parsing and the ttl / wait rules;
-// the holding, renewing and releasing is lock-holds.ts.
+// Mutex / semaphore routes (docs/http-api.md "The job API", /v1/lock/*): request parsing and the
+// ttl / wait rules; the holding, renewing and releasing is lock-holds.ts.
 import { MAX_LEASE_TTL_SECONDS, MIN_LEASE_TTL_SECONDS } from '../config/index.js';
 import { ApiError } from './api-error.js';
 import { checkName } from './names.js';

@@ -1,4 +1,4 @@
-// The /v1/ route table (http-api B.4), assembled from one file per family.
+// The /v1/ route table (docs/http-api.md "The job API"), assembled from one file per family.
 import type { Route, RouteServices } from './route-types.js';
 import { artifactRoutes } from './routes-artifact.js';
 import { cursorRoutes } from './routes-cursor.js';

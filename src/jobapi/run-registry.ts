@@ -1,6 +1,6 @@
-// The live runs the job API serves (http-api B.2/B.3): a fresh 64-hex bearer token per run, its
-// staged secrets, and an `ended` signal. A token is valid from runEnvironment() until end():
-// after that the run is forgotten and its secrets dropped. Must not: touch the store.
+// The live runs the job API serves (docs/http-api.md "The job API"): a fresh 64-hex bearer token
+// per run, its staged secrets, and an `ended` signal. A token is valid from runEnvironment() until
+// end(): after that the run is forgotten and its secrets dropped. Must not: touch the store.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RunContext } from '../scheduler/index.js';
 
@@ -8,7 +8,7 @@ export interface LiveRun {
   readonly context: RunContext;
   /** 64 lower-case hex characters. */
   readonly token: string;
-  /** The job name (the default scope of http-api B.3). */
+  /** The job name (the default scope, docs/job-state.md "Scopes"). */
   readonly defaultScope: string;
   /** Aborted the moment the run ends (or the API closes). */
   readonly ended: AbortSignal;

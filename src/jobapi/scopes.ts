@@ -1,5 +1,5 @@
-// Scope resolution (http-api B.3 "Scopes"): an omitted or empty scope is the run's default (its
-// job name); an explicit one must be the default, `global`, or listed in the job's
+// Scope resolution (docs/job-state.md "Scopes"): an omitted or empty scope is the run's default
+// (its job name); an explicit one must be the default, `global`, or listed in the job's
 // stateAllowedScopes, else 403. Pure.
 import type { ResolvedJob } from '../config/index.js';
 import { ApiError } from './api-error.js';

@@ -1,4 +1,4 @@
-// Run-scoped secrets (seed "Run-scoped secrets"): each of the job's `secrets:` is resolved fresh
+// Run-scoped secrets (docs/job-state.md "Secrets"): each of the job's `secrets:` is resolved fresh
 // at launch, kept only in memory for that run, and never written to the store. A secret that
 // cannot be resolved is skipped (a get answers 404); the warning names the secret and the
 // source's file or variable, never a value.

@@ -1,7 +1,7 @@
 // Every store call of the job API goes through here: first (once) the wait for the store to be
 // open, then the call itself, each bounded by the seed's 10 s, and any failure becomes the 503
-// `state backend unavailable: ...` of http-api B.3. A name or value the store refuses is the
-// caller's fault (400), not the backend's.
+// `state backend unavailable: ...` of docs/http-api.md "The job API". A name or value the store
+// refuses is the caller's fault (400), not the backend's.
 import { describeError, isYacronError, type Clock } from '../common/index.js';
 import type { StateStore } from '../state/index.js';
 import { withTimeout } from '../state/index.js';

@@ -15,7 +15,7 @@ function brokenStore(): StateStore {
   });
 }
 
-void describe('job API when the store cannot answer (http-api B.3: 503)', () => {
+void describe('job API when the store cannot answer (503, docs/http-api.md "The job API")', () => {
   void test('a store call with no answer within 10 s is 503', () =>
     withFixture(
       'memory',

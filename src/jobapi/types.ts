@@ -31,8 +31,8 @@ export interface JobApi extends AsyncDisposableLike {
   readonly url: string;
   /**
    * The run is about to spawn: mint its token, stage its secrets, and return the variables of
-   * http-api B.2 (YACRON2_STATE_URL, _STATE_TOKEN, _RUN_ID, _JOB_NAME, _ATTEMPT, _SCHEDULED_AT,
-   * _HOST). Synchronous: it runs on the launch path.
+   * docs/job-state.md "The injected environment" (YACRON2_STATE_URL, _STATE_TOKEN, _RUN_ID,
+   * _JOB_NAME, _ATTEMPT, _SCHEDULED_AT, _HOST). Synchronous: it runs on the launch path.
    */
   runEnvironment(run: RunContext): Record<string, string>;
   /**

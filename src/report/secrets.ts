@@ -1,6 +1,6 @@
-// Secret sources (config.md §9.1), resolved at report time: `value`, else `fromFile` (contents
-// with surrounding whitespace stripped), else `fromEnvVar` from the daemon's environment.
-// Errors name the file or variable, never the value.
+// Secret sources (docs/reports.md "Secret sources"), resolved at report time: `value`, else
+// `fromFile` (contents with surrounding whitespace stripped), else `fromEnvVar` from the daemon's
+// environment. Errors name the file or variable, never the value.
 import { readFile } from 'node:fs/promises';
 import type { SecretSource } from '../config/index.js';
 import { ReportError, type ReporterName } from './report-error.js';

@@ -25,14 +25,14 @@ function vars(outcome: Partial<RunOutcome> = {}, name = 'backup'): TemplateVaria
 
 const renderer = createTemplateRenderer();
 
-void test('the default body of a failure with stderr boom renders exactly as config.md §9.6 shows', async () => {
+void test('the default body of a failure with stderr boom renders exactly as docs/reports.md "Templates" shows', async () => {
   assert.equal(
     await renderer.render(DEFAULT_BODY_TEMPLATE, vars()),
     '\n(job failed because failsWhen=nonzeroReturn and retcode=1)\n\nboom\n\n',
   );
 });
 
-void test('the default body of a success with nothing captured renders exactly as config.md §9.6 shows', async () => {
+void test('the default body of a success with nothing captured renders exactly as docs/reports.md "Templates" shows', async () => {
   assert.equal(
     await renderer.render(DEFAULT_BODY_TEMPLATE, vars(SUCCESS)),
     '\n\n(no output was captured)\n',
@@ -96,7 +96,7 @@ void test('the default webhook body is {"text": ...} through Jinja\'s tojson', a
   assert.equal(parsed.text, `${subject}\n${body}`);
 });
 
-void test('templates see every variable of config.md §9.6', async () => {
+void test('templates see every variable of docs/reports.md "Templates"', async () => {
   const variables = buildTemplateVariables(
     makeJob({ name: 'j', command: { kind: 'argv', argv: ['echo', 'hi'] }, shell: '/bin/bash' }),
     makeOutcome({

@@ -1,5 +1,5 @@
-// Report templates (config.md §9.6): Jinja syntax rendered by nunjucks with Jinja's stock
-// settings (no autoescape, one trailing newline of the source dropped, newlines normalised),
+// Report templates (docs/reports.md "Templates"): Jinja syntax rendered by nunjucks with Jinja's
+// stock settings (no autoescape, one trailing newline of the source dropped, newlines normalised),
 // Python's way of printing values (None, True, ['a', 'b']), a Jinja-compatible `tojson`, the
 // template variables of a finished run, and the default texts. It renders; it sends nothing.
 import type * as NunjucksModule from 'nunjucks';

@@ -1,5 +1,5 @@
-// Turns a configured command into the argv to exec (spec/jobs.md §3.1), and wraps it in
-// `setpriv` when the run switches identity so initgroups() semantics survive (§3.4).
+// Turns a configured command into the argv to exec (docs/configuration.md "How a run works"), and
+// wraps it in `setpriv` when the run switches identity so initgroups() semantics survive (§3.4).
 import type { JobCommand } from '../config/index.js';
 
 export const DEFAULT_SHELL = '/bin/sh';

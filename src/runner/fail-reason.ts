@@ -1,5 +1,5 @@
 // The failsWhen decision of a completed run: first matching rule wins, its string is the exact
-// fail_reason of spec/jobs.md §5.2; null means success.
+// fail_reason of docs/configuration.md "Failure detection"; null means success.
 import type { FailsWhen } from '../config/index.js';
 import type { CapturedStream } from './types.js';
 

@@ -14,7 +14,7 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals): GroupS
   }
 }
 
-/** >= 0 exit status, or −N for a death by signal N (spec/jobs.md §4.3). */
+/** >= 0 exit status, or −N for a death by signal N (docs/configuration.md "Failure detection"). */
 export function exitCodeFromStatus(code: number | null, signal: NodeJS.Signals | null): number {
   if (code !== null) return code;
   if (signal !== null) {

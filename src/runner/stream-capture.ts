@@ -1,5 +1,6 @@
-// One captured stream of one run (spec/jobs.md §5.1): split into lines, decode UTF-8 with
-// replacement, echo `prefix + line` to the daemon's same stream, publish, retain head/tail.
+// One captured stream of one run (docs/configuration.md "Output capture"): split into lines, decode
+// UTF-8 with replacement, echo `prefix + line` to the daemon's same stream, publish, retain
+// head/tail.
 import type { Readable } from 'node:stream';
 import type { Logger } from '../common/index.js';
 import { LineSplitter } from './line-splitter.js';
