@@ -1,9 +1,9 @@
-// `GET /jobs` body (http-api A.6) without rebuilding and re-serialising every job view on every
-// request: each idle job's JSON is cached, UTF-8 encoded, in two pieces around `scheduled_in`,
-// which is computed fresh from the next fire on every render, so the body equals
-// JSON.stringify of every rendered job view. A render is then one allocation and a memcpy per job (with
-// 1,000 jobs and full histories the body is ~1.5 MB; re-encoding it per request costs more than
-// everything else together).
+// `GET /jobs` body (docs/http-api.md "GET /jobs") without rebuilding and re-serialising every job
+// view on every request: each idle job's JSON is cached, UTF-8 encoded, in two pieces around
+// `scheduled_in`, which is computed fresh from the next fire on every render, so the body equals
+// JSON.stringify of every rendered job view. A render is then one allocation and a memcpy per job
+// (with 1,000 jobs and full histories the body is ~1.5 MB; re-encoding it per request costs more
+// than everything else together).
 // Invariant: an idle job's view only changes through the events listened to below; running jobs
 // and jobs with an armed retry are never cached, and an entry older than MAX_AGE_MS is rebuilt
 // so a state change without an event can never be stale for long.

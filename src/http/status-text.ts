@@ -1,5 +1,5 @@
-// The text form of `GET /status` (http-api A.5): one line per job, `\n`-joined, no trailing
-// newline, with the reference's relative-time wording (truncated, never rounded). Pure.
+// The text form of `GET /status` (docs/http-api.md "GET /status"): one line per job, `\n`-joined,
+// no trailing newline, with the reference's relative-time wording (truncated, never rounded). Pure.
 import type { StatusEntry } from './job-views.js';
 
 function unit(value: number, name: string): string {

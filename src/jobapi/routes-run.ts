@@ -1,5 +1,6 @@
-// The calling run's own facts and its staged secrets (http-api B.4 /v1/run, /v1/secret/*).
-// Neither touches the store: secrets live only in memory, for the run they were staged for.
+// The calling run's own facts and its staged secrets (docs/http-api.md "The job API", /v1/run,
+// /v1/secret/*). Neither touches the store: secrets live only in memory, for the run they were
+// staged for.
 import { compareCodePoints, formatIsoUtc } from '../common/index.js';
 import { queryFields, requiredString } from './request-fields.js';
 import { NOT_FOUND, jsonReply, type Route, type RouteServices } from './route-types.js';
