@@ -96,34 +96,33 @@ void test('stepping is DST-correct: New York spring-forward owes the slots the l
   ]);
 });
 
-void test('run-once after more than MAX_STEPS missed slots still plans the newest slot', () => {
-  const everySecond = parseSchedule('* * * * * * *');
-  const plan = planCatchup({
-    schedule: everySecond,
+/** A per-second job down since the epoch, back MAX_STEPS + 10 s later: too many slots to count. */
+const LONG_OUTAGE_UNTIL_MS = (MAX_STEPS + 10) * 1000;
+
+function longOutagePlan(overrides: Partial<CatchupInput>): CatchupPlan {
+  return planCatchup({
+    schedule: parseSchedule('* * * * * * *'),
     onMissed: 'run-once',
     watermarkMs: 0,
-    untilMs: (MAX_STEPS + 10) * 1000 + 500,
+    untilMs: LONG_OUTAGE_UNTIL_MS,
     startingDeadlineMs: null,
+    ...overrides,
   });
-  assert.deepEqual(plan.slots, [(MAX_STEPS + 10) * 1000]);
+}
+
+void test('run-once after more than MAX_STEPS missed slots still plans the newest slot', () => {
+  const plan = longOutagePlan({ untilMs: LONG_OUTAGE_UNTIL_MS + 500 });
+  assert.deepEqual(plan.slots, [LONG_OUTAGE_UNTIL_MS]);
   assert.equal(plan.droppedByCap, 0);
   assert.equal(plan.missedIsLowerBound, true);
   assert.ok(plan.missed >= MAX_STEPS);
 });
 
 void test('run-all after more than MAX_STEPS missed slots replays the newest RUN_ALL_CAP of them', () => {
-  const everySecond = parseSchedule('* * * * * * *');
-  const untilMs = (MAX_STEPS + 10) * 1000;
-  const plan = planCatchup({
-    schedule: everySecond,
-    onMissed: 'run-all',
-    watermarkMs: 0,
-    untilMs,
-    startingDeadlineMs: null,
-  });
+  const plan = longOutagePlan({ onMissed: 'run-all' });
   assert.equal(plan.slots.length, RUN_ALL_CAP);
-  assert.equal(plan.slots.at(-1), untilMs);
-  assert.equal(plan.slots[0], untilMs - (RUN_ALL_CAP - 1) * 1000);
+  assert.equal(plan.slots.at(-1), LONG_OUTAGE_UNTIL_MS);
+  assert.equal(plan.slots[0], LONG_OUTAGE_UNTIL_MS - (RUN_ALL_CAP - 1) * 1000);
   assert.equal(plan.missedIsLowerBound, true);
   assert.ok(plan.droppedByCap > 0);
 });
@@ -142,17 +141,8 @@ void test('the newest slot is found without stepping a dense past: per-second sl
 });
 
 void test('run-once skips a newest slot an interrupted backfill already ran', () => {
-  const everySecond = parseSchedule('* * * * * * *');
-  const untilMs = (MAX_STEPS + 10) * 1000;
-  const plan = planCatchup({
-    schedule: everySecond,
-    onMissed: 'run-once',
-    watermarkMs: 0,
-    untilMs,
-    startingDeadlineMs: null,
-    alreadyRun: new Set([untilMs]),
-  });
-  assert.deepEqual(plan.slots, [untilMs - 1000]);
+  const plan = longOutagePlan({ alreadyRun: new Set([LONG_OUTAGE_UNTIL_MS]) });
+  assert.deepEqual(plan.slots, [LONG_OUTAGE_UNTIL_MS - 1000]);
 });
 
 void test('the jitter offset is derived from the name: stable, in range, different per job', () => {

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeferred, FakeClock, systemClock, type Clock } from '../common/index.js';
-import type { ResolvedJob } from '../config/index.js';
+import type { MakeJobOverrides, ResolvedJob } from '../config/index.js';
 import { createRunner } from './create-runner.js';
 import {
   fixture,
@@ -282,32 +282,45 @@ function backgroundSleeper(pidFile: string, prefix = ''): ResolvedJob['command']
   };
 }
 
+/**
+ * Starts a job whose shell leaves a `sleep 300` holding its stdout, and waits until the shell has
+ * exited (the drain timer is then armed); returns the run and the sleep's pid.
+ */
+async function startWithBackgroundChild(
+  clock: FakeClock,
+  pidFile: string,
+  overrides: MakeJobOverrides = {},
+  prefix = '',
+): Promise<{ run: Started; childPid: number }> {
+  const run = start(
+    clock,
+    makeJob({
+      name: 'bg',
+      command: backgroundSleeper(pidFile, prefix),
+      captureStdout: true,
+      ...overrides,
+    }),
+  );
+  // An executionTimeout is armed inside start(): the next timer is the drain's.
+  assert.equal(await clock.nextTimer(), OUTPUT_DRAIN_MS, 'the shell exited');
+  return { run, childPid: Number(await readFile(pidFile, 'utf8')) };
+}
+
 void test(
   'executionTimeout stays armed after the command exits while a background child holds its output',
   { timeout: 20_000 },
   async () => {
     await withPidFile(async (pidFile) => {
       const clock = new FakeClock();
-      const run = start(
-        clock,
-        makeJob({
-          name: 'bg',
-          command: backgroundSleeper(pidFile),
-          captureStdout: true,
-          executionTimeoutMs: 2000,
-        }),
-      );
-      // The timeout was armed at spawn; the next timer is armed when the shell exits.
-      const shellExited = clock.nextTimer();
-      await run.line(/^started/);
-      await shellExited;
-      const grandchild = Number(await readFile(pidFile, 'utf8'));
+      const { run, childPid } = await startWithBackgroundChild(clock, pidFile, {
+        executionTimeoutMs: 2000,
+      });
       await clock.advance(2000);
       const outcome = await run.handle.done;
       assert.equal(outcome.kind, 'timed-out');
       assert.equal(outcome.exitCode, -100);
       assert.equal(outcome.stdout?.text, 'started\n');
-      assert.equal(isProcessAlive(grandchild), false);
+      assert.equal(isProcessAlive(childPid), false);
       assert.deepEqual(messages(run.logs, LEVEL.info), [
         'Job bg exceeded its executionTimeout of 2.0 seconds, cancelling it...',
       ]);
@@ -322,21 +335,15 @@ void test(
   async () => {
     await withPidFile(async (pidFile) => {
       const clock = new FakeClock();
-      const drainArmed = clock.nextTimer();
-      const run = start(
-        clock,
-        makeJob({ name: 'bg', command: backgroundSleeper(pidFile), captureStdout: true }),
-      );
-      assert.equal(await drainArmed, OUTPUT_DRAIN_MS);
-      const grandchild = Number(await readFile(pidFile, 'utf8'));
+      const { run, childPid } = await startWithBackgroundChild(clock, pidFile);
       await clock.advance(OUTPUT_DRAIN_MS - 1);
-      assert.equal(isProcessAlive(grandchild), true, 'not before the bound');
+      assert.equal(isProcessAlive(childPid), true, 'not before the bound');
       await clock.advance(1);
       const outcome = await run.handle.done;
       assert.equal(outcome.kind, 'succeeded');
       assert.equal(outcome.exitCode, 0);
       assert.equal(outcome.stdout?.text, 'started\n');
-      assert.equal(isProcessAlive(grandchild), false);
+      assert.equal(isProcessAlive(childPid), false);
       assert.deepEqual(messages(run.logs, LEVEL.warn), [
         'Job bg: its command exited but a background process still holds its output open after 5.0 seconds; killing its process group',
       ]);
@@ -351,29 +358,19 @@ void test(
   async () => {
     await withPidFile(async (pidFile) => {
       const clock = new FakeClock();
-      const drainArmed = clock.nextTimer();
-      const run = start(
-        clock,
-        makeJob({
-          name: 'bg',
-          command: backgroundSleeper(pidFile, 'setsid '),
-          captureStdout: true,
-        }),
-      );
-      await drainArmed;
-      const escaped = Number(await readFile(pidFile, 'utf8'));
+      const { run, childPid } = await startWithBackgroundChild(clock, pidFile, {}, 'setsid ');
       try {
         const pipesClosing = clock.nextTimer();
         await clock.advance(OUTPUT_DRAIN_MS);
         await pipesClosing;
-        assert.equal(isProcessAlive(escaped), true, 'SIGKILL to the group cannot reach it');
+        assert.equal(isProcessAlive(childPid), true, 'SIGKILL to the group cannot reach it');
         await clock.advance(OUTPUT_DRAIN_MS);
         const outcome = await run.handle.done;
         assert.equal(outcome.exitCode, 0);
         assert.equal(outcome.stdout?.text, 'started\n');
         assert.equal(messages(run.logs, LEVEL.warn).length, 2);
       } finally {
-        process.kill(escaped, 'SIGKILL');
+        process.kill(childPid, 'SIGKILL');
       }
     });
   },

@@ -18,6 +18,25 @@ import {
   writeConfig,
 } from './harness.js';
 
+/**
+ * `drain`, an @reboot job that runs until the file `go` exists (`extra` adds keys to it), and
+ * `ticker`, a job every second whose log lines show the daemon is firing.
+ */
+function drainingJobs(go: string, extra = ''): string {
+  return `jobs:
+  - name: drain
+    command: |
+      echo "started"
+      while [ ! -e ${shellQuote(go)} ]; do sleep 0.05; done
+      echo "finished"
+    schedule: "@reboot"
+    captureStdout: true
+${extra}  - name: ticker
+    command: echo tick
+    schedule: "* * * * * * *"
+`;
+}
+
 test(
   'SIGTERM lets a running job finish and report success, fires nothing new, and the daemon exits 0',
   { timeout: 30_000 },
@@ -26,22 +45,14 @@ test(
     const go = join(dir, 'go');
     const config = await writeConfig(
       dir,
-      `jobs:
-  - name: drain
-    command: |
-      echo "started"
-      while [ ! -e ${shellQuote(go)} ]; do sleep 0.05; done
-      echo "finished"
-    schedule: "@reboot"
-    captureStdout: true
-    onSuccess:
+      drainingJobs(
+        go,
+        `    onSuccess:
       report:
         shell:
           command: echo "$YACRON2_JOB_NAME $YACRON2_FAILED" > ${shellQuote(join(dir, 'success.txt'))}
-  - name: ticker
-    command: echo tick
-    schedule: "* * * * * * *"
 `,
+      ),
     );
     const daemon = startDaemon(t, ['-c', config]);
     await daemon.waitForLine(/^\[drain stdout\] started$/);
@@ -159,21 +170,7 @@ test(
   async (t) => {
     const dir = await useTempDir(t);
     const go = join(dir, 'go');
-    const config = await writeConfig(
-      dir,
-      `jobs:
-  - name: drain
-    command: |
-      echo "started"
-      while [ ! -e ${shellQuote(go)} ]; do sleep 0.05; done
-      echo "finished"
-    schedule: "@reboot"
-    captureStdout: true
-  - name: ticker
-    command: echo tick
-    schedule: "* * * * * * *"
-`,
-    );
+    const config = await writeConfig(dir, drainingJobs(go));
     const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', '2200000']);
     await daemon.waitForLine(/^\[drain stdout\] started$/);
     await daemon.waitForLog(/^Job ticker exit code 0;/);
