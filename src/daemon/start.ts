@@ -97,8 +97,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   // The store opens in the background: a slow or dead store never delays scheduling.
   let state = await reconcileState(undefined, config, undefined);
-  // The catch-up watermark counts only runs that ended before this instant (the live loop fires
-  // the slots after it without waiting for the store).
+  // The one start instant: catch-up owes the slots up to it (and its watermark counts only runs
+  // that ended before it), the scheduler's start-up pass seeds strictly after it (step 4), so a
+  // slot falling while the parts below are built is fired, late, exactly once.
   const schedulerStartedAtMs = clock.now();
   const reconcileDurable = durableBackendReconciler({
     clock,
@@ -133,7 +134,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   jobApi = await reconcileJobApi(undefined, config, firstState);
 
   // 4. The start-up pass, then the durable boot sequence (it reads what the pass started).
-  scheduler.start();
+  scheduler.start(schedulerStartedAtMs);
   durable?.start();
   const offRunEnded = scheduler.events.on('run:finished', (event) =>
     jobApi?.api.runEnded(event.runId),

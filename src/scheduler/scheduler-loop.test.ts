@@ -52,6 +52,29 @@ void describe('scheduler loop', () => {
     await h.stop();
   });
 
+  void it('seeds after the start instant it is given: slots since then fire once, late', async () => {
+    // The daemon's catch-up owes the slots up to its start instant; start() is called later.
+    const h = createHarness([makeJob({ name: 'every-second', schedule: '* * * * * * *' })], {
+      startMs: T0 + 2_500,
+    });
+    h.runner.setDefault({ durationMs: 0 });
+    h.scheduler.start(T0 + 200);
+    await h.clock.advance(0);
+    assert.deepEqual(
+      h.of('run:started').map((e) => [e.trigger, e.scheduledAtMs]),
+      [
+        ['schedule', T0 + 1_000],
+        ['schedule', T0 + 2_000],
+      ],
+    );
+    await h.clock.advance(500);
+    assert.deepEqual(
+      h.of('run:started').map((e) => e.scheduledAtMs),
+      [T0 + 1_000, T0 + 2_000, T0 + 3_000],
+    );
+    await h.stop();
+  });
+
   void it('fires 7-field jobs on whole seconds', async () => {
     const h = createHarness([makeJob({ name: 'fast', schedule: '*/2 * * * * * *' })], {
       startMs: T0 + 500,

@@ -152,11 +152,12 @@ class CronScheduler implements Scheduler {
 
   // ---- lifecycle ------------------------------------------------------------------------------
 
-  start(): void {
+  start(startAtMs: number = this.#clock.now()): void {
     if (this.#phase !== 'idle') return;
     this.#phase = 'running';
-    // Start-up pass: seed strictly after now (cron jobs never fire on this pass) ...
-    this.#heap = FireHeap.from(seedFirstFires(this.#jobs.values(), this.#clock.now()));
+    // Start-up pass: seed strictly after the start instant (cron jobs never fire on this pass;
+    // a slot already due is fired by the first wake) ...
+    this.#heap = FireHeap.from(seedFirstFires(this.#jobs.values(), startAtMs));
     // ... and launch every enabled @reboot job once, in config order. With a store the boot
     // marker decides first (once per OS boot); that read never holds up the other jobs.
     const tickets: LaunchTicket[] = [];

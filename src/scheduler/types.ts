@@ -229,8 +229,13 @@ export type SchedulerEvents = {
  * only: nothing here reads state.
  */
 export interface SchedulerControl extends AsyncDisposable {
-  /** The start-up pass (jobs.md §1.1), then the loop. Idempotent. */
-  start(): void;
+  /**
+   * The start-up pass (jobs.md §1.1), then the loop. Idempotent. Cron jobs are seeded strictly
+   * after `startAtMs` (default: now). The daemon passes the instant its catch-up horizon ends at,
+   * so a slot between that instant and this call is fired here, late, instead of falling between
+   * catch-up and the loop.
+   */
+  start(startAtMs?: number): void;
   /** Reload as a diff (jobs.md §1.5). */
   applyConfig(config: ResolvedConfig): void;
   /** Manual start (HTTP POST /jobs/{name}/start). Throws YC_ERR_JOB_UNKNOWN / _DISABLED / YC_ERR_SHUTTING_DOWN. */
