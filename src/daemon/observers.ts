@@ -14,6 +14,8 @@ export interface Observers {
   readonly unsubscribe: () => void;
   /** Let the pending reports and statsd sends finish. */
   close(): Promise<void>;
+  /** Stop waiting for the pending reports: their shell reporters' groups get SIGKILL. */
+  abandonReports(): void;
 }
 
 export interface ObserverDeps {
@@ -39,11 +41,13 @@ export function subscribeObservers(
     labelNames: ['job_name', 'reporter'] as const,
     registers: [metrics.registry],
   });
+  const abandonReports = new AbortController();
   const reporterDeps: ReporterDeps = {
     logger,
     clock,
     baseEnv: env,
     tasks: reports,
+    abandon: abandonReports.signal,
     onReporterFailed: (reporter, jobName) => reportFailures.inc({ job_name: jobName, reporter }),
   };
   metrics.onConfigReloaded(true, config);
@@ -68,5 +72,6 @@ export function subscribeObservers(
       await reports.close();
       await statsd.close();
     },
+    abandonReports: () => abandonReports.abort(),
   };
 }

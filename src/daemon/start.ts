@@ -15,7 +15,7 @@ import {
 import { configSignature, loadConfig, type ResolvedConfig } from '../config/index.js';
 import type { WebServer } from '../http/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { createRunner, secretEnvVarNames } from '../runner/index.js';
+import { createRunner, secretEnvVarNames, signalProcessGroup } from '../runner/index.js';
 import {
   createScheduler,
   type DurableCollaborator,
@@ -27,11 +27,15 @@ import { jobApiReconciler, type JobApiHandle } from './job-api.js';
 import { logJobSet, warnDefaultedGroups, warnStatelessOptions } from './notices.js';
 import { subscribeObservers } from './observers.js';
 import type { Change } from './reconciler.js';
+import { ShutdownSteps } from './shutdown-steps.js';
 import { stateSectionReconciler, type DaemonStateHandle } from './state-section.js';
 import { webReconciler } from './web.js';
 
 /** How often the configuration files are checked for changes (about once a minute). */
 export const RELOAD_INTERVAL_MS = 60_000;
+
+/** After the jobs, the teardown gets what is left of the grace, and at least this. */
+export const SHUTDOWN_TEARDOWN_FLOOR_MS = 5_000;
 
 export interface DaemonOptions {
   readonly config: ResolvedConfig;
@@ -50,8 +54,19 @@ export interface Daemon extends AsyncDisposable {
   readonly metrics: Metrics;
   /** Check the config files now and apply a changed configuration. */
   reloadIfChanged(): Promise<void>;
-  /** Graceful shutdown: stop firing, drain running jobs within the grace, flush reports. */
+  /**
+   * Graceful shutdown: stop firing, drain running jobs within the grace, then flush reports and
+   * close the parts within what is left of it (at least SHUTDOWN_TEARDOWN_FLOOR_MS); a part that
+   * does not close in time is abandoned and listed in `abandoned`.
+   */
   stop(): Promise<void>;
+  /** The parts stop() gave up on (empty until it has, and after a clean stop). */
+  readonly abandoned: readonly string[];
+  /**
+   * For a forced exit: SIGKILL the running jobs' process groups and say what the exit abandons
+   * (those jobs, the shutdown steps not finished). The caller exits the process.
+   */
+  abandon(): readonly string[];
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -175,10 +190,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics.onConfigReloaded(false);
       return;
     }
+    const nextSignature = await configSignature(next);
+    // Stopping meanwhile: the parts being closed are not rebuilt.
+    if (stopping) return;
     const previousJobSetId = config.jobSetId;
     config = next;
     secretEnvNames = secretEnvVarNames(next);
-    signature = await configSignature(next);
+    signature = nextSignature;
     // The same order as at start-up; the scheduler first, so the parts see the new job set.
     scheduler.applyConfig(next);
     const stateChange: Change<DaemonStateHandle> = {
@@ -212,23 +230,70 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   // ---- stop: the reverse of the start, with the jobs drained first ----------------------------
 
+  // What follows the jobs, in order: the reverse of the start.
+  const teardown = new ShutdownSteps(clock, logger, [
+    {
+      what: 'a configuration reload in progress',
+      run: () => reloading,
+      present: () => reloading !== undefined,
+    },
+    { what: 'the pending reports', run: () => observers.close() },
+    { what: 'the job API', run: () => jobApi?.api.close(), present: () => jobApi !== undefined },
+    // The final counter snapshot and every accepted durable write land before the store closes.
+    {
+      what: 'the durable state',
+      run: () => durable?.close(),
+      present: () => durable !== undefined,
+    },
+    { what: 'the state store', run: () => state?.close(), present: () => state !== undefined },
+    // The control API stops last, once the jobs have finished (docs/http-api.md).
+    { what: 'the control API', run: () => web?.close(), present: () => web !== undefined },
+  ]);
+
   async function stop(): Promise<void> {
     stopping ??= (async () => {
+      const graceEndsMs = clock.monotonic() + options.shutdownGraceMs;
+      // A reload in flight applies nothing once stopping is set; it is waited for in the
+      // teardown (its stat() may queue behind hung fs calls, so never before the jobs).
       reloadTimer?.cancel();
-      await reloading;
       await scheduler.shutdown(options.shutdownGraceMs);
-      await observers.close();
-      await jobApi?.api.close();
-      // The final counter snapshot and every accepted durable write land before the store closes.
-      await durable?.close();
-      await state?.close();
-      // The control API stops last, once the jobs have finished (docs/http-api.md).
-      await web?.close();
+      // The teardown shares what is left of the grace, and gets at least
+      // SHUTDOWN_TEARDOWN_FLOOR_MS.
+      await teardown.run(Math.max(graceEndsMs, clock.monotonic() + SHUTDOWN_TEARDOWN_FLOOR_MS));
+      if (teardown.abandoned.length > 0) {
+        observers.abandonReports();
+        logger.warn(
+          `Shutdown: gave up waiting for ${teardown.abandoned.join(', ')} at the end of the shutdown grace`,
+        );
+      }
       offRunEnded();
       observers.unsubscribe();
     })();
     return stopping;
   }
 
-  return { scheduler, metrics, reloadIfChanged, stop, [Symbol.asyncDispose]: stop };
+  function abandon(): readonly string[] {
+    const what: string[] = [];
+    for (const { job, pids } of scheduler.getJobStates()) {
+      for (const pid of pids) {
+        signalProcessGroup(pid, 'SIGKILL');
+        what.push(`job ${job.name} (pid ${pid}, killed)`);
+      }
+    }
+    what.push(...teardown.pending);
+    observers.abandonReports();
+    return what;
+  }
+
+  return {
+    scheduler,
+    metrics,
+    reloadIfChanged,
+    stop,
+    abandon,
+    get abandoned() {
+      return teardown.abandoned;
+    },
+    [Symbol.asyncDispose]: stop,
+  };
 }

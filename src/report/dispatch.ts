@@ -35,6 +35,8 @@ export interface ReporterDeps {
   readonly version?: string;
   /** Called once per reporter that failed (after it was logged), e.g. for a metrics counter. */
   readonly onReporterFailed?: (reporter: ReporterName, jobName: string) => void;
+  /** Aborted when the daemon stops waiting for its reports: shell reporters are killed. */
+  readonly abandon?: AbortSignal;
 }
 
 export interface ReportInput {
@@ -90,7 +92,12 @@ export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: Repo
     const scheduleText = job.schedule.text;
     start(deps, 'shell', job.name, async () => {
       const result = await runShellReport(
-        { logger: deps.logger, baseEnv: deps.baseEnv, clock },
+        {
+          logger: deps.logger,
+          baseEnv: deps.baseEnv,
+          clock,
+          ...(deps.abandon === undefined ? {} : { abandon: deps.abandon }),
+        },
         { job, outcome, report: shell, scheduleText },
       );
       // The shell reporter logs its own failures; only count them.

@@ -35,6 +35,8 @@ export interface ShellReportDeps {
   readonly clock: Clock;
   /** Bound on the reporter's run time; default SHELL_REPORT_TIMEOUT_MS. */
   readonly timeoutMs?: number;
+  /** Aborted when the daemon abandons its reports: the reporter's group gets SIGKILL at once. */
+  readonly abandon?: AbortSignal;
 }
 
 export interface ShellReportInput {
@@ -93,16 +95,23 @@ function waitForExit(
 ): Promise<ReporterExit> {
   return new Promise((resolve) => {
     let timer: TimerHandle | undefined;
-    child.once('error', (error) => {
+    const pid = child.pid;
+    const onAbandon = (): void => void (pid !== undefined && signalProcessGroup(pid, 'SIGKILL'));
+    const settle = (exit: ReporterExit): void => {
       timer?.cancel();
-      if (child.pid === undefined) resolve({ kind: 'error', error });
+      deps.abandon?.removeEventListener('abort', onAbandon);
+      resolve(exit);
+    };
+    child.once('error', (error) => {
+      if (child.pid === undefined) settle({ kind: 'error', error });
+      else timer?.cancel();
     });
     child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
-      timer?.cancel();
-      resolve({ kind: 'exited', code: exitCodeFromStatus(code, signal) });
+      settle({ kind: 'exited', code: exitCodeFromStatus(code, signal) });
     });
-    const pid = child.pid;
     if (pid === undefined) return;
+    if (deps.abandon?.aborted) onAbandon();
+    else deps.abandon?.addEventListener('abort', onAbandon, { once: true });
     const { clock } = deps;
     const timeoutMs = deps.timeoutMs ?? SHELL_REPORT_TIMEOUT_MS;
     timer = clock.setTimer(() => {

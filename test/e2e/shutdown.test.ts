@@ -60,9 +60,6 @@ test(
 
     daemon.child.kill('SIGTERM');
     await daemon.waitForLog(/^Shutting down \(after currently running jobs finish\)\.\.\.$/);
-    // A second signal changes nothing: the daemon keeps waiting for the job (a daemon killed by
-    // it could not pass on the job's "finished" line below, nor exit 0).
-    daemon.child.kill('SIGINT');
     assert.equal(daemon.running, true);
     await writeFile(go, '');
     await daemon.waitForLine(/^\[drain stdout\] finished$/);
@@ -184,5 +181,61 @@ test(
     assert.deepEqual(daemon.logMessages(/^Job drain exit code/), [
       'Job drain exit code 0; has stdout: True, has stderr: False; fail_reason: None',
     ]);
+  },
+);
+
+test(
+  'a second SIGTERM during the shutdown exits at once, kills the running job and says what it abandoned',
+  { timeout: 30_000 },
+  async (t) => {
+    const dir = await useTempDir(t);
+    const go = join(dir, 'go');
+    const config = await writeConfig(dir, drainingJobs(go));
+    const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', '600']);
+    await daemon.waitForLine(/^\[drain stdout\] started$/);
+    daemon.child.kill('SIGTERM');
+    await daemon.waitForLog(/^Shutting down \(after currently running jobs finish\)\.\.\.$/);
+    daemon.child.kill('SIGTERM');
+    assert.equal(await daemon.exited(), 128 + 15);
+    const [line] = daemon.logMessages(/^Received SIGTERM again/);
+    const match =
+      /^Received SIGTERM again: exiting now, abandoning job drain \(pid (\d+), killed\), the pending reports$/.exec(
+        line ?? '',
+      );
+    assert.ok(match, line);
+    const pid = Number(match[1]);
+    await waitUntil(() => !processExists(pid), `the abandoned job ${pid} to be gone`);
+    assert.equal(daemon.logMessages(/^Job drain exit code/).length, 0);
+  },
+);
+
+test(
+  'a reporter that hangs is abandoned when the shutdown grace is over: the daemon exits and kills it',
+  { timeout: 30_000 },
+  async (t) => {
+    const dir = await useTempDir(t);
+    const pidFile = join(dir, 'reporter.pid');
+    killAtTeardown(t, () => readLines(pidFile).map(Number));
+    const config = await writeConfig(
+      dir,
+      `jobs:
+  - name: failing
+    command: exit 3
+    schedule: "@reboot"
+    onFailure:
+      report:
+        shell:
+          command: echo $$ > ${shellQuote(pidFile)}; exec sleep 600
+`,
+    );
+    const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', '1']);
+    const [reporter] = (await waitForLines(pidFile, 1)).map(Number) as [number];
+    // Bounded: what is left of the 1 s grace, at least SHUTDOWN_TEARDOWN_FLOOR_MS (5 s); the
+    // shell reporter's own timeout is 300 s.
+    assert.equal(await daemon.stop('SIGTERM', 15_000), 0);
+    assert.deepEqual(daemon.logMessages(/^Shutdown: gave up/), [
+      'Shutdown: gave up waiting for the pending reports at the end of the shutdown grace',
+    ]);
+    await waitUntil(() => !processExists(reporter), `the reporter ${reporter} to be gone`);
   },
 );
