@@ -16,6 +16,8 @@ import {
   waitForLines,
   waitUntil,
   writeConfig,
+  type DaemonProcess,
+  type TeardownContext,
 } from './harness.js';
 
 /**
@@ -35,6 +37,25 @@ ${extra}  - name: ticker
     command: echo tick
     schedule: "* * * * * * *"
 `;
+}
+
+/**
+ * A daemon running drainingJobs with `--shutdown-grace grace`, sent SIGTERM once `drain` runs and
+ * `ticker` has fired, and seen starting its shutdown; `go` lets `drain` finish.
+ */
+async function shuttingDownWithDrain(
+  t: TeardownContext,
+  grace: string,
+): Promise<{ daemon: DaemonProcess; go: string }> {
+  const dir = await useTempDir(t);
+  const go = join(dir, 'go');
+  const config = await writeConfig(dir, drainingJobs(go));
+  const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', grace]);
+  await daemon.waitForLine(/^\[drain stdout\] started$/);
+  await daemon.waitForLog(/^Job ticker exit code 0;/);
+  daemon.child.kill('SIGTERM');
+  await daemon.waitForLog(/^Shutting down \(after currently running jobs finish\)\.\.\.$/);
+  return { daemon, go };
 }
 
 test(
@@ -165,14 +186,7 @@ test(
   'a --shutdown-grace beyond Node timer range (2200000 s) waits for the job instead of expiring at once',
   { timeout: 30_000 },
   async (t) => {
-    const dir = await useTempDir(t);
-    const go = join(dir, 'go');
-    const config = await writeConfig(dir, drainingJobs(go));
-    const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', '2200000']);
-    await daemon.waitForLine(/^\[drain stdout\] started$/);
-    await daemon.waitForLog(/^Job ticker exit code 0;/);
-    daemon.child.kill('SIGTERM');
-    await daemon.waitForLog(/^Shutting down \(after currently running jobs finish\)\.\.\.$/);
+    const { daemon, go } = await shuttingDownWithDrain(t, '2200000');
     // Node clamps a timer over 2^31 - 1 ms to 1 ms: the grace "expired" at once and the job
     // was killed before it could see the go file.
     await writeFile(go, '');
@@ -188,13 +202,7 @@ test(
   'a second SIGTERM during the shutdown exits at once, kills the running job and says what it abandoned',
   { timeout: 30_000 },
   async (t) => {
-    const dir = await useTempDir(t);
-    const go = join(dir, 'go');
-    const config = await writeConfig(dir, drainingJobs(go));
-    const daemon = startDaemon(t, ['-c', config, '--shutdown-grace', '600']);
-    await daemon.waitForLine(/^\[drain stdout\] started$/);
-    daemon.child.kill('SIGTERM');
-    await daemon.waitForLog(/^Shutting down \(after currently running jobs finish\)\.\.\.$/);
+    const { daemon } = await shuttingDownWithDrain(t, '600');
     daemon.child.kill('SIGTERM');
     assert.equal(await daemon.exited(), 128 + 15);
     const [line] = daemon.logMessages(/^Received SIGTERM again/);
