@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { ResolvedWeb, WebListener } from '../config/index.js';
-import { makeJob } from '../scheduler/index.js';
+import { makeJob } from '../config/testing.js';
 import { createApiFixture, type ApiFixture } from './http-fixture.test.js';
 
 async function withApi(

@@ -7,7 +7,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeferred, FakeClock, systemClock, type Clock } from '../common/index.js';
-import type { MakeJobOverrides, ResolvedJob } from '../config/index.js';
+import type { ResolvedJob } from '../config/index.js';
+import type { MakeJobOverrides } from '../config/testing.js';
 import { createRunner } from './create-runner.js';
 import {
   fixture,
