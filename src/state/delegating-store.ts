@@ -14,6 +14,7 @@ import type {
   StateRecord,
   StateStore,
   StoreDescription,
+  StoreInventory,
   SweepOptions,
   SweepReport,
 } from './types.js';
@@ -134,6 +135,10 @@ export abstract class DelegatingStateStore implements StateStore {
 
   describe(options?: DescribeOptions): Promise<StoreDescription> {
     return this.around('describe', () => this.inner.describe(options));
+  }
+
+  inventory(): Promise<StoreInventory> {
+    return this.around('inventory', () => this.inner.inventory());
   }
 
   sweep(options: SweepOptions): Promise<SweepReport> {

@@ -52,6 +52,7 @@ const OP_TABLE = {
   listLeases: true,
   deleteLease: true,
   describe: true,
+  inventory: true,
   sweep: true,
 } as const satisfies Record<StoreOpName, true>;
 const ALL_OPS = Object.keys(OP_TABLE) as StoreOpName[];

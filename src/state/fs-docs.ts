@@ -13,7 +13,7 @@ import { ensureOwnDir, errorCode, readCapped, writeAtomic } from './fs-files.js'
 import { decodeName, encodeName, encodeStoreName, isTruncatedToken } from './name-encoding.js';
 import { assertPlainObject, parseEnvelope, serializeEnvelope } from './record-format.js';
 import { assertRecordSize, filterPrefix } from './store-checks.js';
-import type { DocumentDecision, JsonObject, StateDocument } from './types.js';
+import type { DocumentDecision, JsonObject, NamespaceSize, StateDocument } from './types.js';
 
 export const DOC_SUFFIX = '.doc';
 export const LOCK_SUFFIX = '.lock';
@@ -174,6 +174,21 @@ export class FsDocs {
       docs += inner.filter((name) => name.endsWith(DOC_SUFFIX)).length;
     }
     return docs;
+  }
+
+  /** Every namespace with its number of document files, sorted by name (nothing is read). */
+  async sizes(): Promise<NamespaceSize[]> {
+    const sizes = new Map<string, number>();
+    for (const entry of await this.#entries(this.#ctx.layout.docs)) {
+      const ns = decodeName(entry);
+      if (ns === undefined) continue;
+      const inner = await this.#entries(path.join(this.#ctx.layout.docs, entry));
+      sizes.set(ns, inner.filter((name) => name.endsWith(DOC_SUFFIX)).length);
+    }
+    return filterPrefix(sizes.keys(), undefined).map((ns) => ({
+      ns,
+      documents: sizes.get(ns) ?? 0,
+    }));
   }
 
   /** Every namespace directory (for the lock sweep). */

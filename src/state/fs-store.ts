@@ -46,6 +46,7 @@ import {
   type StateTopology,
   type StateTopologySetting,
   type StoreDescription,
+  type StoreInventory,
   type SweepOptions,
   type SweepReport,
 } from './types.js';
@@ -374,6 +375,13 @@ export class FsStateStore implements StateStore {
       if (!options.probeWrite) return description;
       return { ...description, writable: await this.#probeWrite(parts.syncDir) };
     });
+  }
+
+  inventory(): Promise<StoreInventory> {
+    return this.#op(async (parts) => ({
+      streams: await parts.streams.sizes(),
+      documentNamespaces: await parts.docs.sizes(),
+    }));
   }
 
   /** Write, fsync and remove a probe file: proves tmp/ takes writes and renames. */

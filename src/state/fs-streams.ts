@@ -24,7 +24,13 @@ import {
   serializeEnvelope,
 } from './record-format.js';
 import { assertDecideInputs, assertRecordSize, filterPrefix } from './store-checks.js';
-import type { DeriveMaxOptions, DerivedMax, ListOptions, StateRecord } from './types.js';
+import type {
+  DeriveMaxOptions,
+  DerivedMax,
+  ListOptions,
+  StateRecord,
+  StreamSize,
+} from './types.js';
 
 /** The stream holding the store's version stamp. */
 export const META_STREAM = 'meta';
@@ -190,16 +196,23 @@ export class FsStreams {
 
   /** Streams and records on disk (describe()). */
   async count(): Promise<{ streams: number; records: number }> {
-    let streams = 0;
-    let records = 0;
+    const sizes = await this.sizes();
+    return { streams: sizes.length, records: sizes.reduce((sum, size) => sum + size.records, 0) };
+  }
+
+  /** Every stream with its number of record files, sorted by name (nothing is read). */
+  async sizes(): Promise<StreamSize[]> {
+    const sizes = new Map<string, number>();
     for (const entry of await readdirOrEmpty(this.#ctx.layout.records)) {
-      if ((await this.#streamName(entry)) === undefined) continue;
-      streams += 1;
-      records += recordNames(
-        await readdirOrEmpty(path.join(this.#ctx.layout.records, entry)),
-      ).length;
+      const name = await this.#streamName(entry);
+      if (name === undefined) continue;
+      const files = await readdirOrEmpty(path.join(this.#ctx.layout.records, entry));
+      sizes.set(name, files.filter((file) => file.endsWith(RECORD_FILE_SUFFIX)).length);
     }
-    return { streams, records };
+    return filterPrefix(sizes.keys(), undefined).map((name) => ({
+      name,
+      records: sizes.get(name) ?? 0,
+    }));
   }
 
   /** The meta stream's envelopes that carry a string schemaVersion, newest first; never moved. */

@@ -22,6 +22,9 @@ export {
   type StateTopologySetting,
   type StoreCounts,
   type StoreDescription,
+  type StoreInventory,
+  type StreamSize,
+  type NamespaceSize,
   type SweepOptions,
   type SweepReport,
 } from './types.js';

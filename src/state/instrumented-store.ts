@@ -44,6 +44,7 @@ const OP_LABELS: Readonly<Record<Exclude<StoreMethod, 'open' | 'close'>, StateOp
   listLeases: 'lease-list',
   deleteLease: 'lease-delete',
   describe: 'describe',
+  inventory: 'inventory',
   sweep: 'sweep',
 };
 

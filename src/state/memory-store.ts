@@ -34,6 +34,7 @@ import {
   type StateRecord,
   type StateStore,
   type StoreDescription,
+  type StoreInventory,
   type SweepReport,
 } from './types.js';
 
@@ -330,6 +331,19 @@ export class MemoryStateStore implements StateStore {
         warnings: [],
       } satisfies StoreDescription;
     });
+  }
+
+  inventory(): Promise<StoreInventory> {
+    return this.#op(() => ({
+      streams: filterPrefix(this.#streams.keys(), undefined).map((name) => ({
+        name,
+        records: this.#streams.get(name)?.length ?? 0,
+      })),
+      documentNamespaces: filterPrefix(this.#docs.keys(), undefined).map((ns) => ({
+        ns,
+        documents: this.#docs.get(ns)?.size ?? 0,
+      })),
+    }));
   }
 
   sweep(): Promise<SweepReport> {

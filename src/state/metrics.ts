@@ -28,6 +28,7 @@ export type StateOp =
   | 'lease-list'
   | 'lease-delete'
   | 'describe'
+  | 'inventory'
   | 'sweep'
   | 'gc';
 

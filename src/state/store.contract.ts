@@ -580,6 +580,35 @@ export function storeContract(name: string, makeStore: MakeStore): void {
         assert.deepEqual(description.warnings, []);
       });
 
+      it('inventory() names every stream and document namespace with its size, sorted', async (store) => {
+        await store.append('runs/b', { n: 1 });
+        await store.append('runs/a', { n: 1 });
+        await store.append('runs/a', { n: 2 });
+        await store.append('Logs/Ü x', { n: 1 });
+        const write = (): DocumentChange<null> => ({ kind: 'write', body: { v: 1 }, result: null });
+        await store.updateDocument('kv/team', 'a', write);
+        await store.updateDocument('kv/team', 'b', write);
+        await store.updateDocument('cursor/x', 'c', write);
+        await store.updateDocument('kv/gone', 'd', write);
+        await store.updateDocument('kv/gone', 'd', () => ({ kind: 'delete', result: null }));
+        const inventory = await store.inventory();
+        assert.deepEqual(
+          inventory.streams.filter((stream) => stream.name !== 'meta'),
+          [
+            { name: 'Logs/Ü x', records: 1 },
+            { name: 'runs/a', records: 2 },
+            { name: 'runs/b', records: 1 },
+          ],
+        );
+        assert.deepEqual(
+          inventory.documentNamespaces.filter((ns) => ns.documents > 0),
+          [
+            { ns: 'cursor/x', documents: 1 },
+            { ns: 'kv/team', documents: 2 },
+          ],
+        );
+      });
+
       it('operations on a closed store reject with YC_ERR_STATE_CLOSED; close is idempotent', async (store) => {
         await store.close();
         await store.close();

@@ -147,6 +147,27 @@ export interface StoreCounts {
   readonly tempFiles: number;
 }
 
+/** A stream and how many records it holds. */
+export interface StreamSize {
+  readonly name: string;
+  readonly records: number;
+}
+
+/** A document namespace and how many documents it holds. */
+export interface NamespaceSize {
+  readonly ns: string;
+  readonly documents: number;
+}
+
+/**
+ * The store's contents by name, counted without reading a record or a document (on the
+ * filesystem: file names). Both lists sorted by name (code point order).
+ */
+export interface StoreInventory {
+  readonly streams: readonly StreamSize[];
+  readonly documentNamespaces: readonly NamespaceSize[];
+}
+
 /** What `yacron2 state check` prints. */
 export interface StoreDescription {
   readonly backend: 'filesystem' | 'memory';
@@ -278,6 +299,11 @@ export interface StateStore extends AsyncDisposable {
 
   // Inventory and housekeeping.
   describe(options?: DescribeOptions): Promise<StoreDescription>;
+  /**
+   * Every stream with its record count and every document namespace with its document count.
+   * Cheap next to listing: nothing is read or parsed, so an unreadable file still counts.
+   */
+  inventory(): Promise<StoreInventory>;
   /** Remove crash litter (old write-temps, old quarantined files, orphaned lock side-files). */
   sweep(options: SweepOptions): Promise<SweepReport>;
 }
