@@ -16,11 +16,17 @@ import { registerApiRoutes } from './routes-api.js';
 import { registerStreamRoutes } from './routes-streams.js';
 import { DEFAULT_STREAM_LIMITS, type SseStream } from './sse-stream.js';
 import { StreamSlots } from './stream-slots.js';
+import { registerNodeRoutes } from './routes-node.js';
+import { registerResourceRoutes } from './routes-resources.js';
+import { registerStateRoutes } from './routes-state.js';
 import type {
   DaemonControl,
   DaemonView,
   JobSetInfo,
+  NodeView,
   RenderMetrics,
+  ResourcesView,
+  StateInspectorSource,
   StreamLimits,
   WebSettings,
 } from './types.js';
@@ -47,6 +53,12 @@ export interface HttpAppDeps {
   readonly streamLimits?: StreamLimits;
   /** Shared by every listener of a web controller; an app of its own makes its own. */
   readonly streamSlots?: StreamSlots;
+  /** Absent: GET /jobs/{name}/resources is not served and jobs carry no running_resources. */
+  readonly resources?: ResourcesView;
+  /** Absent: GET /node and /node/history are not served. */
+  readonly node?: NodeView;
+  /** Absent: the /state routes are not served. */
+  readonly stateInspector?: StateInspectorSource;
 }
 
 /** What the routes share: deps, settings and the set of open SSE streams. */
@@ -197,6 +209,9 @@ export async function buildHttpApp(
 
   registerApiRoutes(app, context);
   registerStreamRoutes(app, context);
+  registerResourceRoutes(app, context);
+  registerNodeRoutes(app, context);
+  registerStateRoutes(app, context);
   await app.ready();
   return app;
 }

@@ -9,7 +9,14 @@ import { makeConfig } from '../config/testing.js';
 import { buildHttpApp } from './app.js';
 import { JobListCache } from './job-list-cache.js';
 import { OutputTracker } from './output-tracker.js';
-import type { DaemonView, RenderMetrics, StreamLimits } from './types.js';
+import type {
+  DaemonView,
+  NodeView,
+  RenderMetrics,
+  ResourcesView,
+  StateInspectorSource,
+  StreamLimits,
+} from './types.js';
 import { viewWithTrends } from './view-with-trends.js';
 
 export const T0 = Date.UTC(2026, 0, 1); // a Thursday, midnight UTC
@@ -65,6 +72,9 @@ export interface ApiFixtureOptions {
   readonly listener?: WebListener;
   /** The daemon's durable trends (DaemonView.getTrends); absent = the in-memory fallback. */
   readonly getTrends?: DaemonView['getTrends'];
+  readonly resources?: ResourcesView;
+  readonly node?: NodeView;
+  readonly stateInspector?: StateInspectorSource;
 }
 
 /** The scheduler as the DaemonView, plus getTrends when given. */
@@ -81,7 +91,7 @@ export async function createApiFixture(
   const config = makeConfig(jobs);
   const scheduler = createScheduler({ clock, logger: silentLogger(), runner }, config);
   const outputs = new OutputTracker(scheduler.events);
-  const jobList = new JobListCache(scheduler, clock);
+  const jobList = new JobListCache(scheduler, clock, options.resources);
   const app = await buildHttpApp(
     {
       view: viewOf(scheduler, options.getTrends),
@@ -94,6 +104,9 @@ export async function createApiFixture(
       outputs,
       jobList,
       ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
+      ...(options.resources ? { resources: options.resources } : {}),
+      ...(options.node ? { node: options.node } : {}),
+      ...(options.stateInspector ? { stateInspector: options.stateInspector } : {}),
     },
     makeWeb(options.web),
     options.listener ?? { kind: 'tcp', url: 'http://127.0.0.1:0', host: '127.0.0.1', port: 0 },

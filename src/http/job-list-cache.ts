@@ -8,8 +8,9 @@
 // and jobs with an armed retry are never cached, and an entry older than MAX_AGE_MS is rebuilt
 // so a state change without an event can never be stale for long.
 import type { Clock } from '../common/index.js';
+import { jobObject } from './job-object.js';
 import { renderJobView, type JobView } from './job-views.js';
-import type { DaemonView } from './types.js';
+import type { DaemonView, ResourcesView } from './types.js';
 
 /** Upper bound on how long a cached job fragment is trusted. */
 const MAX_AGE_MS = 5_000;
@@ -27,6 +28,7 @@ interface Fragment {
 export class JobListCache implements Disposable {
   readonly #view: DaemonView;
   readonly #clock: Clock;
+  readonly #resources: ResourcesView | undefined;
   readonly #fragments = new Map<string, Fragment>();
   readonly #unsubscribe: (() => void)[];
   #order: readonly string[] | null = null;
@@ -35,9 +37,11 @@ export class JobListCache implements Disposable {
   /** The last body: reused while neither the version nor the clock's millisecond moved. */
   #last: { readonly version: number; readonly nowMs: number; readonly body: Buffer } | null = null;
 
-  constructor(view: DaemonView, clock: Clock) {
+  /** `resources`: running jobs then carry `running_resources` (never cached: they run). */
+  constructor(view: DaemonView, clock: Clock, resources?: ResourcesView) {
     this.#view = view;
     this.#clock = clock;
+    this.#resources = resources;
     const forget = (name: string): void => {
       this.#fragments.delete(name);
       this.#version++;
@@ -118,7 +122,7 @@ export class JobListCache implements Disposable {
     }
     if (view.running || view.retry !== undefined) {
       this.#fragments.delete(name);
-      return Buffer.from(JSON.stringify(view));
+      return Buffer.from(JSON.stringify(jobObject(view, this.#resources)));
     }
     const fragment = split(view, monotonicMs);
     this.#fragments.set(name, fragment);

@@ -57,3 +57,12 @@ export function sendError(reply: FastifyReply, status: number, message?: string)
   }
   return reply.type(JSON_TYPE).send(JSON.stringify({ error: reason, message: message ?? reason }));
 }
+
+/** A 200 JSON answer carrying the operator's `web.headers` (A.3). */
+export function sendJson(
+  reply: FastifyReply,
+  headers: Readonly<Record<string, string>>,
+  value: unknown,
+): FastifyReply {
+  return reply.code(200).headers(headers).type(JSON_TYPE).send(JSON.stringify(value));
+}

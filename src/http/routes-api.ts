@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { describeError, isYacronError } from '../common/index.js';
 import type { RouteContext } from './app.js';
+import { jobObject } from './job-object.js';
 import { readJobTrends } from './job-trends.js';
 import { loadDashboardPage } from './dashboard-page.js';
 import { renderJobView, renderStatusEntry } from './job-views.js';
@@ -66,10 +67,8 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
   app.get<{ Params: NameParams }>('/jobs/:name', (request, reply) => {
     const { name } = request.params;
     if (view.getJobConfig(name) === undefined) return sendError(reply, 404);
-    return sendJson(
-      reply,
-      JSON.stringify(renderJobView(view.getJobState(name), context.clock.now())),
-    );
+    const job = renderJobView(view.getJobState(name), context.clock.now());
+    return sendJson(reply, JSON.stringify(jobObject(job, context.resources)));
   });
 
   app.get<{ Params: NameParams }>('/jobs/:name/runs', (request, reply) => {

@@ -9,6 +9,13 @@ import type {
   RunSummary,
   SchedulerEvents,
 } from '../scheduler/index.js';
+import type {
+  LiveRunUsage,
+  NodeHistorySnapshot,
+  NodeResources,
+  RunUsage,
+} from '../resources/index.js';
+import type { StateInspector } from '../state/index.js';
 import type { TrendRuns } from './trends.js';
 
 /** The scheduler events the API subscribes to (job-list cache, output buffers, SSE). */
@@ -61,6 +68,32 @@ export interface JobSetInfo {
 }
 
 export type WebSettings = ResolvedWeb;
+
+/** A finished monitored run: its summary and its resource usage with the series. */
+export interface MonitoredRun {
+  readonly run: RunSummary;
+  readonly usage: RunUsage;
+}
+
+/** Resource usage of monitored runs (A.6 `running_resources`, A.9). Cheap, synchronous. */
+export interface ResourcesView {
+  /** The job's running monitored instances, sampled or not yet, oldest first. */
+  liveRuns(jobName: string): readonly LiveRunUsage[];
+  /** The job's finished monitored runs still in its history, oldest first. */
+  monitoredRuns(jobName: string): readonly MonitoredRun[];
+}
+
+/** This node (A.14). */
+export interface NodeView {
+  /** The cluster nodeName, or the hostname. */
+  nodeName(): string;
+  /** A fresh (or just-taken) reading; null when the host cannot be sampled. */
+  reading(): NodeResources | null;
+  history(): NodeHistorySnapshot;
+}
+
+/** The inspector of the configured `state` section; null while none is configured (A.16). */
+export type StateInspectorSource = () => StateInspector | null;
 
 /** Limits that keep one client from costing the daemon unbounded memory. */
 export interface StreamLimits {

@@ -21,7 +21,10 @@ import type {
   DaemonControl,
   DaemonView,
   JobSetInfo,
+  NodeView,
   RenderMetrics,
+  ResourcesView,
+  StateInspectorSource,
   StreamLimits,
 } from './types.js';
 import { readPackageVersion } from './version.js';
@@ -38,6 +41,12 @@ export interface WebServerDeps {
   readonly streamLimits?: StreamLimits;
   /** Test seam for the unix-socket rule (default process.platform). */
   readonly platform?: NodeJS.Platform;
+  /** Monitored runs' usage (GET /jobs running_resources, /jobs/{name}/resources). */
+  readonly resources?: ResourcesView;
+  /** This node (GET /node, /node/history). */
+  readonly node?: NodeView;
+  /** The state inspector (GET /state...). */
+  readonly stateInspector?: StateInspectorSource;
 }
 
 interface BoundServer {
@@ -117,7 +126,7 @@ export class WebServer implements AsyncDisposable {
   async #start(web: ResolvedWeb): Promise<BoundServer[]> {
     const deps = this.#deps;
     this.#outputs ??= new OutputTracker(deps.view.events);
-    this.#jobList ??= new JobListCache(deps.view, deps.clock);
+    this.#jobList ??= new JobListCache(deps.view, deps.clock, deps.resources);
     const servers: BoundServer[] = [];
     for (const listener of web.listen) {
       const server = await this.#bind(web, listener);
@@ -154,6 +163,9 @@ export class WebServer implements AsyncDisposable {
         jobList,
         ...(this.#deps.streamLimits ? { streamLimits: this.#deps.streamLimits } : {}),
         streamSlots: this.#streamSlots,
+        ...(this.#deps.resources ? { resources: this.#deps.resources } : {}),
+        ...(this.#deps.node ? { node: this.#deps.node } : {}),
+        ...(this.#deps.stateInspector ? { stateInspector: this.#deps.stateInspector } : {}),
       },
       web,
       listener,

@@ -1,6 +1,6 @@
 // The resources door: sampling of monitored runs' process trees (RunSampler), this node's CPU
-// and memory (NodeStatsReader, NodeHistory), the values they produce and the wire rendering of
-// a run record's `resources`. Linux /proc and cgroup v2; elsewhere the readings are empty.
+// and memory (NodeStatsReader, NodeHistory), the values they produce and their wire shapes
+// (wire.ts). Linux /proc and cgroup v2; elsewhere the readings are empty.
 export {
   RunSampler,
   FIRST_SAMPLE_GRID_MS,
@@ -8,16 +8,19 @@ export {
   type RunSamplerDeps,
   type SamplerStats,
 } from './run-sampler.js';
+export type { CurrentUsage, LiveRunUsage, RunUsage, RunUsageSummary } from './run-usage.js';
 export {
-  cpuTotalSeconds,
+  renderCurrentUsage,
+  renderNodeResources,
+  renderRunningResources,
   renderRunResources,
   renderUsagePoint,
-  type CurrentUsage,
-  type LiveRunUsage,
+  type CurrentUsageWire,
+  type NodeResourcesWire,
+  type RunningResourcesWire,
   type RunResourcesWire,
-  type RunUsage,
-  type RunUsageSummary,
-} from './run-usage.js';
+  type UsagePointWire,
+} from './wire.js';
 export type { UsagePoint } from './usage-series.js';
 export {
   NodeStatsReader,

@@ -172,9 +172,11 @@ export class RunSampler implements Disposable {
 
   #usage(tracked: Tracked): RunUsage {
     const hz = this.#constants.clockTicksPerSecond;
+    const { userTicks, systemTicks } = tracked.cpu;
     return {
-      cpuUserSeconds: tracked.cpu.userTicks / hz,
-      cpuSystemSeconds: tracked.cpu.systemTicks / hz,
+      cpuUserSeconds: userTicks / hz,
+      cpuSystemSeconds: systemTicks / hz,
+      cpuTotalSeconds: (userTicks + systemTicks) / hz,
       maxRssBytes: tracked.maxRssBytes,
       samples: tracked.samples,
       series: tracked.series.points(),

@@ -381,6 +381,7 @@ export class FsStateStore implements StateStore {
     return this.#op(async (parts) => ({
       streams: await parts.streams.sizes(),
       documentNamespaces: await parts.docs.sizes(),
+      quarantined: (await walkFiles(this.#layout.quarantine)).length,
     }));
   }
 

@@ -41,10 +41,15 @@ export {
   type InstrumentedStoreDeps,
   type InstrumentedStoreOptions,
 } from './instrumented-store.js';
-export { StateMetrics, type StateOp } from './metrics.js';
+export { StateMetrics, type StateOp, type StateStatsSnapshot } from './metrics.js';
 export { TokenBucket } from './rate-limiter.js';
 export { KeyedMutex } from './keyed-mutex.js';
-export { StateWriteQueue, type WriteQueueDeps, type WriteQueueOptions } from './write-queue.js';
+export {
+  StateWriteQueue,
+  type WriteQueueDeps,
+  type WriteQueueOptions,
+  type WriteQueueStats,
+} from './write-queue.js';
 export { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';
 export { resolveTopology, isSharedFsType, type TopologyResolution } from './topology.js';
 export { encodeName, decodeName } from './name-encoding.js';
@@ -59,3 +64,14 @@ export {
   type StoreFault,
   type StoreOpName,
 } from './faulty-store.js';
+export {
+  createStateInspector,
+  INVENTORY_CACHE_MS,
+  pythonTypeName,
+  redactKvBody,
+  type SlotHold,
+  type StateInspector,
+  type StateInspectorDeps,
+  type StateOverview,
+  type StoreView,
+} from './inspector.js';

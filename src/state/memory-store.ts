@@ -343,6 +343,7 @@ export class MemoryStateStore implements StateStore {
         ns,
         documents: this.#docs.get(ns)?.size ?? 0,
       })),
+      quarantined: 0,
     }));
   }
 

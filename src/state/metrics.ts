@@ -44,6 +44,14 @@ function counterOn<L extends string>(
   return new Counter<L>({ name, help, labelNames, registers: registerNow ? [registry] : [] });
 }
 
+/** The store's counters as plain numbers (the state inspector's `stats`). */
+export interface StateStatsSnapshot {
+  /** Per op that ran: calls, failed calls, seconds inside. */
+  readonly ops: Readonly<Record<string, { count: number; errors: number; seconds: number }>>;
+  readonly lock: { readonly acquisitions: number; readonly waitSeconds: number };
+  readonly throttle: { readonly count: number; readonly waitSeconds: number };
+}
+
 export class StateMetrics {
   readonly #registry: Registry;
   readonly #info: Gauge<'backend' | 'topology'>;
@@ -149,6 +157,40 @@ export class StateMetrics {
   throttled(waitSeconds: number): void {
     this.#incLazily(this.#throttledOps, 1);
     this.#incLazily(this.#throttleWaitSeconds, Math.max(0, waitSeconds));
+  }
+
+  async snapshot(): Promise<StateStatsSnapshot> {
+    const ops: Record<string, { count: number; errors: number; seconds: number }> = {};
+    const entry = (op: string): { count: number; errors: number; seconds: number } =>
+      (ops[op] ??= { count: 0, errors: 0, seconds: 0 });
+    for (const { labels, value } of (await this.#ops.get()).values) {
+      entry(String(labels.op)).count = value;
+    }
+    for (const { labels, value } of (await this.#opErrors.get()).values) {
+      entry(String(labels.op)).errors = value;
+    }
+    for (const { labels, value } of (await this.#opSeconds.get()).values) {
+      entry(String(labels.op)).seconds = value;
+    }
+    return {
+      ops,
+      lock: {
+        acquisitions: await this.#total(this.#lockAcquisitions),
+        waitSeconds: await this.#total(this.#lockWaitSeconds),
+      },
+      throttle: {
+        count: await this.#total(this.#throttledOps),
+        waitSeconds: await this.#total(this.#throttleWaitSeconds),
+      },
+    };
+  }
+
+  /** A label-less counter's value, read from the registered twin when another one registered first. */
+  async #total(counter: Counter): Promise<number> {
+    const { name } = counter as unknown as { name: string };
+    const registered = this.#registry.getSingleMetric(name);
+    const source = registered instanceof Counter ? registered : counter;
+    return (await source.get()).values.reduce((sum, sample) => sum + sample.value, 0);
   }
 
   #incLazily(counter: Counter, amount: number): void {

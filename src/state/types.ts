@@ -166,6 +166,8 @@ export interface NamespaceSize {
 export interface StoreInventory {
   readonly streams: readonly StreamSize[];
   readonly documentNamespaces: readonly NamespaceSize[];
+  /** Files in quarantine/ (moved there by any process) and still there. */
+  readonly quarantined: number;
 }
 
 /** What `yacron2 state check` prints. */

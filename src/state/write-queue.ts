@@ -37,6 +37,15 @@ export interface WriteQueueOptions {
   readonly maxPending?: number;
 }
 
+export interface WriteQueueStats {
+  /** Writes accepted and not yet finished. */
+  readonly pending: number;
+  /** Lanes being written right now. */
+  readonly runningLanes: number;
+  readonly concurrency: number;
+  readonly maxPending: number;
+}
+
 export class StateWriteQueue {
   readonly #logger: Logger;
   readonly #metrics: StateMetrics | undefined;
@@ -63,6 +72,16 @@ export class StateWriteQueue {
   /** Writes accepted and not yet finished. */
   get pending(): number {
     return this.#pending;
+  }
+
+  /** The queue's load and bounds (the state inspector shows them). */
+  stats(): WriteQueueStats {
+    return {
+      pending: this.#pending,
+      runningLanes: this.#runningLanes.size,
+      concurrency: this.#concurrency,
+      maxPending: this.#maxPending,
+    };
   }
 
   /** Queue a write and forget it. */
