@@ -20,6 +20,7 @@ import { SHELL_REPORT_KILL_GRACE_MS, SHELL_REPORT_TIMEOUT_MS } from './shell.js'
 import {
   makeMailReport,
   makeOutcome,
+  readMail,
   startHttpSink,
   startSmtpSink,
   SUCCESS,
@@ -120,6 +121,49 @@ void test('all four reporters of the hook run for one report', async () => {
     const env = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
     assert.equal(env['YACRON2_JOB_NAME'], 'backup');
     assert.deepEqual(failures, []);
+  });
+});
+
+void test('a monitored run`s usage reaches every reporter', async () => {
+  await using http = await startHttpSink();
+  await using smtp = await startSmtpSink();
+  await withTempDir(async (dir) => {
+    const file = join(dir, 'env.json');
+    const template = 'cpu={{ cpu_seconds }} rss={{ max_rss_bytes }}';
+    const block: ReportBlock = {
+      sentry: { ...sentry(`${http.origin.replace('//', '//key@')}/1`), body: template },
+      mail: { ...makeMailReport(smtp.port), body: template },
+      shell: {
+        command: { kind: 'argv', argv: [NODE, fixture('print-env.js'), '--to', file] },
+        shell: '/bin/sh',
+      },
+      webhook: webhook(`${http.origin}/hook`, { body: template }),
+    };
+    const { deps, tasks } = harness();
+    dispatchReport(deps, 'failure', {
+      job: makeJob({ name: 'backup', onFailureReport: block }),
+      outcome: makeOutcome(),
+      summary: {
+        resources: {
+          cpuUserSeconds: 1,
+          cpuSystemSeconds: 0.25,
+          cpuTotalSeconds: 1.25,
+          maxRssBytes: 4096,
+          samples: 2,
+        },
+      },
+    });
+    await tasks.close();
+    const hook = http.requests.find((request) => request.url === '/hook');
+    assert.equal(hook?.body, 'cpu=1.25 rss=4096');
+    assert.ok(
+      http.requests.some((request) => request.body.includes('cpu=1.25 rss=4096')),
+      'the Sentry event message',
+    );
+    assert.match(readMail(smtp.mails[0]?.raw ?? '').body, /cpu=1\.25 rss=4096/);
+    const env = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+    assert.equal(env['YACRON2_CPU_SECONDS'], '1.25');
+    assert.equal(env['YACRON2_MAX_RSS_BYTES'], '4096');
   });
 });
 

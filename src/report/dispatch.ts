@@ -12,6 +12,7 @@ import {
   type TaskSet,
 } from '../common/index.js';
 import type { ReportBlock, ResolvedJob } from '../config/index.js';
+import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { sendMailReport } from './mail.js';
 import { ReportError, type ReporterName } from './report-error.js';
@@ -43,6 +44,11 @@ export interface ReportInput {
   /** The config the run was launched under (not a reloaded one). */
   readonly job: ResolvedJob;
   readonly outcome: RunOutcome;
+  /**
+   * The run's summary as the scheduler's report events carry it; its `resources` (null for an
+   * unmonitored run) fill the resource variables.
+   */
+  readonly summary?: { readonly resources: RunUsageSummary | null };
 }
 
 const BLOCK_OF_HOOK: Record<ReportHook, (job: ResolvedJob) => ReportBlock> = {
@@ -73,6 +79,7 @@ function defaultVersion(): string {
 /** Start every reporter configured for `hook` in the background. */
 export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: ReportInput): void {
   const { job, outcome } = input;
+  const usage = input.summary?.resources ?? null;
   const block = BLOCK_OF_HOOK[hook](job);
   const clock = deps.clock ?? systemClock;
   const templates = deps.templates ?? defaultTemplates();
@@ -82,11 +89,13 @@ export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: Repo
   if (sentry?.dsn) {
     const sentryDeps = { ...context, version: deps.version ?? defaultVersion() };
     start(deps, 'sentry', job.name, () =>
-      sendSentryReport(sentryDeps, { job, outcome, report: sentry }),
+      sendSentryReport(sentryDeps, { job, outcome, usage, report: sentry }),
     );
   }
   if (mail?.from && mail.to) {
-    start(deps, 'mail', job.name, () => sendMailReport(context, { job, outcome, report: mail }));
+    start(deps, 'mail', job.name, () =>
+      sendMailReport(context, { job, outcome, usage, report: mail }),
+    );
   }
   if (shell?.command) {
     const scheduleText = job.schedule.text;
@@ -98,7 +107,7 @@ export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: Repo
           clock,
           ...(deps.abandon === undefined ? {} : { abandon: deps.abandon }),
         },
-        { job, outcome, report: shell, scheduleText },
+        { job, outcome, usage, report: shell, scheduleText },
       );
       // The shell reporter logs its own failures; only count them.
       if (result === 'failed') countFailure(deps, 'shell', job.name);
@@ -106,7 +115,7 @@ export function dispatchReport(deps: ReporterDeps, hook: ReportHook, input: Repo
   }
   if (webhook?.url) {
     start(deps, 'webhook', job.name, () =>
-      sendWebhookReport(context, { job, outcome, report: webhook }),
+      sendWebhookReport(context, { job, outcome, usage, report: webhook }),
     );
   }
 }

@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import type * as NodemailerModule from 'nodemailer';
 import { formatSeconds, type Clock, type Logger } from '../common/index.js';
 import type { MailReport, ResolvedJob } from '../config/index.js';
+import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { describeSafely, ReportError, timeoutSignal } from './report-error.js';
 import { resolveSecret } from './secrets.js';
@@ -47,13 +48,15 @@ export interface MailReportDeps {
 export interface MailReportInput {
   readonly job: ResolvedJob;
   readonly outcome: RunOutcome;
+  /** The run\'s resource usage (monitorResources); null or absent for an unmonitored run. */
+  readonly usage?: RunUsageSummary | null;
   readonly report: MailReport;
 }
 
 export async function sendMailReport(deps: MailReportDeps, input: MailReportInput): Promise<void> {
   const { job, outcome, report } = input;
   if (!report.from || !report.to) return;
-  const variables = buildTemplateVariables(job, outcome);
+  const variables = buildTemplateVariables(job, outcome, input.usage ?? null);
   const body = await renderTemplate(
     deps.templates,
     'mail',

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedJob, SentryReport } from '../config/index.js';
+import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { describeSafely, readTextPrefix, ReportError, timeoutSignal } from './report-error.js';
 import { resolveSecret } from './secrets.js';
@@ -34,6 +35,8 @@ export interface SentryReportDeps {
 export interface SentryReportInput {
   readonly job: ResolvedJob;
   readonly outcome: RunOutcome;
+  /** The run\'s resource usage (monitorResources); null or absent for an unmonitored run. */
+  readonly usage?: RunUsageSummary | null;
   readonly report: SentryReport;
 }
 
@@ -157,7 +160,7 @@ export async function buildSentryEvent(
   input: SentryReportInput,
 ): Promise<SentryEvent> {
   const { job, outcome, report } = input;
-  const variables = buildTemplateVariables(job, outcome);
+  const variables = buildTemplateVariables(job, outcome, input.usage ?? null);
   const limit = report.maxStringLength;
   const message = await renderTemplate(
     deps.templates,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock } from '../common/index.js';
 import type { ShellReport } from '../config/index.js';
+import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { fixture, LEVEL, makeJob, NODE, recordingLogger } from '../runner/job-fixture.test.js';
 import { cutToCodePoints, runShellReport, SHELL_REPORT_OUTPUT_LIMIT } from './shell.js';
@@ -43,7 +44,11 @@ const printEnvTo = (file: string): ShellReport => ({
 
 async function reportedEnv(
   outcome: RunOutcome,
-  options: { scheduleText?: string; baseEnv?: NodeJS.ProcessEnv } = {},
+  options: {
+    scheduleText?: string;
+    baseEnv?: NodeJS.ProcessEnv;
+    usage?: RunUsageSummary | null;
+  } = {},
 ): Promise<Record<string, string>> {
   return withTempDir(async (dir) => {
     const file = join(dir, 'env.json');
@@ -63,6 +68,7 @@ async function reportedEnv(
         outcome,
         report: printEnvTo(file),
         scheduleText: options.scheduleText ?? '0 3 * * *',
+        ...(options.usage !== undefined ? { usage: options.usage } : {}),
       },
     );
     return JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
@@ -103,6 +109,31 @@ void test('a successful run reports FAILED 0, an empty reason, and "" for uncapt
   assert.equal(env['YACRON2_STDOUT'], '');
   assert.equal(env['YACRON2_STDOUT_TRUNCATED'], '0');
   assert.equal(env['YACRON2_JOB_SCHEDULE'], '@reboot');
+});
+
+void test('a monitored run passes its CPU seconds and peak RSS as its run record shows them', async () => {
+  const env = await reportedEnv(makeOutcome(), {
+    usage: {
+      cpuUserSeconds: 0.1,
+      cpuSystemSeconds: 0.2,
+      cpuTotalSeconds: 0.3,
+      maxRssBytes: 62_914_560,
+      samples: 4,
+    },
+  });
+  assert.equal(env['YACRON2_CPU_SECONDS'], '0.3');
+  assert.equal(env['YACRON2_MAX_RSS_BYTES'], '62914560');
+  const whole = await reportedEnv(makeOutcome(), {
+    usage: {
+      cpuUserSeconds: 1.5,
+      cpuSystemSeconds: 0.5,
+      cpuTotalSeconds: 2,
+      maxRssBytes: 0,
+      samples: 0,
+    },
+  });
+  assert.equal(whole['YACRON2_CPU_SECONDS'], '2.0', "Python's str() of a float");
+  assert.equal(whole['YACRON2_MAX_RSS_BYTES'], '0');
 });
 
 void test('captured output is cut to 16384 characters and flagged truncated', async () => {

@@ -7,11 +7,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import {
   describeError,
   formatSeconds,
+  pythonFloatRepr,
   type Clock,
   type Logger,
   type TimerHandle,
 } from '../common/index.js';
 import type { JobCommand, ResolvedJob, ShellReport } from '../config/index.js';
+import { renderRunResources, type RunUsageSummary } from '../resources/index.js';
 import {
   buildCommandArgv,
   exitCodeFromStatus,
@@ -42,6 +44,8 @@ export interface ShellReportDeps {
 export interface ShellReportInput {
   readonly job: ResolvedJob;
   readonly outcome: RunOutcome;
+  /** The run\'s resource usage (monitorResources); null or absent for an unmonitored run. */
+  readonly usage?: RunUsageSummary | null;
   readonly report: ShellReport;
   /** The schedule as a cron string (object form rendered) or `@reboot`. */
   readonly scheduleText: string;
@@ -142,6 +146,9 @@ export function buildShellReportEnvironment(
   input: Omit<ShellReportInput, 'report'>,
 ): Record<string, string> {
   const { job, outcome, scheduleText } = input;
+  const usage = input.usage ?? null;
+  // The same numbers as the run record: Python's str() of the float seconds and the int bytes.
+  const resources = usage === null ? null : renderRunResources(usage, false);
   const env: Record<string, string> = {};
   for (const key of Object.keys(baseEnv)) {
     const value = baseEnv[key];
@@ -160,8 +167,8 @@ export function buildShellReportEnvironment(
     YACRON2_STDOUT_TRUNCATED: stdout.truncated ? '1' : '0',
     YACRON2_STDERR: stderr.text,
     YACRON2_STDERR_TRUNCATED: stderr.truncated ? '1' : '0',
-    YACRON2_CPU_SECONDS: '',
-    YACRON2_MAX_RSS_BYTES: '',
+    YACRON2_CPU_SECONDS: resources === null ? '' : pythonFloatRepr(resources.cpu_total_seconds),
+    YACRON2_MAX_RSS_BYTES: resources === null ? '' : String(resources.max_rss_bytes),
   });
   return env;
 }

@@ -129,6 +129,32 @@ void test('templates see every variable of docs/reports.md "Templates"', async (
   );
 });
 
+void test('a monitored run`s usage fills cpu_* and max_rss_bytes with its run record`s numbers', async () => {
+  const variables = buildTemplateVariables(makeJob({ name: 'j' }), makeOutcome(), {
+    cpuUserSeconds: 0.1,
+    cpuSystemSeconds: 0.2,
+    cpuTotalSeconds: 0.3,
+    maxRssBytes: 52_428_800,
+    samples: 3,
+  });
+  assert.deepEqual(
+    {
+      cpu_seconds: variables.cpu_seconds,
+      cpu_user_seconds: variables.cpu_user_seconds,
+      cpu_system_seconds: variables.cpu_system_seconds,
+      max_rss_bytes: variables.max_rss_bytes,
+    },
+    { cpu_seconds: 0.3, cpu_user_seconds: 0.1, cpu_system_seconds: 0.2, max_rss_bytes: 52_428_800 },
+  );
+  assert.equal(
+    await renderer.render(
+      '{{ cpu_seconds }} s, {{ (max_rss_bytes / 1048576) | round }} MiB',
+      variables,
+    ),
+    '0.3 s, 50 MiB',
+  );
+});
+
 void test('values print as Python would: None, True/False, lists and dicts', async () => {
   const variables = vars({ ...SUCCESS, stdout: null });
   assert.equal(

@@ -9,6 +9,7 @@ import {
   DEFAULT_SUBJECT_TEMPLATE,
   type ResolvedJob,
 } from '../config/index.js';
+import { renderRunResources, type RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { toJinjaJson, toPythonText } from './jinja-values.js';
 import { ReportError, type ReporterName } from './report-error.js';
@@ -41,7 +42,17 @@ export interface TemplateVariables {
   readonly max_rss_bytes: number | null;
 }
 
-export function buildTemplateVariables(job: ResolvedJob, outcome: RunOutcome): TemplateVariables {
+/**
+ * The variables of a finished run. `usage` is the run's resource usage (monitorResources); null
+ * for an unmonitored run, whose cpu_* and max_rss_bytes are then None. The numbers are the ones
+ * its run record shows.
+ */
+export function buildTemplateVariables(
+  job: ResolvedJob,
+  outcome: RunOutcome,
+  usage: RunUsageSummary | null = null,
+): TemplateVariables {
+  const resources = usage === null ? null : renderRunResources(usage, false);
   return {
     name: job.name,
     success: outcome.failReason === null,
@@ -52,11 +63,10 @@ export function buildTemplateVariables(job: ResolvedJob, outcome: RunOutcome): T
     command: job.command.kind === 'argv' ? [...job.command.argv] : job.command.script,
     shell: job.shell,
     environment: outcome.environment === null ? null : { ...outcome.environment },
-    // Resource monitoring is not wired into RunOutcome yet.
-    cpu_seconds: null,
-    cpu_user_seconds: null,
-    cpu_system_seconds: null,
-    max_rss_bytes: null,
+    cpu_seconds: resources?.cpu_total_seconds ?? null,
+    cpu_user_seconds: resources?.cpu_user_seconds ?? null,
+    cpu_system_seconds: resources?.cpu_system_seconds ?? null,
+    max_rss_bytes: resources?.max_rss_bytes ?? null,
   };
 }
 

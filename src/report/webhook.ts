@@ -5,6 +5,7 @@
 // a log line.
 import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedJob, WebhookReport } from '../config/index.js';
+import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { describeSafely, readTextPrefix, ReportError, timeoutSignal } from './report-error.js';
 import { resolveSecret } from './secrets.js';
@@ -28,6 +29,8 @@ export interface WebhookReportDeps {
 export interface WebhookReportInput {
   readonly job: ResolvedJob;
   readonly outcome: RunOutcome;
+  /** The run\'s resource usage (monitorResources); null or absent for an unmonitored run. */
+  readonly usage?: RunUsageSummary | null;
   readonly report: WebhookReport;
 }
 
@@ -47,7 +50,7 @@ export async function sendWebhookReport(
     'body',
     report.body,
     DEFAULT_WEBHOOK_BODY_TEMPLATE,
-    buildTemplateVariables(job, outcome),
+    buildTemplateVariables(job, outcome, input.usage ?? null),
   );
   const headers = buildHeaders(report);
   const method = report.method.toUpperCase();
