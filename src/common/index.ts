@@ -26,6 +26,22 @@ export {
   type Logger,
   type LogLevelName,
 } from './logger.js';
+export { createRootLogger, type RootLogger, type RootLoggerOptions } from './root-logger.js';
+export { LoggingSectionApplier, type LoggingApplyResult } from './logging-applier.js';
+export {
+  LoggingSectionError,
+  translateLoggingSection,
+  type TranslatedLogging,
+} from './logging-section.js';
+export {
+  defaultLogSettings,
+  LOGGER_NAMES,
+  type HandlerSettings,
+  type LineFormat,
+  type LoggerName,
+  type LoggerSettings,
+  type LogSettings,
+} from './log-settings.js';
 export { TypedEmitter, type EventMap, type Listener } from './events.js';
 export { createDeferred, type Deferred } from './deferred.js';
 export { TaskSet } from './task-set.js';

@@ -2,7 +2,7 @@
 // job-set id, or run the daemon until SIGTERM/SIGINT.
 import {
   createLineLogger,
-  createLogger,
+  createRootLogger,
   describeError,
   isYacronError,
   type LogLevelName,
@@ -66,9 +66,12 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
     return EXIT_OK;
   }
   const { runDaemonUntilSignalled } = await import('../../daemon/index.js');
+  // The root the `logging` section reconfigures (docs/configuration.md "logging"); without a
+  // section it writes the daemon's own lines to stderr at -l's level.
+  const root = await createRootLogger({ level: options.logLevel });
   await runDaemonUntilSignalled({
     config,
-    logger: await createLogger({ level: options.logLevel }),
+    logger: root.logger,
     shutdownGraceMs: options.shutdownGraceMs,
     reloadIntervalMs: options.reloadIntervalMs,
   });
