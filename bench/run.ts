@@ -10,6 +10,7 @@ import { dashboardGroup } from './groups/dashboard.js';
 import { durableGroup } from './groups/durable.js';
 import { memoryGroup } from './groups/memory.js';
 import { nextFireGroup } from './groups/next-fire.js';
+import { resourcesGroup } from './groups/resources.js';
 import { stateGroup } from './groups/state.js';
 import type { BenchContext, BenchGroup } from './groups/group.js';
 import { httpGroup } from './groups/http.js';
@@ -30,6 +31,7 @@ const GROUPS: readonly BenchGroup[] = [
   durableGroup,
   dashboardGroup,
   clusterGroup,
+  resourcesGroup,
 ];
 
 function usage(): string {

@@ -5,6 +5,7 @@ import type * as ClusterModule from '../../src/cluster/index.js';
 import type * as CommonModule from '../../src/common/index.js';
 import type * as ConfigModule from '../../src/config/index.js';
 import type * as LeadershipModule from '../../src/leadership/index.js';
+import type * as ResourcesModule from '../../src/resources/index.js';
 import type * as RunnerModule from '../../src/runner/index.js';
 import type * as ScheduleModule from '../../src/schedule/index.js';
 import type * as SchedulerModule from '../../src/scheduler/index.js';
@@ -38,6 +39,7 @@ export interface Yacron2Modules {
   readonly common: typeof CommonModule;
   readonly config: typeof ConfigModule;
   readonly leadership: typeof LeadershipModule;
+  readonly resources: typeof ResourcesModule;
   readonly runner: typeof RunnerModule;
   readonly schedule: typeof ScheduleModule;
   readonly scheduler: typeof SchedulerModule;
@@ -49,16 +51,18 @@ async function importDist<T>(relative: string): Promise<T> {
 }
 
 export async function importYacron2(): Promise<Yacron2Modules> {
-  const [cluster, common, config, leadership, runner, schedule, scheduler] = await Promise.all([
-    importDist<typeof ClusterModule>('cluster/index.js'),
-    importDist<typeof CommonModule>('common/index.js'),
-    importDist<typeof ConfigModule>('config/index.js'),
-    importDist<typeof LeadershipModule>('leadership/index.js'),
-    importDist<typeof RunnerModule>('runner/index.js'),
-    importDist<typeof ScheduleModule>('schedule/index.js'),
-    importDist<typeof SchedulerModule>('scheduler/index.js'),
-  ]);
-  return { cluster, common, config, leadership, runner, schedule, scheduler };
+  const [cluster, common, config, leadership, resources, runner, schedule, scheduler] =
+    await Promise.all([
+      importDist<typeof ClusterModule>('cluster/index.js'),
+      importDist<typeof CommonModule>('common/index.js'),
+      importDist<typeof ConfigModule>('config/index.js'),
+      importDist<typeof LeadershipModule>('leadership/index.js'),
+      importDist<typeof ResourcesModule>('resources/index.js'),
+      importDist<typeof RunnerModule>('runner/index.js'),
+      importDist<typeof ScheduleModule>('schedule/index.js'),
+      importDist<typeof SchedulerModule>('scheduler/index.js'),
+    ]);
+  return { cluster, common, config, leadership, resources, runner, schedule, scheduler };
 }
 
 /** Integer command-line argument `index` of the worker (after the script path). */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { createSystemProcSource } from './proc-source.js';
@@ -47,6 +47,33 @@ describe('parseProcStat', () => {
     assert.equal(stat?.pid, process.pid);
     assert.equal(stat?.ppid, process.ppid);
     assert.ok((stat?.rssPages ?? 0) > 0);
+  });
+});
+
+describe('the system source', () => {
+  test('a kept file sees the process change, and fails once the process is gone', async () => {
+    const source = createSystemProcSource();
+    const self = source.open('/proc/self/stat');
+    assert.ok(self);
+    const before = parseProcStat(self.read() ?? '');
+    assert.equal(before?.pid, process.pid);
+    const until = performance.now() + 60;
+    while (performance.now() < until) Math.sqrt(Math.random());
+    const after = parseProcStat(self.read() ?? '');
+    assert.ok(
+      (after?.userTicks ?? 0) + (after?.systemTicks ?? 0) > before!.userTicks + before!.systemTicks,
+    );
+    self.close();
+
+    const child = spawn('sleep', ['30']);
+    const file = source.open(`/proc/${child.pid}/stat`);
+    assert.equal(parseProcStat(file?.read() ?? '')?.pid, child.pid);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    assert.equal(file?.read(), undefined);
+    file?.close();
+    assert.equal(source.open('/proc/0/stat'), undefined);
   });
 });
 

@@ -21,10 +21,11 @@ export interface ProcStat {
   readonly rssPages: number;
 }
 
-/** Field positions after the `)` (proc(5) numbers fields from 1; `state` is field 3). */
-const FIRST_FIELD = 3;
+/**
+ * Field numbers (proc(5) numbers them from 1; `state` is field 3, the first after the `)`).
+ * Only these are converted: the line is scanned once, not split (a pass parses hundreds).
+ */
 const FIELD = {
-  state: 3,
   ppid: 4,
   pgrp: 5,
   session: 6,
@@ -35,17 +36,51 @@ const FIELD = {
   starttime: 22,
   rss: 24,
 } as const;
+const LAST_FIELD = FIELD.rss;
+
+const ZERO = 48;
+const SPACE = 32;
+const MINUS = 45;
 
 export function parseProcStat(text: string): ProcStat | undefined {
   const open = text.indexOf(' (');
   const close = text.lastIndexOf(')');
-  if (open <= 0 || close < open) return undefined;
+  if (open <= 0 || close < open || text.charCodeAt(close + 1) !== SPACE) return undefined;
   const pid = Number(text.slice(0, open));
-  const fields = text.slice(close + 2).split(' ');
-  const at = (field: number): number => Number(fields[field - FIRST_FIELD]);
+  const state = text.charAt(close + 2);
+  // values[n] = field n; integers are read digit by digit (ticks and pages fit in a double).
+  const values = new Array<number>(LAST_FIELD + 1).fill(Number.NaN);
+  let field = 3;
+  let index = close + 2;
+  while (field <= LAST_FIELD && index < text.length) {
+    let end = text.indexOf(' ', index);
+    if (end < 0) end = text.length;
+    if (field > 3) {
+      let value = 0;
+      let sign = 1;
+      let position = index;
+      if (text.charCodeAt(position) === MINUS) {
+        sign = -1;
+        position++;
+      }
+      let digits = 0;
+      for (; position < end; position++) {
+        const digit = text.charCodeAt(position) - ZERO;
+        if (digit < 0 || digit > 9) break;
+        value = value * 10 + digit;
+        digits++;
+      }
+      if (digits > 0 && (position === end || text.charCodeAt(position) === 10)) {
+        values[field] = sign * value;
+      }
+    }
+    field++;
+    index = end + 1;
+  }
+  const at = (n: number): number => values[n] ?? Number.NaN;
   const stat: ProcStat = {
     pid,
-    state: fields[FIELD.state - FIRST_FIELD] ?? '',
+    state,
     ppid: at(FIELD.ppid),
     pgrp: at(FIELD.pgrp),
     session: at(FIELD.session),
@@ -57,8 +92,12 @@ export function parseProcStat(text: string): ProcStat | undefined {
     rssPages: at(FIELD.rss),
   };
   // A field missing or not a number: not a stat line we understand.
-  for (const value of Object.values(stat)) {
-    if (typeof value === 'number' && !Number.isFinite(value)) return undefined;
+  if (
+    !Number.isInteger(pid) ||
+    Number.isNaN(stat.ppid + stat.pgrp + stat.session + stat.userTicks + stat.systemTicks) ||
+    Number.isNaN(stat.childUserTicks + stat.childSystemTicks + stat.startTicks + stat.rssPages)
+  ) {
+    return undefined;
   }
   return stat;
 }

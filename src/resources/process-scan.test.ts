@@ -101,6 +101,18 @@ describe('ProcessScanner', () => {
     assert.deepEqual(membersOf(scanner.scan(roots, new Set([1]), false)), { 1: [200] });
   });
 
+  test('a root pid taken over by an unrelated session leader does not bring its session in', () => {
+    const proc = host().add({ pid: 200, ppid: 100, startTicks: 5 });
+    const scanner = new ProcessScanner(proc);
+    const roots = new Map([[200, 1]]);
+    scanner.scan(roots, new Set([1]), true);
+    // The root exited (its run still waits for its pipes); pid 200 is reused by a new session.
+    proc
+      .remove(200)
+      .add({ pid: 200, ppid: 1, startTicks: 80 }, { pid: 201, ppid: 200, session: 200, pgrp: 200 });
+    assert.deepEqual(membersOf(scanner.scan(roots, new Set([1]), false)), {});
+  });
+
   test('members of a run no longer monitored are left alone', () => {
     const proc = host().add(
       { pid: 200, ppid: 100 },
@@ -112,6 +124,32 @@ describe('ProcessScanner', () => {
     const result = scanner.scan(new Map(), new Set(), false);
     assert.deepEqual(membersOf(result), {});
     assert.equal(result?.reads, 0, 'the leftover grandchild is not read');
+  });
+
+  test('members are read through kept files, closed when they exit or nothing is monitored', () => {
+    const proc = host().add(
+      { pid: 200, ppid: 100 },
+      { pid: 201, ppid: 200, session: 200, pgrp: 200 },
+    );
+    const scanner = new ProcessScanner(proc);
+    const roots = new Map([[200, 1]]);
+    const active = new Set([1]);
+    scanner.scan(roots, active, true);
+    scanner.scan(roots, active, false);
+    assert.equal(proc.openFiles, 2, 'opened once known as members');
+    proc.update(201, { userTicks: 7 });
+    const third = scanner.scan(roots, active, false);
+    assert.equal(third?.members.get(1)?.find((stat) => stat.pid === 201)?.userTicks, 7);
+    proc.remove(201);
+    scanner.scan(roots, active, false);
+    assert.equal(proc.openFiles, 1, 'the exited member`s file is closed');
+    // The root's pid is reused by an unrelated process: its kept file fails, the new one is read.
+    proc.remove(200).add({ pid: 200, ppid: 50, session: 50, pgrp: 50, startTicks: 99 });
+    assert.deepEqual(membersOf(scanner.scan(roots, active, false)), {});
+    assert.equal(proc.openFiles, 0);
+    scanner.scan(new Map([[300, 2]]), new Set([2]), true);
+    scanner.reset();
+    assert.equal(proc.openFiles, 0);
   });
 
   test('no /proc listing: no pass', () => {

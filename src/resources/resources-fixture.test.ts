@@ -1,6 +1,6 @@
 // Test support (no tests here): a fake /proc whose processes tests add, change and remove
 // between passes, counting the stat files read; and a map-backed source for cgroup/meminfo trees.
-import type { ProcSource } from './proc-source.js';
+import type { OpenFile, ProcSource } from './proc-source.js';
 
 export interface FakeProcess {
   pid: number;
@@ -44,8 +44,10 @@ export function statLine(proc: FakeProcess): string {
 export class FakeProc implements ProcSource {
   readonly processes = new Map<number, FakeProcess>();
   readonly files = new Map<string, string>();
-  /** stat files read so far. */
+  /** stat files read so far (by path or through a kept file). */
   statReads = 0;
+  /** Kept files open now. */
+  openFiles = 0;
   /** When false, listing /proc fails (a host without procfs). */
   listable = true;
 
@@ -66,6 +68,27 @@ export class FakeProc implements ProcSource {
   remove(...pids: number[]): this {
     for (const pid of pids) this.processes.delete(pid);
     return this;
+  }
+
+  /** A kept stat file reads the process it was opened on, and fails once that one is gone. */
+  open(path: string): OpenFile | undefined {
+    const match = new RegExp(`^${this.root}/(\\d+)/stat$`).exec(path);
+    const proc = match ? this.processes.get(Number(match[1])) : undefined;
+    if (proc === undefined) return undefined;
+    this.openFiles++;
+    let open = true;
+    return {
+      read: () => {
+        if (!open) throw new Error('read after close');
+        if (this.processes.get(proc.pid) !== proc) return undefined;
+        this.statReads++;
+        return statLine(proc);
+      },
+      close: () => {
+        if (open) this.openFiles--;
+        open = false;
+      },
+    };
   }
 
   listDir(path: string): readonly string[] | undefined {
@@ -101,6 +124,11 @@ export class FileTree implements ProcSource {
   set(path: string, text: string): this {
     this.files.set(path, text);
     return this;
+  }
+
+  open(path: string): OpenFile | undefined {
+    if (!this.files.has(path)) return undefined;
+    return { read: () => this.files.get(path), close: () => undefined };
   }
 
   listDir(): readonly string[] | undefined {
