@@ -61,7 +61,7 @@ describe('the system source', () => {
     while (performance.now() < until) Math.sqrt(Math.random());
     const after = parseProcStat(self.read() ?? '');
     assert.ok(
-      (after?.userTicks ?? 0) + (after?.systemTicks ?? 0) > before!.userTicks + before!.systemTicks,
+      (after?.userTicks ?? 0) + (after?.systemTicks ?? 0) > before.userTicks + before.systemTicks,
     );
     self.close();
 
