@@ -1,4 +1,4 @@
-// The A.6 job object: the scheduler's job view plus `running_resources` (sums over the running
+// The job object of GET /jobs (docs/http-api.md): the scheduler's job view plus `running_resources` (sums over the running
 // monitorResources instances that have a sample), placed after `history` as the reference
 // orders it. Only a running job can carry it.
 import { renderRunningResources } from '../resources/index.js';

@@ -1,6 +1,6 @@
 // Query-string values of the control API: the first value of a parameter (a repeated one
 // counts once, as the reference reads it), and integers that fall back to a default instead of
-// failing the request (A.9 `runs`, A.16 `limit`: "bad value -> default, never 400").
+// failing the request (`runs` of /jobs/{name}/resources, `limit` of /state/records: a bad value is the default, never a 400).
 
 export type QueryValue = string | readonly string[] | undefined;
 

@@ -1,5 +1,5 @@
 // GET /jobs/{name}/resources, `running_resources` in the job objects, GET /node and GET
-// /node/history through inject() (http-api A.6, A.9, A.14), over test views and a real
+// /node/history through inject() (docs/http-api.md), over test views and a real
 // RunSampler reading a fake /proc.
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// GET /node and GET /node/history (http-api A.14): this node's CPU and memory now, and the
+// GET /node and GET /node/history (docs/http-api.md "GET /node and GET /node/history"): this node's CPU and memory now, and the
 // `web.nodeHistory` ring. Served only when the daemon hands in a NodeView.
 import type { FastifyInstance } from 'fastify';
 import { renderNodeResources } from '../resources/index.js';

@@ -1,4 +1,4 @@
-// GET /jobs/{name}/resources (http-api A.9): a job's monitored runs, live and finished, with
+// GET /jobs/{name}/resources (docs/http-api.md "GET /jobs/{name}/resources"): a job's monitored runs, live and finished, with
 // their CPU/RSS series. Served only when the daemon hands in a ResourcesView.
 import type { FastifyInstance } from 'fastify';
 import { pythonIsoformatUtc } from '../common/index.js';

@@ -1,4 +1,4 @@
-// The state inspector routes (http-api A.16): GET /state (what the store is, how it is doing,
+// The state inspector routes (docs/http-api.md "State inspector"): GET /state (what the store is, how it is doing,
 // what it holds by prefix, leases, quarantine, this node's retries and slots), GET
 // /state/documents?ns= (KV values reduced to size and type by the inspector) and GET
 // /state/records?stream= (never the archived output of `logs` streams: 403). Store trouble is

@@ -1,4 +1,4 @@
-// The state inspector routes through inject() (http-api A.16): GET /state, /state/documents
+// The state inspector routes through inject() (docs/http-api.md "State inspector"): GET /state, /state/documents
 // and /state/records over a real inspector on a metered in-memory store, with their error
 // tables, caps, redaction and the health-only fallback when the store does not answer.
 import * as assert from 'node:assert/strict';

@@ -75,7 +75,7 @@ export interface MonitoredRun {
   readonly usage: RunUsage;
 }
 
-/** Resource usage of monitored runs (A.6 `running_resources`, A.9). Cheap, synchronous. */
+/** Resource usage of monitored runs (`running_resources`, GET /jobs/{name}/resources). Cheap, synchronous. */
 export interface ResourcesView {
   /** The job's running monitored instances, sampled or not yet, oldest first. */
   liveRuns(jobName: string): readonly LiveRunUsage[];
@@ -83,7 +83,7 @@ export interface ResourcesView {
   monitoredRuns(jobName: string): readonly MonitoredRun[];
 }
 
-/** This node (A.14). */
+/** This node (GET /node, /node/history). */
 export interface NodeView {
   /** The cluster nodeName, or the hostname. */
   nodeName(): string;
@@ -92,7 +92,7 @@ export interface NodeView {
   history(): NodeHistorySnapshot;
 }
 
-/** The inspector of the configured `state` section; null while none is configured (A.16). */
+/** The inspector of the configured `state` section; null while none is configured. */
 export type StateInspectorSource = () => StateInspector | null;
 
 /** Limits that keep one client from costing the daemon unbounded memory. */

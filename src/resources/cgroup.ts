@@ -1,5 +1,5 @@
 // The daemon's cgroup v2 limits, for node stats that describe the slice the daemon (and every
-// job it spawns, which inherit its cgroup) may use rather than the whole host (http-api "GET
+// job it spawns, which inherit its cgroup) may use rather than the whole host (docs/http-api.md "GET
 // /node"). The cgroup is found once, from /proc/self/mountinfo (the cgroup2 mount) and
 // /proc/self/cgroup (the `0::` line); its limits are looked up from it to the mount's root:
 // for memory the tightest `memory.max`, for CPU the tightest `cpu.max` quota or the cgroup's

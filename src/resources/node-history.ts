@@ -1,4 +1,4 @@
-// The `web.nodeHistory` ring (http-api "GET /node/history"): this node's CPU and memory %
+// The `web.nodeHistory` ring (docs/http-api.md "GET /node/history"): this node's CPU and memory %
 // sampled every `interval`, the newest `points` kept, in memory only. Reconfigured in place on
 // every reload: a changed interval re-arms the timer, a changed size keeps the newest points,
 // `enabled: false` (or no section) stops sampling and drops the points. A node whose resources

@@ -1,4 +1,4 @@
-// This node's CPU and memory (http-api "GET /node" `resources`), as one plain value that the
+// This node's CPU and memory (docs/http-api.md "GET /node" `resources`), as one plain value that the
 // /node route, the /node/history ring and (later) the gossip node-stats header all read. CPU %
 // is measured between two readings (the first reading after start is 0); a reading younger than
 // MIN_REFRESH_MS is served again instead of measuring over a few milliseconds, so polling

@@ -1,4 +1,4 @@
-// A run's CPU/RSS series bounded by `monitorResources.history` points (http-api "GET
+// A run's CPU/RSS series bounded by `monitorResources.history` points (docs/http-api.md "GET
 // /jobs/{name}/resources"): while the run is shorter than the cap every sample is a point; past
 // it, adjacent points are merged in pairs (mean CPU, peak RSS, the later instant) and each point
 // from then on stands for twice as many samples. The series therefore always spans the whole
