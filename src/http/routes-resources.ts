@@ -1,7 +1,7 @@
 // GET /jobs/{name}/resources (docs/http-api.md "GET /jobs/{name}/resources"): a job's monitored runs, live and finished, with
 // their CPU/RSS series. Served only when the daemon hands in a ResourcesView.
 import type { FastifyInstance } from 'fastify';
-import { pythonIsoformatUtc } from '../common/index.js';
+import { formatIsoUtc } from '../common/index.js';
 import {
   renderCurrentUsage,
   renderRunResources,
@@ -20,7 +20,7 @@ export const MAX_RESOURCE_RUNS = 50;
 
 function renderLive(live: LiveRunUsage): object {
   return {
-    started_at: pythonIsoformatUtc(live.startedAtMs),
+    started_at: formatIsoUtc(live.startedAtMs),
     pid: live.pid,
     current: live.current === null ? null : renderCurrentUsage(live.current),
     series: live.usage.series.map(renderUsagePoint),
