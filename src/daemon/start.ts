@@ -6,10 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   describeError,
+  LoggingSectionApplier,
   Slot,
   systemClock,
   type Clock,
   type Logger,
+  type RootLogger,
   type TimerHandle,
 } from '../common/index.js';
 import { configSignature, loadConfig, type ResolvedConfig } from '../config/index.js';
@@ -24,9 +26,11 @@ import {
 } from '../scheduler/index.js';
 import { durableBackendReconciler } from './durable-backend.js';
 import { jobApiReconciler, type JobApiHandle } from './job-api.js';
+import { createNodeStats } from './node.js';
 import { logJobSet, warnDefaultedGroups, warnStatelessOptions } from './notices.js';
 import { subscribeObservers } from './observers.js';
 import type { Change } from './reconciler.js';
+import { createRunResources } from './run-resources.js';
 import { ShutdownSteps } from './shutdown-steps.js';
 import { stateSectionReconciler, type DaemonStateHandle } from './state-section.js';
 import { webReconciler } from './web.js';
@@ -40,6 +44,12 @@ export const SHUTDOWN_TEARDOWN_FLOOR_MS = 5_000;
 export interface DaemonOptions {
   readonly config: ResolvedConfig;
   readonly logger: Logger;
+  /**
+   * The root `logger` belongs to, which the config's `logging` section reconfigures on start and
+   * on every reload that changes it (docs/configuration.md "logging"). Absent: the section is
+   * not applied (tests that hand in their own logger).
+   */
+  readonly rootLogger?: RootLogger;
   readonly shutdownGraceMs: number;
   readonly clock?: Clock;
   readonly env?: NodeJS.ProcessEnv;
@@ -78,6 +88,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const host = env.HOSTNAME;
   let config = options.config;
 
+  // 0. The logging section first, so every line below goes where it says.
+  const logging = options.rootLogger && new LoggingSectionApplier(options.rootLogger);
+  logging?.apply(config.logging);
+
   // 1. The scheduler, built with the read sides of the two slots the reloadable parts serve.
   const durableSlot = new Slot<DurableCollaborator>();
   const runEnvironmentSlot = new Slot<RunEnvironmentHook>();
@@ -91,8 +105,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     baseEnv: env,
     secretEnvNames: () => secretEnvNames,
   });
+  // monitorResources: one sampler for every monitored run (its timer runs only while one does).
+  const runResources = createRunResources({ clock, logger });
   const scheduler = createScheduler(
-    { clock, logger, runner, durable: durableSlot, runEnvironment: runEnvironmentSlot },
+    {
+      clock,
+      logger,
+      runner,
+      durable: durableSlot,
+      runEnvironment: runEnvironmentSlot,
+      runMonitor: runResources.monitor,
+    },
     config,
   );
 
@@ -156,6 +179,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   );
 
   // 5. The control API last: it serves views of everything above.
+  const node = createNodeStats({ clock, nodeName: host });
+  node.configure(config);
   const reconcileWeb = webReconciler(
     {
       scheduler,
@@ -165,6 +190,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger,
       jobSet: () => ({ jobSetId: config.jobSetId, jobs: config.jobs.length }),
       renderMetrics: (accept) => metrics.render(accept),
+      resources: runResources.view(scheduler),
+      node: node.view,
+      stateInspector: () => state?.inspector ?? null,
     },
     metrics,
   );
@@ -197,6 +225,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     config = next;
     secretEnvNames = secretEnvVarNames(next);
     signature = nextSignature;
+    // Applied only when the section changed; a failing one is tried again at the next reload.
+    logging?.apply(next.logging);
     // The same order as at start-up; the scheduler first, so the parts see the new job set.
     scheduler.applyConfig(next);
     const stateChange: Change<DaemonStateHandle> = {
@@ -210,6 +240,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     warnStatelessOptions(logger, next);
     warnDefaultedGroups(logger, next);
     web = await reconcileWeb(web, next, undefined);
+    node.configure(next);
     metrics.onConfigReloaded(true, next);
     if (next.jobSetId !== previousJobSetId) logJobSet(logger, next);
   }
@@ -266,6 +297,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           `Shutdown: gave up waiting for ${teardown.abandoned.join(', ')} at the end of the shutdown grace`,
         );
       }
+      node.close();
+      runResources.close();
       offRunEnded();
       observers.unsubscribe();
     })();

@@ -4,6 +4,7 @@
 import type { ResolvedJob } from '../config/index.js';
 import { formatIsoUtc, parseIsoInstantMs } from '../common/index.js';
 import type { DurableOutcome, RunFinishedEvent, RunSummary } from '../scheduler/index.js';
+import { renderRunResources } from '../resources/index.js';
 import type { JsonObject } from '../state/index.js';
 import { ledgerInstantMs, parseLedgerRun, type InflightOpen, type LedgerRun } from './records.js';
 
@@ -28,6 +29,7 @@ export function ledgerRowOf(
     finished_at: formatIsoUtc(summary.finishedAtMs),
     duration: summary.durationMs === null ? null : summary.durationMs / 1000,
     fail_reason: summary.failReason,
+    resources: summary.resources === null ? null : renderRunResources(summary.resources, true),
     finishedAtMs: summary.finishedAtMs,
     ...(event.scheduledAtMs === null ? {} : { scheduledAtMs: event.scheduledAtMs }),
   };

@@ -1,6 +1,7 @@
 // The durable scheduler features' stream names and record shapes (spec/seed-durable-state.txt,
 // "The store model" layout), with defensive parsers: records come from disk, possibly from
 // another build or a hostile writer, so every reader checks the shape and skips what is off.
+import type { RunResourcesWire } from '../resources/index.js';
 import type { JsonObject } from '../state/index.js';
 
 export const runsStream = (job: string): string => `runs/${job}`;
@@ -55,6 +56,8 @@ export interface LedgerRun {
   readonly finished_at: string | null;
   readonly duration: number | null;
   readonly fail_reason: string | null;
+  /** A monitored run's usage with its series (written, not read back: the history has none). */
+  readonly resources?: RunResourcesWire | null;
   /** The catch-up watermark's field: absent where finished_at is null. */
   readonly finishedAtMs?: number;
   /** A reconciled run-once/run-all row: the interrupted start instant, owed to catch-up. */

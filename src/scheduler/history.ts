@@ -12,6 +12,9 @@ export const CANCELLED_FAIL_REASON = 'cancelled via web UI';
 
 export type RunSummaryOutcome = 'success' | 'failure' | 'cancelled' | 'unknown';
 
+/** One point of a run's resource series: epoch ms, CPU % (100 = one core), RSS bytes. */
+export type RunResourcePoint = readonly [atMs: number, cpuPercent: number, rssBytes: number];
+
 /** Resource use of a run's process tree (when monitored). */
 export interface RunResources {
   readonly cpuUserSeconds: number;
@@ -19,6 +22,8 @@ export interface RunResources {
   readonly cpuTotalSeconds: number;
   readonly maxRssBytes: number;
   readonly samples: number;
+  /** The CPU/RSS series, bounded by monitorResources.history (absent when not kept). */
+  readonly series?: readonly RunResourcePoint[];
 }
 
 /** One finished run as the scheduler and its subscribers see it. */
@@ -35,7 +40,11 @@ export interface RunSummary {
 }
 
 /** The summary of a finished run; `cancelled` = cancelled via the API. */
-export function summarizeRun(outcome: RunOutcome, cancelled: boolean): RunSummary {
+export function summarizeRun(
+  outcome: RunOutcome,
+  cancelled: boolean,
+  resources: RunResources | null = null,
+): RunSummary {
   const summaryOutcome: RunSummaryOutcome = cancelled
     ? 'cancelled'
     : outcome.failReason === null
@@ -48,7 +57,7 @@ export function summarizeRun(outcome: RunOutcome, cancelled: boolean): RunSummar
     finishedAtMs: outcome.finishedAtMs,
     durationMs: outcome.durationMs,
     failReason: cancelled ? CANCELLED_FAIL_REASON : outcome.failReason,
-    resources: null,
+    resources,
   };
 }
 

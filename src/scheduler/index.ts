@@ -15,6 +15,8 @@ export type {
   RunContext,
   RunEnvironmentHook,
   RunEnvironmentSource,
+  RunMonitor,
+  SpawnedRun,
 } from './ports.js';
 export type {
   ConcurrencyDecision,

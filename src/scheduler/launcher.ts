@@ -17,7 +17,8 @@ import type { JobRuntime, LaunchTicket, RunningInstance } from './job-runtime.js
 import type { JobTable } from './job-table.js';
 import { LaunchQueue } from './launch-queue.js';
 import { spawnFailureOutcome } from './outcome.js';
-import type { RunEnvironmentSource } from './ports.js';
+import type { RunResources } from './history.js';
+import type { RunEnvironmentSource, RunMonitor } from './ports.js';
 import type { Retries } from './retries.js';
 import { settleFinishedRun } from './run-settlement.js';
 import type { ManualStartResult, SchedulerEvents } from './types.js';
@@ -31,6 +32,8 @@ export interface LauncherContext {
   readonly table: JobTable;
   readonly retries: Retries;
   readonly runEnvironment: RunEnvironmentSource | null;
+  /** Samples monitored runs (null = none is sampled). */
+  readonly runMonitor: RunMonitor | null;
   readonly launchSliceSize: number;
   readonly launchSliceBudgetMs: number;
   /** Resolves on a later turn of the event loop (between launch slices). */
@@ -200,7 +203,10 @@ export class Launcher {
           }),
         onSpawn: (pid) => {
           spawned.pid = pid;
-          if (spawned.instance) spawned.instance.pid = pid;
+          if (spawned.instance) {
+            spawned.instance.pid = pid;
+            this.#monitorStarted(spawned.instance, startedAtMs);
+          }
         },
       });
     } catch (error) {
@@ -223,7 +229,10 @@ export class Launcher {
     };
     spawned.instance = instance;
     this.#context.table.started(runtime, instance);
-    if (instance.pid !== null) logger.info(`Job ${job.name} spawned`);
+    if (instance.pid !== null) {
+      logger.info(`Job ${job.name} spawned`);
+      this.#monitorStarted(instance, startedAtMs);
+    }
     events.emit('run:started', {
       job,
       runId,
@@ -271,11 +280,41 @@ export class Launcher {
     }
   }
 
+  // ---- resource monitoring ----------------------------------------------------------------------
+
+  #monitorStarted(instance: RunningInstance, startedAtMs: number): void {
+    const monitor = this.#context.runMonitor;
+    if (monitor === null || instance.pid === null) return;
+    try {
+      monitor.started({ job: instance.job, runId: instance.runId, pid: instance.pid, startedAtMs });
+    } catch (error) {
+      this.#context.logger.error(
+        { err: error },
+        `Job ${instance.job.name}: cannot monitor the run's resources`,
+      );
+    }
+  }
+
+  #monitorFinished(instance: RunningInstance): RunResources | null {
+    const monitor = this.#context.runMonitor;
+    if (monitor === null) return null;
+    try {
+      return monitor.finished(instance.runId);
+    } catch (error) {
+      this.#context.logger.error(
+        { err: error },
+        `Job ${instance.job.name}: cannot read the run's resources`,
+      );
+      return null;
+    }
+  }
+
   // ---- reaping --------------------------------------------------------------------------------
 
   #reap(instance: RunningInstance, outcome: RunOutcome): void {
     const { table } = this.#context;
     const runtime = table.runtime(instance.job.name);
+    const resources = this.#monitorFinished(instance);
     table.ended(instance);
     try {
       settleFinishedRun(
@@ -288,6 +327,7 @@ export class Launcher {
         instance,
         outcome,
         runtime,
+        resources,
       );
     } finally {
       table.settled(instance);

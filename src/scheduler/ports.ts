@@ -5,6 +5,7 @@
 // (docs/architecture.md "Seams"). Types only.
 import type { Provider } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
+import type { RunResources } from './history.js';
 import type { RunTrigger, SkipReason } from './types.js';
 
 // ---- leadership (gate 2, docs/architecture.md "Admission") --------------------------------
@@ -45,6 +46,28 @@ export type RunEnvironmentHook = (run: RunContext) => Readonly<Record<string, st
 
 /** The hook serving now (the daemon swaps it when the job API restarts), or null. */
 export type RunEnvironmentSource = Provider<RunEnvironmentHook>;
+
+// ---- resource monitoring (monitorResources, docs/configuration.md) --------------------------
+
+/** A run whose process was just spawned, as handed to the run monitor. */
+export interface SpawnedRun {
+  readonly job: ResolvedJob;
+  readonly runId: string;
+  /** The root of the run's process tree (it leads its own session). */
+  readonly pid: number;
+  readonly startedAtMs: number;
+}
+
+/**
+ * Samples the process trees of runs whose job has `monitorResources` (the daemon's sampler). The
+ * monitor decides from the job whether to sample; both calls are synchronous and cheap, and a
+ * throw is logged, never fails the run.
+ */
+export interface RunMonitor {
+  started(run: SpawnedRun): void;
+  /** The run was reaped: stop sampling it; its usage, null when it was not sampled. */
+  finished(runId: string): RunResources | null;
+}
 
 // ---- the durable port -----------------------------------------------------------------------
 

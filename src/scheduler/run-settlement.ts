@@ -3,7 +3,7 @@
 // subscribers; nothing is awaited.
 import type { Logger, TypedEmitter } from '../common/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { summarizeRun } from './history.js';
+import { summarizeRun, type RunResources } from './history.js';
 import { pythonBool, pythonRepr } from './outcome.js';
 import type { JobRuntime, RunningInstance } from './job-runtime.js';
 import type { Retries } from './retries.js';
@@ -35,6 +35,7 @@ export function settleFinishedRun(
   instance: RunningInstance,
   outcome: RunOutcome,
   runtime: JobRuntime,
+  resources: RunResources | null,
 ): void {
   const { events, logger } = context;
   const { job } = instance;
@@ -43,7 +44,7 @@ export function settleFinishedRun(
       `has stderr: ${pythonBool(Boolean(outcome.stderr?.text))}; fail_reason: ${pythonRepr(outcome.failReason)}`,
   );
   const disposition = classifyFinishedRun(instance, outcome, context.stopping);
-  const summary = summarizeRun(outcome, disposition === 'cancelled');
+  const summary = summarizeRun(outcome, disposition === 'cancelled', resources);
   const emitFinished = (recorded: boolean): void =>
     events.emit('run:finished', {
       job,

@@ -6,7 +6,7 @@ import type { ResolvedJob } from '../config/index.js';
 import { FakeRunner } from './fake-runner.js';
 import { makeConfig } from '../config/testing.js';
 import { createScheduler } from './scheduler.js';
-import type { DurablePort, GateRequest, GateResult } from './ports.js';
+import type { DurablePort, GateRequest, GateResult, RunMonitor } from './ports.js';
 import type { Scheduler, SchedulerEvents } from './types.js';
 
 export const T0 = Date.UTC(2026, 0, 1); // 2026-01-01T00:00:00Z, a Thursday, on every boundary
@@ -25,6 +25,8 @@ export interface HarnessOptions {
   readonly wakeLeadMs?: number;
   /** The durable port the scheduler is built with (default: none, stateless). */
   readonly durable?: DurablePort;
+  /** The resource monitor the scheduler is built with (default: none). */
+  readonly runMonitor?: RunMonitor;
 }
 
 export interface Harness {
@@ -86,6 +88,7 @@ export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOpti
       yieldToLoop: () => (options.yieldToLoop ? options.yieldToLoop(clock) : clock.sleep(0)),
       ...(options.wakeLeadMs === undefined ? {} : { wakeLeadMs: options.wakeLeadMs }),
       ...(options.durable === undefined ? {} : { durable: options.durable }),
+      ...(options.runMonitor === undefined ? {} : { runMonitor: options.runMonitor }),
     },
     makeConfig(jobs),
   );

@@ -5,7 +5,7 @@ import type { Clock, Logger, TypedEmitter } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import type { OutputStream, RunOutcome, Runner } from '../runner/index.js';
 import type { RunSummary } from './history.js';
-import type { DurablePort, LeadershipGate, RunEnvironmentSource } from './ports.js';
+import type { DurablePort, LeadershipGate, RunEnvironmentSource, RunMonitor } from './ports.js';
 
 /** What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed). */
 export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual' | 'catchup';
@@ -41,6 +41,8 @@ export interface SchedulerDeps {
   readonly durable?: DurablePort;
   /** The per-run environment hook serving now (the job API), absent or empty = none. */
   readonly runEnvironment?: RunEnvironmentSource;
+  /** Samples monitored runs' resources (absent = no run is sampled; summaries carry null). */
+  readonly runMonitor?: RunMonitor;
   /** Most spawns per slice of a burst before yielding to the event loop (default 64). */
   readonly launchSliceSize?: number;
   /** Milliseconds of launching per slice of a burst before yielding (default 8). */

@@ -23,6 +23,7 @@ import {
 } from './manifest.js';
 import type { Registry } from 'prom-client';
 import { createStateStore } from './create-store.js';
+import { createStateInspector, type StateInspector } from './inspector.js';
 import type { StateMetrics } from './metrics.js';
 import type { StateStore } from './types.js';
 import type { StateWriteQueue } from './write-queue.js';
@@ -284,6 +285,8 @@ export interface DaemonStateHandle {
   readonly topology: () => 'single-node' | 'shared';
   /** The settings the service was started with, to tell a changed section on reload. */
   readonly settingsKey: string;
+  /** The state inspector over this store (GET /state…). */
+  readonly inspector: StateInspector;
   close(): Promise<void>;
 }
 
@@ -335,11 +338,27 @@ export async function applyDaemonStateSection(
     giveUp.abort();
     await service.close();
   };
+  const state = config.state;
+  const inspector = createStateInspector({
+    store: bundle.store,
+    clock: deps.clock,
+    logger: deps.logger,
+    host: deps.host,
+    view: () => ({
+      backend: 'filesystem',
+      path: state.path,
+      namespace: state.deploymentId ?? 'default',
+      topology: bundle.fs.topology,
+    }),
+    ...(bundle.metrics === undefined ? {} : { metrics: bundle.metrics }),
+    writes: bundle.writes,
+  });
   return {
     service,
     writes: bundle.writes,
     topology: () => bundle.fs.topology,
     settingsKey,
+    inspector,
     close,
   };
 }

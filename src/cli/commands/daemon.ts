@@ -72,6 +72,7 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
   await runDaemonUntilSignalled({
     config,
     logger: root.logger,
+    rootLogger: root,
     shutdownGraceMs: options.shutdownGraceMs,
     reloadIntervalMs: options.reloadIntervalMs,
   });

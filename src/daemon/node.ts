@@ -1,0 +1,34 @@
+// This node's CPU and memory for the control API (GET /node, /node/history): one NodeStatsReader
+// (cgroup v2 limits honoured) and the `web.nodeHistory` ring, reconfigured on every (re)load.
+// The reading is a plain value, so the gossip node-stats header can read the same one later.
+// Must not: read /proc before something asks (a daemon without a web section never does); keep
+// the ring's timer while the ring is off.
+import type { Clock } from '../common/index.js';
+import type { ResolvedConfig } from '../config/index.js';
+import type { NodeView } from '../http/index.js';
+import { NodeHistory, NodeStatsReader } from '../resources/index.js';
+
+export interface NodeStatsHandle {
+  readonly view: NodeView;
+  /** Apply the config's `web.nodeHistory` (no web section: the ring is off). */
+  configure(config: ResolvedConfig): void;
+  close(): void;
+}
+
+export function createNodeStats(deps: { clock: Clock; nodeName: string }): NodeStatsHandle {
+  let reader: NodeStatsReader | undefined;
+  const read = () => {
+    reader ??= new NodeStatsReader({ clock: deps.clock });
+    return reader.read();
+  };
+  const history = new NodeHistory({ clock: deps.clock, reader: { read } });
+  return {
+    view: {
+      nodeName: () => deps.nodeName,
+      reading: read,
+      history: () => history.snapshot(),
+    },
+    configure: (config) => history.configure(config.web?.nodeHistory ?? null),
+    close: () => history.close(),
+  };
+}
