@@ -160,7 +160,10 @@ interface Waiter {
 /** A running daemon whose stdout+stderr lines (job output and JSON log lines) can be awaited. */
 export class DaemonProcess {
   readonly child: ChildProcess;
+  /** stdout and stderr lines, interleaved as they arrived. */
   readonly lines: string[] = [];
+  /** The stdout lines alone. */
+  readonly stdoutLines: string[] = [];
   #waiters = new Set<Waiter>();
   #exited: Promise<number | null>;
 
@@ -172,15 +175,16 @@ export class DaemonProcess {
     });
     const flushes: Promise<void>[] = [];
     for (const stream of [this.child.stdout!, this.child.stderr!]) {
+      const isStdout = stream === this.child.stdout;
       let partial = '';
       stream.setEncoding('utf8').on('data', (chunk: string) => {
         const parts = (partial + chunk).split('\n');
         partial = parts.pop() ?? '';
-        for (const line of parts) this.#push(line);
+        for (const line of parts) this.#push(line, isStdout);
       });
       flushes.push(
         once(stream, 'end').then(() => {
-          if (partial !== '') this.#push(partial);
+          if (partial !== '') this.#push(partial, isStdout);
         }),
       );
     }
@@ -201,8 +205,9 @@ export class DaemonProcess {
     return this.child.pid!;
   }
 
-  #push(line: string): void {
+  #push(line: string, isStdout: boolean): void {
     this.lines.push(line);
+    if (isStdout) this.stdoutLines.push(line);
     for (const waiter of [...this.#waiters]) {
       if (waiter.matches(line)) {
         this.#waiters.delete(waiter);
@@ -407,16 +412,17 @@ export function processExists(pid: number): boolean {
 
 /**
  * Resolve once `check()` returns a value other than undefined/false; reject after timeoutMs.
- * For conditions with no event to wait on (a process disappearing): re-checked every intervalMs.
+ * For conditions with no event to wait on (a process disappearing, an HTTP answer that changes):
+ * re-checked every intervalMs; `check` may be async.
  */
 export async function waitUntil<T>(
-  check: () => T | undefined | false,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
   { timeoutMs = 10_000, intervalMs = 50 }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined && value !== false) return value;
     if (performance.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
     await new Promise((resolvePromise) => setTimeout(resolvePromise, intervalMs));
