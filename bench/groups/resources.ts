@@ -3,7 +3,7 @@
 // a core), and a pass's duration as the number of unmonitored processes on the host grows.
 import { metricLine, unmeasured, type Target } from '../lib/metric.js';
 import { max, median, round, roundAll } from '../lib/stats.js';
-import { runFresh, type BenchGroup } from './group.js';
+import { runFresh, type BenchContext, type BenchGroup } from './group.js';
 
 const RUNS = 100;
 const INTERVAL_MS = 1000;
@@ -20,6 +20,7 @@ export const resourcesGroup: BenchGroup = {
       args: () => [String(RUNS), String(INTERVAL_MS), String(WINDOW_MS), EXTRAS.join(',')],
       timeoutMs: 300_000,
     });
+    await runDaemonCase(context);
     const samples = runs[0] ?? [];
     if (samples.length === 0) {
       context.emit(
@@ -103,3 +104,25 @@ export const resourcesGroup: BenchGroup = {
     }
   },
 };
+
+/** The real daemon (a child of the worker) with RUNS monitored runs vs the same unmonitored. */
+async function runDaemonCase(context: BenchContext): Promise<void> {
+  const name = `resources.daemon-cpu.${RUNS}-runs`;
+  const { runs, failures } = await runFresh(context, 'cases/resources-daemon.js', 1, {
+    args: () => [String(RUNS), String(WINDOW_MS), context.workDir],
+    timeoutMs: 300_000,
+  });
+  const sample = runs[0]?.[0];
+  if (sample === undefined) {
+    context.emit(unmeasured(name, '% of a core', CPU_TARGET, failures[0] ?? 'no samples'));
+    return;
+  }
+  context.emit(
+    metricLine(name, round(Number(sample['cpuPercent']), 3), '% of a core', CPU_TARGET, {
+      statistic: `CPU of the daemon process (utime + stime from /proc) over a ${WINDOW_MS / 1000} s window, ${RUNS} @reboot sleep runs monitored at 1 s`,
+      baselineUnmonitoredPercent: round(Number(sample['baselineCpuPercent']), 3),
+      spawned: sample['spawned'],
+      baselineSpawned: sample['baselineSpawned'],
+    }),
+  );
+}

@@ -2,6 +2,7 @@
 // records are the HTTP layer's own rendered types (one source of truth), plus the fields later
 // features add. Types only.
 import type { JobRuns, JobView, RunRecord, RunStats } from '../../http/index.js';
+import type { NodeResourcesWire } from '../../resources/index.js';
 
 export type { JobRuns, RunRecord, RunStats };
 export type RunOutcome = RunRecord['outcome'];
@@ -50,16 +51,8 @@ export interface JobResourcesWire {
   })[];
 }
 
-/** `GET /node` resources. */
-export interface NodeResources {
-  readonly cpu_percent: number;
-  readonly cpu_count: number;
-  readonly mem_percent: number;
-  readonly mem_used_bytes: number;
-  readonly mem_total_bytes: number;
-  readonly proc_rss_bytes?: number;
-  readonly proc_cpu_percent?: number;
-}
+/** `GET /node` resources (rendered by resources/wire.ts). */
+export type NodeResources = NodeResourcesWire;
 
 export interface NodeWire {
   readonly node_name: string;
