@@ -12,7 +12,8 @@ import {
   type RunUsage,
 } from '../resources/index.js';
 import { silentLogger } from '../common/index.js';
-import { makeJob, type RunSummary } from '../scheduler/index.js';
+import { makeJob } from '../config/testing.js';
+import type { RunSummary } from '../scheduler/index.js';
 import {
   createApiFixture,
   T0,

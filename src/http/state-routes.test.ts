@@ -15,7 +15,7 @@ import {
   StateWriteQueue,
   type StateInspector,
 } from '../state/index.js';
-import { makeJob } from '../scheduler/index.js';
+import { makeJob } from '../config/testing.js';
 import { createApiFixture, type ApiFixture } from './http-fixture.test.js';
 import type { StateInspectorSource } from './types.js';
 

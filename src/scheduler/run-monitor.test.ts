@@ -3,7 +3,7 @@
 // throwing monitor never fails the run.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { makeJob } from '../config/index.js';
+import { makeJob } from '../config/testing.js';
 import type { RunResources } from './history.js';
 import type { RunMonitor, SpawnedRun } from './ports.js';
 import { createHarness } from './test-harness.js';
