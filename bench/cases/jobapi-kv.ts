@@ -90,14 +90,14 @@ async function measure(store: StateModule.StateStore): Promise<number[]> {
       lockTtlMs: 30_000,
     },
   );
-  const env = api.runEnvironment({
+  const environment = api.runEnvironment({
     job: benchJob,
     runId: 'be'.repeat(16),
     trigger: 'schedule',
     attempt: 0,
     scheduledAtMs: null,
   });
-  const token = env['YACRON2_STATE_TOKEN'] ?? '';
+  const token = environment?.variables['YACRON2_STATE_TOKEN'] ?? '';
   const setUrl = new URL('/v1/kv/set', api.url);
   const latencies: number[] = [];
   try {

@@ -68,3 +68,4 @@ export {
   sortByCodePoint,
 } from './python-text.js';
 export { seededRandom } from './seeded-random.js';
+export { REDACTED, replaceOrder, replaceValues } from './replace-values.js';

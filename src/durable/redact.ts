@@ -52,8 +52,10 @@
 // so each position is examined a bounded number of times (the tests feed it 1 MB adversarial
 // lines; about 25-200 ms each here).
 
-/** What a redacted secret is replaced with. */
-export const REDACTED = '[REDACTED]';
+// What a redacted secret is replaced with: the same marker as a run's own scrubbed values.
+import { REDACTED } from '../common/index.js';
+
+export { REDACTED };
 
 type Span = readonly [start: number, end: number];
 

@@ -2,6 +2,7 @@
 // "Output archival", "Restart-durable Prometheus counters"): in-flight open/closed records on the
 // 0->1 / 1->0 transitions, a ledger row per recorded run, the archived output, and throttled
 // counter snapshots. Must not: wait for a write or read the store.
+import { replaceOrder, replaceValues } from '../common/index.js';
 import type { ResolvedState } from '../config/index.js';
 import type { RunFinishedEvent, RunStartedEvent } from '../scheduler/index.js';
 import { fitArchivedText, redactInChunks } from './archive-text.js';
@@ -13,7 +14,6 @@ import {
   runsStream,
   type InflightOpen,
 } from './records.js';
-import { REDACTED } from './redact.js';
 import type { StoreAccess } from './store-access.js';
 import type { DurableDeps } from './types.js';
 
@@ -162,11 +162,10 @@ export class RunRecorder {
     this.#access.submitWork('archive', stream, async () => {
       // The run's own staged secrets are scrubbed whatever redactArchivedSecrets says: they
       // never touch the store. The text is cut to the record first, then redacted in chunks.
-      const secrets = (await staged.catch(() => [])).filter((value) => value.length > 0);
+      const secrets = replaceOrder(await staged.catch(() => []));
       const scrub = async (text: string | undefined): Promise<string | null> => {
         if (text === undefined) return null;
-        let scrubbed = fitArchivedText(text);
-        for (const value of secrets) scrubbed = scrubbed.replaceAll(value, REDACTED);
+        const scrubbed = replaceValues(fitArchivedText(text), secrets);
         return job.redactArchivedSecrets ? redactInChunks(scrubbed, this.#deps.redact) : scrubbed;
       };
       const stdout = await scrub(outcome.stdout?.text);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { FakeClock, createDeferred, silentLogger, type Deferred } from '../common/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
-import { type RunContext } from '../scheduler/index.js';
+import { type RunContext, type RunEnvironment } from '../scheduler/index.js';
 import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { FsStateStore, MemoryStateStore, type StateStore } from '../state/index.js';
 import { recordingLogger, type RecordingLogger } from '../state/test-logger.js';
@@ -137,7 +137,9 @@ export interface RequestOptions {
 export interface TestRun {
   readonly runId: string;
   readonly context: RunContext;
-  readonly env: Record<string, string>;
+  readonly env: Readonly<Record<string, string>>;
+  /** What runEnvironment() returned (undefined once the API is closed). */
+  readonly environment: RunEnvironment | undefined;
   readonly token: string;
   get(route: string, query?: Record<string, string>): Promise<Reply>;
   /** POST a JSON body (objects are encoded; strings are sent verbatim). */
@@ -222,8 +224,7 @@ export async function startFixture(
         attempt: run.attempt ?? 0,
         scheduledAtMs: run.scheduledAtMs === undefined ? T0 : run.scheduledAtMs,
       };
-      const env = api.runEnvironment(context);
-      return testRun(api, context, env);
+      return testRun(api, context, api.runEnvironment(context));
     },
     close: async () => {
       await api.close();
@@ -233,12 +234,18 @@ export async function startFixture(
   };
 }
 
-function testRun(api: JobApi, context: RunContext, env: Record<string, string>): TestRun {
+function testRun(
+  api: JobApi,
+  context: RunContext,
+  environment: RunEnvironment | undefined,
+): TestRun {
+  const env = environment?.variables ?? {};
   const token = env['YACRON2_STATE_TOKEN'] ?? '';
   const run: TestRun = {
     runId: context.runId,
     context,
     env,
+    environment,
     token,
     get: (route, query = {}) => {
       const search = new URLSearchParams(query).toString();

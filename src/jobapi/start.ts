@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskSet, YacronError, describeError, formatIsoUtc } from '../common/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
-import type { RunContext } from '../scheduler/index.js';
+import type { RunContext, RunEnvironment } from '../scheduler/index.js';
 import { KeyedMutex } from '../state/index.js';
 import { bindTarget, formatUrl, type BindTarget } from './bind-address.js';
 import { createRequestHandler } from './http-server.js';
@@ -116,19 +116,24 @@ class RunningJobApi implements JobApi {
     this.url = parts.url;
   }
 
-  runEnvironment(run: RunContext): Record<string, string> {
+  runEnvironment(run: RunContext): RunEnvironment | undefined {
     // A closed endpoint injects nothing: a token it would hand out could never be used.
-    if (this.#closing !== null) return {};
+    if (this.#closing !== null) return undefined;
     const { deps, registry } = this.#parts;
     const live = registry.register(run, stageSecrets(run.job, deps.env, deps.logger));
     return {
-      YACRON2_STATE_URL: this.url,
-      YACRON2_STATE_TOKEN: live.token,
-      YACRON2_RUN_ID: run.runId,
-      YACRON2_JOB_NAME: run.job.name,
-      YACRON2_ATTEMPT: String(run.attempt),
-      YACRON2_SCHEDULED_AT: run.scheduledAtMs === null ? '' : formatIsoUtc(run.scheduledAtMs),
-      YACRON2_HOST: deps.host,
+      variables: {
+        YACRON2_STATE_URL: this.url,
+        YACRON2_STATE_TOKEN: live.token,
+        YACRON2_RUN_ID: run.runId,
+        YACRON2_JOB_NAME: run.job.name,
+        YACRON2_ATTEMPT: String(run.attempt),
+        YACRON2_SCHEDULED_AT: run.scheduledAtMs === null ? '' : formatIsoUtc(run.scheduledAtMs),
+        YACRON2_HOST: deps.host,
+      },
+      secretValues: [live.token],
+      // Taken now: the copy is made before runEnded() empties the staged map.
+      stagedSecretValues: run.job.secrets.length === 0 ? null : registry.secretValues(run.runId),
     };
   }
 

@@ -3,7 +3,7 @@
 // before the spawn, and tells it when the run ended. Types only.
 import type { AsyncDisposableLike } from './disposable.js';
 import type { Clock, Logger } from '../common/index.js';
-import type { RunContext } from '../scheduler/index.js';
+import type { RunContext, RunEnvironment } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';
 import type { JobApiLimits } from './request-limits.js';
 
@@ -32,9 +32,11 @@ export interface JobApi extends AsyncDisposableLike {
   /**
    * The run is about to spawn: mint its token, stage its secrets, and return the variables of
    * docs/job-state.md "The injected environment" (YACRON2_STATE_URL, _STATE_TOKEN, _RUN_ID,
-   * _JOB_NAME, _ATTEMPT, _SCHEDULED_AT, _HOST). Synchronous: it runs on the launch path.
+   * _JOB_NAME, _ATTEMPT, _SCHEDULED_AT, _HOST) with the values the run's output must not show
+   * (the token; the staged secrets once resolved). Synchronous: it runs on the launch path.
+   * Undefined once closed.
    */
-  runEnvironment(run: RunContext): Record<string, string>;
+  runEnvironment(run: RunContext): RunEnvironment | undefined;
   /**
    * The values of the secrets staged for a live run (ask before it ends): output archival scrubs
    * them, so a job that prints its own secret never lands it in the store.

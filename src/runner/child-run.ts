@@ -181,7 +181,7 @@ export class ChildRun implements RunHandle {
   #capture(child: ChildProcess, stream: OutputStream): StreamCapture | null {
     const readable = stream === 'stdout' ? child.stdout : child.stderr;
     if (!readable) return null;
-    const { job, onOutput } = this.#request;
+    const { job, onOutput, scrubLine } = this.#request;
     const capture = new StreamCapture({
       jobName: job.name,
       stream,
@@ -190,6 +190,7 @@ export class ChildRun implements RunHandle {
       saveLimit: job.saveLimit,
       destination: stream === 'stdout' ? this.#ctx.stdout : this.#ctx.stderr,
       onOutput,
+      scrubLine,
       logger: this.#ctx.logger,
     });
     capture.attach(readable);

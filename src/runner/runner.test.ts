@@ -236,6 +236,34 @@ void test('captured lines are echoed with the prefix to the same daemon stream a
   assert.equal(outcome.stderr?.text, 'err 1\npartial');
 });
 
+void test('scrubLine applies to every line before the echo, the listener and the retained text', async () => {
+  const h = harness();
+  const lines: string[] = [];
+  const outcome = await h.run(
+    makeJob({
+      name: 'leak',
+      command: exitWith('0', '--stdout', 'tok=SECRET\nclean\n', '--stderr', 'SECRET'),
+      captureStdout: true,
+      captureStderr: true,
+      failsWhen: {
+        producesStdout: false,
+        producesStderr: false,
+        nonzeroReturn: true,
+        always: false,
+      },
+    }),
+    {
+      onOutput: (line) => lines.push(line.line),
+      scrubLine: (line) => line.replaceAll('SECRET', '[REDACTED]'),
+    },
+  );
+  assert.equal(h.stdout.text, '[leak stdout] tok=[REDACTED]\n[leak stdout] clean\n');
+  assert.equal(h.stderr.text, '[leak stderr] [REDACTED]');
+  assert.deepEqual(lines.sort(), ['[REDACTED]', 'clean\n', 'tok=[REDACTED]\n']);
+  assert.equal(outcome.stdout?.text, 'tok=[REDACTED]\nclean\n');
+  assert.equal(outcome.stderr?.text, '[REDACTED]');
+});
+
 void test('an empty streamPrefix passes lines through untouched; braces can be escaped', async () => {
   const h = harness();
   await h.run(makeJob({ command: exitWith('0', '--stderr', 'a\nb\n'), streamPrefix: '' }));

@@ -1,6 +1,6 @@
 // One captured stream of one run (docs/configuration.md "Output capture"): split into lines, decode
-// UTF-8 with replacement, echo `prefix + line` to the daemon's same stream, publish, retain
-// head/tail.
+// UTF-8 with replacement, scrub the run's known secret values (docs/security.md "Secrets"), echo
+// `prefix + line` to the daemon's same stream, publish, retain head/tail.
 import type { Readable } from 'node:stream';
 import type { Logger } from '../common/index.js';
 import { LineSplitter } from './line-splitter.js';
@@ -17,6 +17,8 @@ export interface StreamCaptureOptions {
   /** The daemon's stream of the same name. */
   readonly destination: NodeJS.WritableStream;
   readonly onOutput: ((line: OutputLine) => void) | undefined;
+  /** Applied to each decoded line before the echo, onOutput and the retention. */
+  readonly scrubLine: ((line: string) => string) | undefined;
   readonly logger: Logger;
 }
 
@@ -74,7 +76,8 @@ export class StreamCapture {
   #line(bytes: Buffer): void {
     // toString('utf8') substitutes U+FFFD for invalid sequences. A \n never continues a UTF-8
     // sequence, so decoding line by line equals decoding the stream.
-    const line = bytes.toString('utf8');
+    const decoded = bytes.toString('utf8');
+    const line = this.#options.scrubLine === undefined ? decoded : this.#options.scrubLine(decoded);
     this.#echo += this.#options.prefix + line;
     this.#retention.add(line);
     const onOutput = this.#options.onOutput;

@@ -59,6 +59,11 @@ export interface RunRequest {
   readonly extraEnv?: Readonly<Record<string, string>>;
   /** Called for every captured line as it is read (live tail, SSE, archival). */
   readonly onOutput?: (line: OutputLine) => void;
+  /**
+   * The run's known secret values out of each captured line (with its newline) before it is
+   * echoed, published or retained; absent = the lines as read.
+   */
+  readonly scrubLine?: (line: string) => string;
   /** Called once the child has a pid. */
   readonly onSpawn?: (pid: number) => void;
 }

@@ -105,7 +105,8 @@ export class FakeRun {
       durationMs: this.#clock.monotonic() - this.#startedMonotonicMs,
       stdout,
       stderr,
-      environment: null,
+      // The real runner's is the whole child environment; the injected part stands for it here.
+      environment: this.request.extraEnv === undefined ? null : { ...this.request.extraEnv },
       spawnError: result.spawnFails ? 'spawn ENOENT' : null,
     };
     this.#resolve(this.#outcome);
@@ -119,9 +120,10 @@ export class FakeRun {
     this.complete({ exitCode });
   }
 
-  /** Deliver a captured output line to the scheduler's onOutput hook. */
+  /** Deliver a captured output line to the scheduler's onOutput hook (scrubbed as the runner does). */
   emitOutput(stream: OutputStream, line: string): void {
-    this.request.onOutput?.({ stream, line });
+    const scrubLine = this.request.scrubLine;
+    this.request.onOutput?.({ stream, line: scrubLine === undefined ? line : scrubLine(line) });
   }
 
   #cancel(reason: CancelReason): Promise<void> {

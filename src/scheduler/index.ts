@@ -13,6 +13,7 @@ export type {
   RetryJournal,
   RetrySettleReason,
   RunContext,
+  RunEnvironment,
   RunEnvironmentHook,
   RunEnvironmentSource,
   RunMonitor,

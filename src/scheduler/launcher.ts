@@ -1,8 +1,8 @@
 // The launcher: admitted launch tickets in, reaped runs out. It queues tickets in the sliced
 // burst queue (launch-queue.ts), runs Replace sequences in a per-job lane, starts the run through
-// the runner with the run-environment hook's variables, and hands the finished run to
-// run-settlement.ts. Manual starts, retries, backfills and (next) DAG task launches all come
-// through here once admitted.
+// the runner with the run-environment hook's variables and its scrub (run-scrub.ts), and hands
+// the finished run, scrubbed, to run-settlement.ts. Manual starts, retries, backfills and (next)
+// DAG task launches all come through here once admitted.
 // Must not: decide (admission did), own time (the loop does) or await an event subscriber.
 import { randomUUID } from 'node:crypto';
 import {
@@ -18,8 +18,9 @@ import type { JobTable } from './job-table.js';
 import { LaunchQueue } from './launch-queue.js';
 import { spawnFailureOutcome } from './outcome.js';
 import type { RunResources } from './history.js';
-import type { RunEnvironmentSource, RunMonitor } from './ports.js';
+import type { RunEnvironment, RunEnvironmentSource, RunMonitor } from './ports.js';
 import type { Retries } from './retries.js';
+import { runScrubOf, type RunScrub } from './run-scrub.js';
 import { settleFinishedRun } from './run-settlement.js';
 import type { ManualStartResult, SchedulerEvents } from './types.js';
 
@@ -189,11 +190,14 @@ export class Launcher {
       pid: null,
     };
     let handle: RunHandle;
+    let scrub: RunScrub | null = null;
     try {
-      const extraEnv = this.#runEnvironment(ticket, runId);
+      const environment = this.#runEnvironment(ticket, runId);
+      scrub = runScrubOf(environment);
       handle = this.#context.runner.start({
         job,
-        ...(extraEnv === undefined ? {} : { extraEnv }),
+        ...(environment === undefined ? {} : { extraEnv: environment.variables }),
+        ...(scrub === null ? {} : { scrubLine: scrub.line }),
         onOutput: (line) =>
           events.emit('run:output', {
             jobName: job.name,
@@ -249,7 +253,7 @@ export class Launcher {
     this.#context.tasks.run(async () => {
       const outcome = await handle.done;
       try {
-        this.#reap(instance, outcome);
+        this.#reap(instance, scrub === null ? outcome : scrub.outcome(outcome));
       } finally {
         instance.reaped.resolve();
       }
@@ -257,10 +261,7 @@ export class Launcher {
   }
 
   /** The run's extra variables from the hook; a failing hook never stops the launch. */
-  #runEnvironment(
-    ticket: LaunchTicket,
-    runId: string,
-  ): Readonly<Record<string, string>> | undefined {
+  #runEnvironment(ticket: LaunchTicket, runId: string): RunEnvironment | undefined {
     const hook = this.#context.runEnvironment?.current() ?? null;
     if (hook === null) return undefined;
     try {

@@ -41,8 +41,22 @@ export interface RunContext {
   readonly scheduledAtMs: number | null;
 }
 
-/** Extra environment for one run (wins over the job's own); called just before the spawn. */
-export type RunEnvironmentHook = (run: RunContext) => Readonly<Record<string, string>> | undefined;
+/**
+ * One run's extra environment and the values its output must not show in any sink (docs/security.md
+ * "Secrets"): the launcher scrubs them from the live lines, the daemon's echo, the retained texts
+ * and so from the failure log, the reports and the archive.
+ */
+export interface RunEnvironment {
+  /** Variables injected over the job's own (they win). */
+  readonly variables: Readonly<Record<string, string>>;
+  /** Known at launch: the run's job-API token. */
+  readonly secretValues: readonly string[];
+  /** The run's staged secrets once resolved (never rejects); null when it stages none. */
+  readonly stagedSecretValues: Promise<readonly string[]> | null;
+}
+
+/** Extra environment for one run; called just before the spawn. */
+export type RunEnvironmentHook = (run: RunContext) => RunEnvironment | undefined;
 
 /** The hook serving now (the daemon swaps it when the job API restarts), or null. */
 export type RunEnvironmentSource = Provider<RunEnvironmentHook>;

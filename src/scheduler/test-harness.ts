@@ -6,7 +6,13 @@ import type { ResolvedJob } from '../config/index.js';
 import { FakeRunner } from './fake-runner.js';
 import { makeConfig } from '../config/testing.js';
 import { createScheduler } from './scheduler.js';
-import type { DurablePort, GateRequest, GateResult, RunMonitor } from './ports.js';
+import type {
+  DurablePort,
+  GateRequest,
+  GateResult,
+  RunEnvironmentHook,
+  RunMonitor,
+} from './ports.js';
 import type { Scheduler, SchedulerEvents } from './types.js';
 
 export const T0 = Date.UTC(2026, 0, 1); // 2026-01-01T00:00:00Z, a Thursday, on every boundary
@@ -27,6 +33,8 @@ export interface HarnessOptions {
   readonly durable?: DurablePort;
   /** The resource monitor the scheduler is built with (default: none). */
   readonly runMonitor?: RunMonitor;
+  /** The run-environment hook the scheduler is built with (default: none). */
+  readonly runEnvironment?: RunEnvironmentHook;
 }
 
 export interface Harness {
@@ -89,6 +97,9 @@ export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOpti
       ...(options.wakeLeadMs === undefined ? {} : { wakeLeadMs: options.wakeLeadMs }),
       ...(options.durable === undefined ? {} : { durable: options.durable }),
       ...(options.runMonitor === undefined ? {} : { runMonitor: options.runMonitor }),
+      ...(options.runEnvironment === undefined
+        ? {}
+        : { runEnvironment: { current: () => options.runEnvironment ?? null } }),
     },
     makeConfig(jobs),
   );
