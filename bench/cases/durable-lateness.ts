@@ -138,7 +138,7 @@ if (config.state !== null) {
       host: 'bench-host',
       env: process.env,
       scheduler,
-      process: durableModule.createDurableProcessState(),
+      process: durableModule.createDurableProcessState('0123456789ab'),
       schedulerStartedAtMs: clock.now(),
     },
     { store, writes: bundle.writes, opened: Promise.resolve(true) },

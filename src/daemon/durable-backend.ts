@@ -6,7 +6,7 @@
 // the @reboot boot markers of the start-up pass); start.ts calls start() on it AFTER
 // scheduler.start(). start() runs once per collaborator.
 import type { Clock, Logger, Slot } from '../common/index.js';
-import type { DurableProcessState, DurableState } from '../durable/index.js';
+import type { CounterSnapshots, DurableProcessState, DurableState } from '../durable/index.js';
 import type { DurableCollaborator, DurableHost } from '../scheduler/index.js';
 import type { DaemonStateHandle } from '../state/service.js';
 import type { Change, Reconciler } from './reconciler.js';
@@ -17,12 +17,11 @@ export interface DurableBackendDeps {
   readonly host: string;
   readonly env: NodeJS.ProcessEnv;
   readonly scheduler: DurableHost;
-  readonly counters: {
-    snapshot(): unknown;
-    seed(snapshot: unknown, names: ReadonlySet<string>): void;
-  };
+  readonly counters: CounterSnapshots;
   /** Epoch ms of the scheduler's start-up pass: catch-up owes only the slots before it. */
   readonly schedulerStartedAtMs: number;
+  /** The daemon's per-process token (12 hex): in-flight records carry it. */
+  readonly processToken: string;
   readonly secretValues: (runId: string) => Promise<readonly string[]> | undefined;
   /** The scheduler's durable port; this reconciler is its only writer. */
   readonly slot: Slot<DurableCollaborator>;
@@ -47,7 +46,7 @@ export function durableBackendReconciler(
     const handle = state.next;
     if (handle === undefined || config.state === null) return undefined;
     const { createDurableState, createDurableProcessState } = await import('../durable/index.js');
-    process ??= createDurableProcessState();
+    process ??= createDurableProcessState(deps.processToken);
     const durable = createDurableState(
       { ...deps, process },
       {

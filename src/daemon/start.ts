@@ -85,7 +85,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { logger } = options;
   // Every child and reporter sees HOSTNAME (docs/configuration.md, environment).
   env.HOSTNAME ??= hostname();
-  const host = env.HOSTNAME;
+  // The host in store streams, records and lease holders is the OS host name (Python's
+  // socket.gethostname()), never an overridable variable: both builds must name a host alike.
+  const host = hostname();
+  // The daemon's per-process token (12 hex, the reference's `proc`): in-flight records and
+  // job-API lock holders carry it.
+  const processToken = randomBytes(6).toString('hex');
   let config = options.config;
 
   // 0. The logging section first, so every line below goes where it says.
@@ -150,11 +155,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       seed: (snapshot, names) => void metrics.seedCounters(snapshot, names),
     },
     schedulerStartedAtMs,
+    processToken,
     secretValues: (runId) => jobApi?.api.secretValues(runId),
     slot: durableSlot,
   });
-  // The daemon's per-process token (12 hex, the reference's `proc`): job-API lock holders carry it.
-  const processToken = randomBytes(6).toString('hex');
   const reconcileJobApi = jobApiReconciler({
     clock,
     logger,

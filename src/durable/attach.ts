@@ -2,7 +2,6 @@
 // and the redactor around DurableState. Loaded only when a config has a `state` section. The
 // daemon serves the result to the scheduler through its durable slot (the scheduler's
 // DurablePort, docs/architecture.md "Seams"); nothing here touches the scheduler's wiring.
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedConfig, ResolvedState } from '../config/index.js';
@@ -32,9 +31,11 @@ export interface DurableBackend {
   readonly topology?: () => 'single-node' | 'shared';
 }
 
-export function createDurableProcessState(): DurableProcessState {
+/** The once-per-process state, with the daemon's 12-hex process token (its one source). */
+export function createDurableProcessState(token: string): DurableProcessState {
   return {
-    token: randomBytes(16).toString('hex'),
+    token,
+    armedRetries: new Map(),
     historyRehydrated: false,
     countersSeeded: false,
     catchupEvaluated: false,

@@ -43,27 +43,28 @@ function deps(files: Record<string, string>, extra: Partial<BootIdentityDeps> = 
   return { ...fakeFiles(files), clock: new FakeClock(NOW_MS), ...extra };
 }
 
-void test('readBootIdentity() takes the Linux boot id, trimmed, and reads nothing else', async () => {
+void test('readBootIdentity() takes the Linux boot id, trimmed, and the boot time from uptime (as a marker records both)', async () => {
   const fake = deps({ [LINUX_BOOT_ID_PATH]: `${BOOT_ID}\n`, [PROC_UPTIME_PATH]: '5.00 1.00\n' });
   const identity = await readBootIdentity(fake);
-  assert.deepEqual(identity, { kind: 'boot-id', id: BOOT_ID, bootId: BOOT_ID, bootTimeMs: null });
-  assert.deepEqual(fake.reads, [LINUX_BOOT_ID_PATH]);
+  assert.deepEqual(identity, { bootId: BOOT_ID, bootTimeMs: NOW_MS - 5_000 });
+  assert.deepEqual(fake.reads, [LINUX_BOOT_ID_PATH, PROC_UPTIME_PATH]);
+});
+
+void test('readBootIdentity() keeps the boot id alone when uptime cannot be read', async () => {
+  const identity = await readBootIdentity(deps({ [LINUX_BOOT_ID_PATH]: BOOT_ID }));
+  assert.deepEqual(identity, { bootId: BOOT_ID, bootTimeMs: null });
 });
 
 void test('readBootIdentity() derives the boot time from /proc/uptime when there is no boot id', async () => {
   const identity = await readBootIdentity(deps({ [PROC_UPTIME_PATH]: '12345.67 54321.00\n' }));
-  assert.deepEqual(identity, {
-    kind: 'boot-time',
-    bootTimeMs: NOW_MS - 12_345_670,
-    bootId: null,
-  });
+  assert.deepEqual(identity, { bootId: null, bootTimeMs: NOW_MS - 12_345_670 });
 });
 
 void test('readBootIdentity() treats an empty boot id file as absent', async () => {
   const identity = await readBootIdentity(
     deps({ [LINUX_BOOT_ID_PATH]: ' \n', [PROC_UPTIME_PATH]: '60 1' }),
   );
-  assert.deepEqual(identity, { kind: 'boot-time', bootTimeMs: NOW_MS - 60_000, bootId: null });
+  assert.deepEqual(identity, { bootId: null, bootTimeMs: NOW_MS - 60_000 });
 });
 
 void test('readBootIdentity() is null where neither source exists or uptime is malformed', async () => {
@@ -77,7 +78,7 @@ void test('readBootIdentity() honours injected paths', async () => {
   const identity = await readBootIdentity(
     deps({ '/fake/uptime': '10 1' }, { bootIdPath: '/fake/boot_id', uptimePath: '/fake/uptime' }),
   );
-  assert.deepEqual(identity, { kind: 'boot-time', bootTimeMs: NOW_MS - 10_000, bootId: null });
+  assert.deepEqual(identity, { bootId: null, bootTimeMs: NOW_MS - 10_000 });
 });
 
 void test(`${BOOT_ID_FILE_ENV} overrides the real boot id with the file's trimmed content`, async () => {
@@ -86,8 +87,8 @@ void test(`${BOOT_ID_FILE_ENV} overrides the real boot id with the file's trimme
     { env: { [BOOT_ID_FILE_ENV]: '/run/fake-boot' } },
   );
   const identity = await readBootIdentity(fake);
-  assert.deepEqual(identity, { kind: 'boot-id', id: 'boot-2', bootId: 'boot-2', bootTimeMs: null });
-  assert.deepEqual(fake.reads, ['/run/fake-boot']);
+  assert.deepEqual(identity, { bootId: 'boot-2', bootTimeMs: null });
+  assert.deepEqual(fake.reads, ['/run/fake-boot', PROC_UPTIME_PATH], 'never the real boot id');
 });
 
 void test(`an empty ${BOOT_ID_FILE_ENV} counts as unset`, async () => {
@@ -137,21 +138,18 @@ void test(`${BOOT_ID_FILE_ENV} works against the real filesystem`, async () => {
 void test('readBootIdentity() with no deps reads this machine, stable across calls', async () => {
   const first = await readBootIdentity();
   const second = await readBootIdentity();
-  if (existsSync(LINUX_BOOT_ID_PATH)) {
-    assert.equal(first?.kind, 'boot-id');
-  } else if (existsSync(PROC_UPTIME_PATH)) {
-    assert.equal(first?.kind, 'boot-time');
-  } else {
-    assert.equal(first, null);
-  }
+  assert.equal(typeof first?.bootId, existsSync(LINUX_BOOT_ID_PATH) ? 'string' : 'object');
+  assert.equal(typeof first?.bootTimeMs, existsSync(PROC_UPTIME_PATH) ? 'number' : 'object');
+  if (!existsSync(LINUX_BOOT_ID_PATH) && !existsSync(PROC_UPTIME_PATH)) assert.equal(first, null);
   if (first && second) assert.ok(sameBoot(first, second));
 });
 
-void test('sameBoot() compares boot ids exactly', () => {
-  const a = { bootId: BOOT_ID, bootTimeMs: null };
+void test('sameBoot() compares boot ids exactly when both have one, whatever the boot times', () => {
+  const a = { bootId: BOOT_ID, bootTimeMs: NOW_MS };
   assert.ok(sameBoot(a, { bootId: BOOT_ID, bootTimeMs: null }));
-  assert.ok(!sameBoot(a, { bootId: BOOT_ID.toUpperCase(), bootTimeMs: null }));
-  assert.ok(!sameBoot(a, { bootId: 'other', bootTimeMs: null }));
+  assert.ok(sameBoot(a, { bootId: BOOT_ID, bootTimeMs: NOW_MS + 3_600_000 }));
+  assert.ok(!sameBoot(a, { bootId: BOOT_ID.toUpperCase(), bootTimeMs: NOW_MS }));
+  assert.ok(!sameBoot(a, { bootId: 'other', bootTimeMs: NOW_MS }), 'a quick reboot');
 });
 
 void test('sameBoot() allows boot times at most 60 s apart', () => {
@@ -162,11 +160,12 @@ void test('sameBoot() allows boot times at most 60 s apart', () => {
   assert.ok(!sameBoot(at(NOW_MS), at(NOW_MS + 60_001)));
 });
 
-void test('sameBoot() never matches a boot id against a bare boot time', () => {
-  const id = { bootId: BOOT_ID, bootTimeMs: null };
-  const time = { bootId: null, bootTimeMs: NOW_MS };
-  assert.ok(!sameBoot(id, time));
-  assert.ok(!sameBoot(time, id));
+void test('sameBoot() falls back to the boot times when either side has no boot id', () => {
+  const both = { bootId: BOOT_ID, bootTimeMs: NOW_MS };
+  const time = { bootId: null, bootTimeMs: NOW_MS + 30_000 };
+  assert.ok(sameBoot(both, time));
+  assert.ok(sameBoot(time, both));
+  assert.ok(!sameBoot({ bootId: BOOT_ID, bootTimeMs: null }, time), 'nothing to compare');
   assert.ok(!sameBoot({ bootId: null, bootTimeMs: null }, { bootId: null, bootTimeMs: null }));
 });
 

@@ -1,6 +1,7 @@
-// The OS boot's identity for "@reboot once per OS boot" (spec/seed-durable-state.txt): Linux's
-// exact boot id, else a boot time derived from uptime and compared with a tolerance, else null
-// (then every daemon start counts as a boot, the stateless behaviour). Reads files; never writes.
+// The OS boot's identity for "@reboot once per OS boot" (docs/durable-state.md "@reboot once per
+// OS boot"): Linux's exact boot id and the boot time derived from uptime, each when it can be
+// read (a boot marker records both, as the reference does), else null (then every daemon start
+// counts as a boot, the stateless behaviour). Reads files; never writes.
 //
 // YACRON2_BOOT_ID_FILE names a file whose trimmed content is the boot id, so end-to-end tests and
 // containers can fake a reboot by rewriting one file. An override that cannot be read or is empty
@@ -18,34 +19,17 @@ export const LINUX_BOOT_ID_PATH = '/proc/sys/kernel/random/boot_id';
 export const PROC_UPTIME_PATH = '/proc/uptime';
 /**
  * Boot times derived as wall clock − uptime wobble with rounding, clock slew and NTP steps; two
- * derivations this close are one boot (the seed's 60 s). A wall-clock step larger than this
+ * derivations this close are one boot (60 s, as the reference judges). A wall-clock step larger than this
  * between daemon starts reads as a reboot: the @reboot job runs again (at-least-once).
  */
 export const BOOT_TIME_TOLERANCE_MS = 60_000;
 
-/** What a boot marker persists and sameBoot compares (one of the two is non-null). */
+/** What a boot marker persists and sameBoot compares (at least one of the two is non-null). */
 export interface BootFields {
   readonly bootId: string | null;
+  /** Epoch ms: wall clock at the read minus the uptime. */
   readonly bootTimeMs: number | null;
 }
-
-/**
- * This boot's identity. Both shapes also carry the flat BootFields, so an identity can be written
- * into a marker as is and compared with markers read back from the store.
- */
-export type BootIdentity =
-  | {
-      readonly kind: 'boot-id';
-      readonly id: string;
-      readonly bootId: string;
-      readonly bootTimeMs: null;
-    }
-  | {
-      readonly kind: 'boot-time';
-      /** Epoch ms: wall clock at the read minus the uptime. */
-      readonly bootTimeMs: number;
-      readonly bootId: null;
-    };
 
 export interface BootIdentityDeps {
   /** Reads a whole file as UTF-8 (default: node:fs/promises). */
@@ -60,10 +44,6 @@ export interface BootIdentityDeps {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-function bootIdIdentity(id: string): BootIdentity {
-  return { kind: 'boot-id', id, bootId: id, bootTimeMs: null };
-}
-
 /** Parses /proc/uptime's first field (seconds, with a fraction); undefined when malformed. */
 function parseUptimeSeconds(content: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)(?:\s|$)/.exec(content);
@@ -75,7 +55,7 @@ function parseUptimeSeconds(content: string): number | undefined {
 async function readOverride(
   path: string,
   readFile: (path: string) => Promise<string>,
-): Promise<BootIdentity> {
+): Promise<string> {
   let content: string;
   try {
     content = await readFile(path);
@@ -93,7 +73,7 @@ async function readOverride(
       `Cannot use the boot id file ${BOOT_ID_FILE_ENV}=${path}: it is empty`,
     );
   }
-  return bootIdIdentity(id);
+  return id;
 }
 
 /** Content of `path`, or undefined when it cannot be read (absent on this platform). */
@@ -109,34 +89,35 @@ async function readOptional(
 }
 
 /**
- * This OS boot's identity: the BOOT_ID_FILE_ENV override, else the Linux boot id, else the boot
- * time from /proc/uptime, else null (macOS, the BSDs, Windows: no procfs). Rejects only for a
- * broken override (YC_ERR_CONFIG_IO unreadable, YC_ERR_CONFIG_INVALID empty).
+ * This OS boot's identity: the boot id (the BOOT_ID_FILE_ENV override, else Linux's) and the boot
+ * time from /proc/uptime, each null when it cannot be read; null when neither can (macOS, the
+ * BSDs, Windows: no procfs). Rejects only for a broken override (YC_ERR_CONFIG_IO unreadable,
+ * YC_ERR_CONFIG_INVALID empty).
  */
-export async function readBootIdentity(deps: BootIdentityDeps = {}): Promise<BootIdentity | null> {
+export async function readBootIdentity(deps: BootIdentityDeps = {}): Promise<BootFields | null> {
   const readFile = deps.readFile ?? ((path: string) => readFileFromDisk(path, 'utf8'));
   const overridePath = deps.env?.[BOOT_ID_FILE_ENV];
+  let bootId: string | null;
   if (overridePath !== undefined && overridePath !== '') {
-    return readOverride(overridePath, readFile);
+    bootId = await readOverride(overridePath, readFile);
+  } else {
+    const linux = (await readOptional(deps.bootIdPath ?? LINUX_BOOT_ID_PATH, readFile))?.trim();
+    bootId = linux === undefined || linux === '' ? null : linux;
   }
-  const bootId = (await readOptional(deps.bootIdPath ?? LINUX_BOOT_ID_PATH, readFile))?.trim();
-  if (bootId) return bootIdIdentity(bootId);
   const uptime = await readOptional(deps.uptimePath ?? PROC_UPTIME_PATH, readFile);
   const seconds = uptime === undefined ? undefined : parseUptimeSeconds(uptime);
-  if (seconds === undefined) return null;
   // Read the clock after the file, so the uptime is never younger than the wall time used.
   const clock = deps.clock ?? systemClock;
-  return { kind: 'boot-time', bootTimeMs: Math.round(clock.now() - seconds * 1000), bootId: null };
+  const bootTimeMs = seconds === undefined ? null : Math.round(clock.now() - seconds * 1000);
+  return bootId === null && bootTimeMs === null ? null : { bootId, bootTimeMs };
 }
 
 /**
- * Whether two identities (or markers read back) name the same OS boot: equal boot ids when both
- * have one, else boot times at most BOOT_TIME_TOLERANCE_MS apart. An id against a bare time is
- * NOT the same boot: the source changed (an override added or removed), so the job runs again.
+ * Whether two identities (or markers read back) name the same OS boot, as the reference judges:
+ * equal boot ids when both have one, else boot times at most BOOT_TIME_TOLERANCE_MS apart.
  */
 export function sameBoot(a: BootFields, b: BootFields): boolean {
   if (a.bootId !== null && b.bootId !== null) return a.bootId === b.bootId;
-  if (a.bootId !== null || b.bootId !== null) return false;
   if (a.bootTimeMs === null || b.bootTimeMs === null) return false;
   return Math.abs(a.bootTimeMs - b.bootTimeMs) <= BOOT_TIME_TOLERANCE_MS;
 }

@@ -1,33 +1,42 @@
-// The steps of the boot sequence (seed: "once per backend start (after the ledger warm, before
-// the retry re-arm)"): read the @reboot markers, warm up from the ledger, reconcile interrupted
-// runs, hand the rows to the in-memory history, re-arm pending retries, seed the counters. Each
-// reads through the bounded StoreAccess and throws when the store cannot answer; DurableState
-// runs them in order and logs a failed step.
+// The steps of the boot sequence (docs/durable-state.md "The boot sequence"): read the @reboot
+// markers, warm up from the ledger, reconcile interrupted runs, hand the rows to the in-memory
+// history, re-arm pending retries, seed the counters. Each reads through the bounded StoreAccess
+// and throws when the store cannot answer; DurableState runs them in order and logs a failed
+// step.
 import type { ResolvedJob } from '../config/index.js';
-import type { DurableOutcome, RetryJournal, RetrySettleReason } from '../scheduler/index.js';
-import { newestRealOutcome, parseRuns, reconciledRow, runSummaryOf } from './ledger-rows.js';
+import type { DurableOutcome, RunSummary } from '../scheduler/index.js';
+import {
+  newestFinishMs,
+  newestRealOutcome,
+  parseLedgerRun,
+  parseRuns,
+  reconciledRowOf,
+  type LedgerRun,
+} from './ledger-rows.js';
 import {
   countersStream,
+  inflightClosedData,
   inflightStream,
-  ledgerInstantMs,
+  INFLIGHT_KEEP,
+  isoAt,
   parseInflight,
   parseRebootMarker,
-  parseRetry,
   rebootStream,
+  REBOOT_KEEP,
   retriesStream,
   runsStream,
-  type InflightOpen,
-  type LedgerRun,
+  type InflightRecord,
   type RebootMarker,
 } from './records.js';
-import { planRetryResume } from './retry-journal.js';
+import { parseRetry } from './retry-records.js';
+import { planRetryResume, type StoreRetryJournal } from './retry-journal.js';
 import type { StoreAccess } from './store-access.js';
 import type { BootInfo, DurableDeps } from './types.js';
 
 /** Runs read per job to warm up the in-memory history (its bound) and the gate's cache. */
 export const REHYDRATE_RUNS = 50;
-/** How many newest in-flight records reconciliation scans per job. */
-const INFLIGHT_SCAN = 50;
+/** The newest in-flight records reconciliation reads per job (a stream stays below this). */
+const INFLIGHT_SCAN = 2 * INFLIGHT_KEEP;
 /** Parallel per-job reads in the boot sequence. */
 const BOOT_READ_CONCURRENCY = 16;
 
@@ -35,115 +44,127 @@ export interface BootContext {
   readonly deps: DurableDeps;
   readonly access: StoreAccess;
   readonly jobs: readonly ResolvedJob[];
+  /** When each job's newest ledger row finished, filled by the warm-up. */
+  readonly lastFinishMs: Map<string, number>;
 }
 
-/** This host's markers of one @reboot job, newest first, as read at backend start. */
+/** The @reboot marker that decides for one job: this host's newest, or null when none. */
 export interface BootMarkerState {
-  readonly markers: readonly RebootMarker[];
+  readonly newest: RebootMarker | null;
 }
 
 /** Ledger rows for the in-memory history per job, collected by the warm-up and reconciliation. */
 export type HistoryRows = Map<string, LedgerRun[]>;
 
+/** Of each @reboot job's newest REBOOT_KEEP markers, the first of this host decides. */
 export async function readBootMarkers(ctx: BootContext): Promise<Map<string, BootMarkerState>> {
   const { deps, access } = ctx;
   const markers = new Map<string, BootMarkerState>();
   const rebootJobs = ctx.jobs.filter((job) => job.schedule.kind === 'reboot');
   await forEachLimited(rebootJobs, async (job) => {
     const records = await access.read(
-      access.store.list(rebootStream(job.name), { limit: 20 }),
+      access.store.list(rebootStream(job.name), { limit: REBOOT_KEEP }),
       `read the @reboot markers of ${job.name}`,
     );
-    const mine = records
-      .map((record) => parseRebootMarker(record.data))
-      .filter((marker): marker is RebootMarker => marker?.host === deps.host);
-    markers.set(job.name, { markers: mine });
+    let newest: RebootMarker | null = null;
+    for (const record of records) {
+      const marker = parseRebootMarker(record.data);
+      if (marker?.host === deps.host) {
+        newest = marker;
+        break;
+      }
+    }
+    markers.set(job.name, { newest });
   });
   return markers;
 }
 
+/** A run's identity for telling a ledger row from the same run already in memory. */
+const runKey = (run: RunSummary): string =>
+  `${run.outcome}|${run.startedAtMs === null ? '' : isoAt(run.startedAtMs)}|${isoAt(run.finishedAtMs)}`;
+
 /**
  * Read each job's newest ledger rows: its newest real outcome goes to `onOutcome` (the gate's
- * cache), and, when `history` is given, the rows other processes wrote go there (rows of this
- * very process are in memory already: they ran before the store opened).
+ * cache), its newest finish to ctx.lastFinishMs, and, when `history` is given, the rows not
+ * already in memory go there (runs of this process that ended before the store opened are).
  */
 export async function warmUpFromLedger(
   ctx: BootContext,
   onOutcome: (name: string, outcome: DurableOutcome | null) => void,
   history: HistoryRows | null,
 ): Promise<void> {
-  const { access, deps } = ctx;
+  const { access } = ctx;
   await forEachLimited(ctx.jobs, async (job) => {
     const records = await access.read(
       access.store.list(runsStream(job.name), { limit: REHYDRATE_RUNS }),
       `read the run ledger of ${job.name}`,
     );
-    const datas = records.map((record) => record.data);
-    onOutcome(job.name, newestRealOutcome(parseRuns(datas)));
+    const runs = parseRuns(records.map((record) => record.data));
+    onOutcome(job.name, newestRealOutcome(runs));
+    const finishedMs = newestFinishMs(runs);
+    if (finishedMs !== null) ctx.lastFinishMs.set(job.name, finishedMs);
     if (history === null) return;
-    const older = parseRuns(datas.filter((data) => data['token'] !== deps.process.token));
+    const inMemory = new Set(memoryRuns(ctx, job.name).map(runKey));
+    const older = runs.filter((run) => !inMemory.has(runKey(run.summary)));
     if (older.length > 0) history.set(job.name, older);
   });
 }
 
+/** This host's newest in-flight record among `records` (newest first), or undefined. */
+function newestOfHost(
+  records: readonly { readonly data: Readonly<Record<string, unknown>> }[],
+  host: string,
+): InflightRecord | undefined {
+  for (const record of records) {
+    const parsed = parseInflight(record.data);
+    if (parsed?.host === host) return parsed;
+  }
+  return undefined;
+}
+
 /**
- * Same-host crash reconciliation: an open in-flight record of this host without its close is
- * closed `reconciled-crash` and gets a synthetic `unknown` ledger row (also added to `history`),
- * unless it is this process's own, the job runs here now, or its pid still exists.
+ * Same-host crash reconciliation: when this host's newest in-flight record of a job is an open
+ * one of another daemon process, it is closed `reconciled-crash` and gets a synthetic `unknown`
+ * ledger row (also added to `history`), unless the job runs here now or its pid still exists.
  */
 export async function reconcileInterruptedRuns(
   ctx: BootContext,
   history: HistoryRows,
 ): Promise<void> {
   const { access, deps } = ctx;
-  const { scheduler, host, process, logger, pidAlive } = deps;
+  const { scheduler, host, process, logger, pidAlive, clock } = deps;
   await forEachLimited(ctx.jobs, async (job) => {
     const stream = inflightStream(job.name);
     const records = await access.read(
       access.store.list(stream, { limit: INFLIGHT_SCAN }),
       `read the in-flight records of ${job.name}`,
     );
-    // Oldest first: an open record stays open until a close of the same token follows it.
-    const open = new Map<string, InflightOpen>();
-    for (const stored of [...records].reverse()) {
-      const record = parseInflight(stored.data);
-      if (record === undefined) continue;
-      if (record.kind === 'open') open.set(record.token, record);
-      else {
-        open.delete(record.token);
-        if (record.closes !== undefined) open.delete(record.closes);
-      }
-    }
-    for (const record of open.values()) {
-      // Guard 1: a record of this very process (a state-section reload under live runs).
-      if (record.host !== host || record.token === process.token) continue;
-      // Guard 2: live local instances outrank the ledger.
-      if (scheduler.activeInstances(job.name) > 0) continue;
-      // Guard 3: a daemon crash does not kill the job processes it spawned.
-      if (record.pid !== null && pidAlive(record.pid)) {
-        logger.warn(
-          `Job ${job.name}: an interrupted run (pid ${record.pid}) from a previous daemon process is still alive; leaving it alone`,
-        );
-        continue;
-      }
-      const closed = await access.writeAndWait('inflight', stream, {
-        kind: 'closed',
-        host,
-        token: process.token,
-        reason: 'reconciled-crash',
-        closes: record.token,
-      });
-      if (!closed) continue;
-      const row = reconciledRow(job, record, host);
-      if (await access.writeAndWait('run-record', runsStream(job.name), row)) {
-        const rows = history.get(job.name) ?? [];
-        rows.push(row);
-        history.set(job.name, rows);
-      }
+    const record = newestOfHost(records, host);
+    // Guard 1: a record of this very process (a state-section reload under live runs).
+    if (record?.kind !== 'open' || record.proc === process.token) return;
+    // Guard 2: live local instances outrank the ledger.
+    if (scheduler.activeInstances(job.name) > 0) return;
+    // Guard 3: a daemon crash does not kill the job processes it spawned.
+    if (record.pid !== null && pidAlive(record.pid)) {
       logger.warn(
-        `Job ${job.name}: the run started at ${new Date(record.startedAtMs).toISOString()} never finished (daemon crash); recorded as outcome unknown`,
+        `Job ${job.name}: an interrupted run (pid ${record.pid}) from a previous daemon process is still alive; leaving it alone`,
       );
+      return;
     }
+    const closed = await access.writeAndWait(
+      'inflight',
+      stream,
+      inflightClosedData(host, process.token, 'reconciled-crash', clock.now()),
+    );
+    if (!closed) return;
+    const row = reconciledRowOf(job.onMissed, record.startedAtMs, record.host);
+    if (await access.writeAndWait('run-record', runsStream(job.name), row)) {
+      const run = parseLedgerRun(row);
+      if (run !== undefined) history.set(job.name, [...(history.get(job.name) ?? []), run]);
+    }
+    logger.warn(
+      `Job ${job.name}: the run started at ${isoAt(record.startedAtMs)} never finished (daemon crash); recorded as outcome unknown`,
+    );
   });
 }
 
@@ -151,8 +172,9 @@ export async function reconcileInterruptedRuns(
 export function fillHistory(ctx: BootContext, history: HistoryRows): void {
   let restored = 0;
   for (const [name, runs] of history) {
-    runs.sort((a, b) => ledgerInstantMs(a) - ledgerInstantMs(b));
-    if (ctx.deps.scheduler.rehydrateHistory(name, runs.map(runSummaryOf))) restored += runs.length;
+    runs.sort((a, b) => a.summary.finishedAtMs - b.summary.finishedAtMs);
+    const summaries = runs.map((run) => run.summary);
+    if (ctx.deps.scheduler.rehydrateHistory(name, summaries)) restored += runs.length;
   }
   history.clear();
   if (restored > 0) {
@@ -167,7 +189,7 @@ export function fillHistory(ctx: BootContext, history: HistoryRows): void {
  */
 export async function resumeRetries(
   ctx: BootContext,
-  journal: RetryJournal,
+  journal: StoreRetryJournal,
   boot: BootInfo | null,
   markers: ReadonlyMap<string, BootMarkerState>,
 ): Promise<void> {
@@ -182,31 +204,58 @@ export async function resumeRetries(
       access.store.list(retriesStream(name), { limit: 1 }),
       `read the retry records of ${name}`,
     );
-    const newest = records[0] === undefined ? undefined : parseRetry(records[0].data);
-    if (newest?.kind !== 'pending' || newest.host !== host) return;
+    const data = records[0]?.data;
+    const newest = data === undefined ? undefined : parseRetry(data);
+    // Only a pending record of this host re-arms here (a handoff is claimed, not re-armed).
+    if (newest?.kind !== 'pending' && newest?.kind !== 'pending-invalid') return;
+    if (newest.host !== host) return;
     // This process's own live ladder (armed before the boot sequence reached this step).
-    if (records[0]?.data['token'] === deps.process.token) return;
-    const settle = (reason: RetrySettleReason): void => {
-      logger.info(`Cron job ${name}: settling its durable retry #${newest.attempt} (${reason})`);
-      journal.settled(name, newest.attempt, reason);
-    };
-    const plan = planRetryResume(newest, jobs.get(name), clock.now(), () => {
+    if (data?.['at'] !== undefined && deps.process.armedRetries.get(name) === data['at']) return;
+    const attempt = newest.kind === 'pending' ? newest.attempt : null;
+    const plan = planRetryResume(newest, {
+      job: jobs.get(name),
+      nowMs: clock.now(),
       // No boot identity on this platform: every daemon start is the same "boot".
-      if (boot === null) return true;
-      return (markers.get(name)?.markers ?? []).some((marker) => deps.sameBoot(marker, boot));
+      sameBootMarker: () => {
+        const marker = markers.get(name)?.newest ?? null;
+        return boot === null || (marker !== null && deps.sameBoot(marker, boot));
+      },
+      lastRunFinishedMs: lastFinish(ctx, name),
     });
-    switch (plan.kind) {
-      case 'settle':
-        settle(plan.reason);
-        return;
-      case 'resume':
-        if (!scheduler.resumeRetry(name, newest.attempt, newest.notBeforeMs)) settle('superseded');
-        return;
+    if (plan.kind === 'resume') {
+      const { pending } = plan;
+      if (scheduler.resumeRetry(name, pending.attempt, pending.notBeforeMs)) return;
+      logger.info(`Cron job ${name}: settling its durable retry #${pending.attempt} (superseded)`);
+      journal.settledAs(name, pending.attempt, 'superseded');
+      return;
     }
+    logger.info(
+      `Cron job ${name}: settling its durable retry${attempt === null ? '' : ` #${attempt}`} (${plan.reason})`,
+    );
+    journal.settledAs(name, attempt, plan.reason);
   });
 }
 
-/** Add this host's last counter snapshot into the fresh accumulators, once per process. */
+/** The in-memory history of a job; none for a name the scheduler does not (or no longer) know. */
+function memoryRuns(ctx: BootContext, name: string): readonly RunSummary[] {
+  try {
+    return ctx.deps.scheduler.getRuns(name);
+  } catch {
+    return [];
+  }
+}
+
+/** When the job's newest known run finished: the ledger's or the in-memory history's. */
+function lastFinish(ctx: BootContext, name: string): number | null {
+  let newest = ctx.lastFinishMs.get(name) ?? null;
+  for (const run of memoryRuns(ctx, name)) {
+    if (run.startedAtMs === null) continue; // a reconciled row: no verdict, no finish
+    if (newest === null || run.finishedAtMs > newest) newest = run.finishedAtMs;
+  }
+  return newest;
+}
+
+/** Add this host's newest counter snapshot into the fresh accumulators, once per process. */
 export async function seedCounters(ctx: BootContext): Promise<void> {
   const { access, deps } = ctx;
   const { counters, host, process } = deps;
@@ -216,7 +265,7 @@ export async function seedCounters(ctx: BootContext): Promise<void> {
     'read the counter snapshot',
   );
   process.countersSeeded = true;
-  const snapshot = records[0]?.data['snapshot'];
+  const snapshot = records[0]?.data;
   if (snapshot === undefined) return;
   counters.seed(snapshot, new Set(ctx.jobs.map((job) => job.name)));
   deps.logger.info('State store: Prometheus counters continue from the last snapshot');

@@ -71,10 +71,10 @@ void test('a watermark at or after the window owes nothing', () => {
   }
 });
 
-void test('slots already backfilled by an interrupted checkpoint are not replayed', () => {
+void test('a resumed checkpoint owes the slots after its watermark (the last one backfilled)', () => {
   const plan = hourlyPlan({
+    watermarkMs: at('2026-03-01T01:00:00Z'),
     untilMs: at('2026-03-01T03:00:00Z'),
-    alreadyRun: new Set([at('2026-03-01T01:00:00Z')]),
   });
   assert.deepEqual(plan.slots, [at('2026-03-01T02:00:00Z'), at('2026-03-01T03:00:00Z')]);
 });
@@ -138,11 +138,6 @@ void test('the newest slot is found without stepping a dense past: per-second sl
     startingDeadlineMs: null,
   });
   assert.deepEqual(plan.slots, [at('2025-12-31T23:59:59Z')]);
-});
-
-void test('run-once skips a newest slot an interrupted backfill already ran', () => {
-  const plan = longOutagePlan({ alreadyRun: new Set([LONG_OUTAGE_UNTIL_MS]) });
-  assert.deepEqual(plan.slots, [LONG_OUTAGE_UNTIL_MS - 1000]);
 });
 
 void test('the jitter offset is derived from the name: stable, in range, different per job', () => {

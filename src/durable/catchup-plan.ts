@@ -1,7 +1,8 @@
-// Missed-run catch-up as pure functions (seed "Missed-run catch-up"): which slots a downtime
-// owes a job, stepped occurrence by occurrence in the job's own zone (DST-correct because the
-// live scheduler's nextFireTime does the stepping), bounded by startingDeadlineSeconds and the
-// run-all cap, and the deterministic per-job jitter. No I/O, no clock.
+// Missed-run catch-up as pure functions (docs/durable-state.md "Missed-run catch-up"): which
+// slots a downtime owes a job, stepped occurrence by occurrence in the job's own zone
+// (DST-correct because the live scheduler's nextFireTime does the stepping), bounded by
+// startingDeadlineSeconds and the run-all cap, and the deterministic per-job jitter. No I/O, no
+// clock.
 import { createHash } from 'node:crypto';
 import type { OnMissed } from '../config/index.js';
 import { nextFireTime, type Schedule } from '../schedule/index.js';
@@ -24,8 +25,6 @@ export interface CatchupInput {
   readonly untilMs: number;
   /** Slots older than untilMs minus this are dropped; null = no deadline. */
   readonly startingDeadlineMs: number | null;
-  /** Slots already backfilled (a resumed checkpoint): never replayed twice. */
-  readonly alreadyRun?: ReadonlySet<number>;
 }
 
 export interface CatchupPlan {
@@ -76,14 +75,11 @@ export function planCatchup(input: CatchupInput): CatchupPlan {
       truncated = true;
       break;
     }
-    if (input.alreadyRun?.has(slot)) continue;
     missed += 1;
     ring.push(slot);
     if (ring.length > keep) ring.shift();
   }
-  const slots = truncated
-    ? newestSlots(input.schedule, windowStartMs, input.untilMs, keep, input.alreadyRun)
-    : ring;
+  const slots = truncated ? newestSlots(input.schedule, windowStartMs, input.untilMs, keep) : ring;
   const coalesced = input.onMissed === 'run-once' ? Math.max(0, missed - 1) : 0;
   return {
     slots,
@@ -95,17 +91,16 @@ export function planCatchup(input: CatchupInput): CatchupPlan {
 }
 
 /**
- * The newest `keep` slots in (afterMs, untilMs] that are not in `skip`, oldest first, found
- * without stepping the whole window: a binary search for the latest start from which at most
- * `keep` such slots remain (that count only grows as the start moves back), then one short
- * walk. About 50 searches of at most keep + |skip| + 1 steps each.
+ * The newest `keep` slots in (afterMs, untilMs], oldest first, found without stepping the whole
+ * window: a binary search for the latest start from which at most `keep` slots remain (that
+ * count only grows as the start moves back), then one short walk. About 50 searches of at most
+ * keep + 1 steps each.
  */
 export function newestSlots(
   schedule: Schedule,
   afterMs: number,
   untilMs: number,
   keep: number,
-  skip: ReadonlySet<number> | undefined,
 ): number[] {
   /** Slots after `fromMs` up to untilMs, stopping once there are more than keep. */
   const walk = (fromMs: number): number[] => {
@@ -115,7 +110,6 @@ export function newestSlots(
       const slot = nextFireTime(schedule, cursor);
       if (slot === null || slot > untilMs) return found;
       cursor = slot;
-      if (skip?.has(slot)) continue;
       found.push(slot);
       if (found.length > keep) return found;
     }

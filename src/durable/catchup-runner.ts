@@ -1,19 +1,30 @@
-// Runs missed-run catch-up once per process (seed "Missed-run catch-up"): per onMissed job, the
-// durable watermark (or an open checkpoint's, resuming a backfill a crash interrupted), the plan,
-// an open checkpoint, the deterministic jitter, the backfills one after another through the
-// scheduler, and the close checkpoint. Must not: launch a first-ever job's "missed" runs, or
-// replay a slot the ledger shows was already backfilled.
+// Runs missed-run catch-up once per process (docs/durable-state.md "Missed-run catch-up"): per
+// onMissed job, the durable watermark (or an open checkpoint's, resuming a backfill a crash
+// interrupted), the plan, an open checkpoint, the deterministic jitter, the backfills one after
+// another through the scheduler, and the close checkpoint. After each backfill but the last, a
+// new open checkpoint moves its watermark to the slot just run, so a restart resumes after the
+// slots already backfilled (the reference's record: an `open` on top means "resume from its
+// watermark"). Must not: launch a first-ever job's "missed" runs, or replay a slot a checkpoint
+// shows was already backfilled.
 import { describeError, type Clock, type Logger, type TaskSet } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { DurableHost } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';
 import { catchupJitterOffsetMs, planCatchup } from './catchup-plan.js';
-import { catchupStream, parseCatchup, parseLedgerRun, runsStream } from './records.js';
+import { WATERMARK_FIELD } from './ledger-rows.js';
+import {
+  catchupData,
+  catchupStream,
+  CATCHUP_KEEP,
+  parseCatchup,
+  parseStoreInstant,
+  runsStream,
+  type CatchupCheckpoint,
+} from './records.js';
 
 export interface CatchupDeps {
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly host: string;
   readonly store: StateStore;
   readonly scheduler: DurableHost;
   /** The scheduler's start-up instant: later slots are the live loop's. */
@@ -23,12 +34,11 @@ export interface CatchupDeps {
   readonly read: <T>(work: Promise<T>, what: string) => Promise<T>;
   /** Append and wait (bounded) until it landed. */
   readonly writeAndWait: (stream: string, data: object) => Promise<boolean>;
+  /** Prune a stream to its newest `keep` records in the background. */
+  readonly prune: (stream: string, keep: number) => void;
   readonly tasks: TaskSet;
   readonly signal: AbortSignal;
 }
-
-/** Ledger rows scanned for backfills already done when resuming a checkpoint. */
-const RESUME_SCAN = 500;
 
 export class CatchupRunner {
   readonly #deps: CatchupDeps;
@@ -54,7 +64,7 @@ export class CatchupRunner {
   }
 
   async #catchUp(job: ResolvedJob): Promise<void> {
-    const { store, read, logger, host, signal, clock } = this.#deps;
+    const { store, read, logger, signal, clock } = this.#deps;
     if (job.schedule.kind !== 'cron') return;
     const name = job.name;
     const stream = catchupStream(name);
@@ -63,46 +73,18 @@ export class CatchupRunner {
       `read the catch-up checkpoints of ${name}`,
     );
     const newest = checkpoints[0] === undefined ? undefined : parseCatchup(checkpoints[0].data);
-    let watermarkMs: number;
-    let alreadyRun: Set<number> | undefined;
-    const resumed = newest?.kind === 'open';
-    if (newest?.kind === 'open') {
-      // A restart mid-backfill (or mid-jitter): resume from the watermark it was computed from,
-      // minus the slots the ledger shows were backfilled since.
-      watermarkMs = newest.watermarkMs;
-      const rows = await read(
-        store.list(runsStream(name), { limit: RESUME_SCAN }),
-        `read the run ledger of ${name}`,
-      );
-      alreadyRun = new Set();
-      for (const record of rows) {
-        const run = parseLedgerRun(record.data);
-        if (run?.trigger === 'catchup' && run.scheduledAtMs !== undefined)
-          alreadyRun.add(run.scheduledAtMs);
-      }
-    } else {
-      // Only runs that ended before this process's scheduler started: the live loop does not
-      // wait for the store, so a slot it fired meanwhile may already be in the ledger, and taking
-      // it as the watermark would silently forfeit every slot the downtime owes.
-      const untilMs = this.#deps.untilMs;
-      const max = await read(
-        store.deriveMax(runsStream(name), 'finishedAtMs', {
-          where: (data) =>
-            typeof data['finishedAtMs'] === 'number' && data['finishedAtMs'] <= untilMs,
-        }),
-        `read the watermark of ${name}`,
-      );
-      // A first-ever run is never "missed": no reference point, schedule forward.
-      if (max === undefined || typeof max.value !== 'number') return;
-      watermarkMs = max.value;
-    }
+    // A restart mid-backfill (or mid-jitter): resume from the open checkpoint's watermark.
+    const resumeFromMs = newest?.kind === 'open' ? newest.watermarkMs : null;
+    const resumed = resumeFromMs !== null;
+    const watermarkMs = resumeFromMs ?? (await this.#watermark(name));
+    // A first-ever run is never "missed": no reference point, schedule forward.
+    if (watermarkMs === null) return;
     const plan = planCatchup({
       schedule: job.schedule.schedule,
       onMissed: job.onMissed,
       watermarkMs,
       untilMs: this.#deps.untilMs,
       startingDeadlineMs: job.startingDeadlineMs,
-      ...(alreadyRun === undefined ? {} : { alreadyRun }),
     });
     if (plan.droppedByDeadline) {
       logger.info(`Job ${name}: missed slots older than startingDeadlineSeconds were dropped`);
@@ -117,16 +99,11 @@ export class CatchupRunner {
       );
     }
     if (plan.slots.length === 0) {
-      if (resumed) await this.#deps.writeAndWait(stream, { kind: 'close', host, watermarkMs });
+      if (resumed) await this.#checkpoint(stream, { kind: 'close', watermarkMs });
       return;
     }
     if (!resumed) {
-      const landed = await this.#deps.writeAndWait(stream, {
-        kind: 'open',
-        host,
-        watermarkMs,
-        mode: job.onMissed,
-      });
+      const landed = await this.#checkpoint(stream, { kind: 'open', watermarkMs });
       if (!landed && this.#deps.onStoreUnavailable === 'fail-closed') {
         logger.warn(
           `Job ${name}: cannot record the catch-up checkpoint; not backfilling (fail-closed)`,
@@ -140,17 +117,40 @@ export class CatchupRunner {
         (offsetMs > 0 ? ` after a jitter of ${(offsetMs / 1000).toFixed(3)} seconds` : ''),
     );
     if (offsetMs > 0) await clock.sleep(offsetMs, signal);
-    for (const slotMs of plan.slots) {
+    for (const [index, slotMs] of plan.slots.entries()) {
       if (signal.aborted) return;
       const record = await this.#deps.scheduler.runBackfill(name, slotMs, signal);
       // Not run (shutdown, the job disabled or removed meanwhile): the checkpoint stays open, so
       // the next start resumes what is still owed.
       if (record === null) return;
+      const last = index === plan.slots.length - 1;
+      await this.#checkpoint(stream, { kind: last ? 'close' : 'open', watermarkMs: slotMs });
     }
-    await this.#deps.writeAndWait(stream, {
-      kind: 'close',
-      host,
-      watermarkMs: plan.slots.at(-1) ?? watermarkMs,
-    });
+  }
+
+  /**
+   * The durable watermark: the string max of `finished_at` over the ledger, among runs that
+   * ended before this process's scheduler started (the live loop does not wait for the store,
+   * so a slot it fired meanwhile may already be in the ledger, and taking it as the watermark
+   * would silently forfeit every slot the downtime owes). Null when the ledger has none.
+   */
+  async #watermark(name: string): Promise<number | null> {
+    const { untilMs } = this.#deps;
+    const max = await this.#deps.read(
+      this.#deps.store.deriveMax(runsStream(name), WATERMARK_FIELD, {
+        where: (data) => (parseStoreInstant(data[WATERMARK_FIELD]) ?? Infinity) <= untilMs,
+      }),
+      `read the watermark of ${name}`,
+    );
+    return max === undefined ? null : (parseStoreInstant(max.value) ?? null);
+  }
+
+  async #checkpoint(stream: string, checkpoint: CatchupCheckpoint): Promise<boolean> {
+    const landed = await this.#deps.writeAndWait(
+      stream,
+      catchupData(checkpoint, this.#deps.clock.now()),
+    );
+    if (landed) this.#deps.prune(stream, CATCHUP_KEEP);
+    return landed;
   }
 }

@@ -3,8 +3,14 @@
 // order (the slot swapped, scheduler.start(), durable.start()), over a store the test keeps across
 // "restarts". Every scheduler event, every landed append and every log line goes into one
 // ordered journal, so tests assert orderings (record-before-run) as values, never by sleeping.
-import { randomUUID } from 'node:crypto';
-import { createDeferred, Slot, type Deferred, type FakeClock } from '../common/index.js';
+import { randomBytes } from 'node:crypto';
+import {
+  createDeferred,
+  formatIsoUtc,
+  Slot,
+  type Deferred,
+  type FakeClock,
+} from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import {
   FakeRunner,
@@ -24,6 +30,7 @@ import {
   type StateStore,
 } from '../state/index.js';
 import { createDurableProcessState } from './attach.js';
+import { sameBoot } from './boot-id.js';
 import {
   DurableState,
   type BootInfo,
@@ -66,20 +73,26 @@ export function stateSettings(overrides: Partial<ResolvedState> = {}): ResolvedS
 
 /** A daemon process's once-per-process state with a known token (a fresh one: a new process). */
 export function newProcess(token: string): DurableProcessState {
-  return { ...createDurableProcessState(), token };
+  return createDurableProcessState(token);
 }
 
 /** Fields a test pins of a retry record and of an in-flight record. */
-export const RETRY_FIELDS = ['kind', 'host', 'attempt', 'notBeforeMs', 'digest', 'reason'] as const;
+export const RETRY_FIELDS = [
+  'kind',
+  'host',
+  'attempt',
+  'notBefore',
+  'jobDigest',
+  'reason',
+] as const;
 export const INFLIGHT_FIELDS = [
   'kind',
   'host',
-  'token',
+  'proc',
   'pid',
-  'startedAtMs',
-  'digest',
+  'startedAt',
+  'jobDigest',
   'reason',
-  'closes',
 ] as const;
 
 /** Only `keys` of a record: records may carry more fields than a test pins. */
@@ -178,7 +191,7 @@ export class ObservedStore {
 function describeRecord(data: unknown): string {
   if (typeof data !== 'object' || data === null) return '';
   const record = data as Record<string, unknown>;
-  const parts = [record['kind'], record['reason'], record['outcome'], record['trigger']];
+  const parts = [record['kind'], record['reason'], record['outcome']];
   return parts.filter((part): part is string => typeof part === 'string').join(' ');
 }
 
@@ -301,7 +314,7 @@ export function startDaemon(options: DaemonOptions): Daemon {
     logger,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
-  const process = options.process ?? newProcess(`token-${randomUUID()}`);
+  const process = options.process ?? newProcess(randomBytes(6).toString('hex'));
   const schedulerStartedAtMs = clock.now();
   const boot = options.boot === undefined ? BOOT_1 : options.boot;
   const durable = new DurableState(
@@ -316,10 +329,7 @@ export function startDaemon(options: DaemonOptions): Daemon {
       process,
       schedulerStartedAtMs,
       readBoot: () => Promise.resolve(boot),
-      sameBoot: (a, b) =>
-        a.bootId !== null && b.bootId !== null
-          ? a.bootId === b.bootId
-          : a.bootTimeMs !== null && b.bootTimeMs !== null && a.bootTimeMs === b.bootTimeMs,
+      sameBoot,
       pidAlive: options.pidAlive ?? (() => false),
       ...(options.counters === undefined ? {} : { counters: options.counters }),
       redact: options.redact ?? ((text) => text.replaceAll('hunter2', '[REDACTED]')),
@@ -371,28 +381,21 @@ export async function openMemoryStore(clock: FakeClock): Promise<MemoryStateStor
   return store;
 }
 
-/** A ledger row as another node (or an earlier process) wrote it. */
+/** A ledger row as another node (or an earlier process, or the reference) wrote it. */
 export function ledgerRow(
-  job: string,
   outcome: 'success' | 'failure' | 'cancelled' | 'unknown',
   finishedAtMs: number,
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  const iso = new Date(finishedAtMs).toISOString().replace('.000Z', '+00:00');
+  const iso = formatIsoUtc(finishedAtMs);
   return {
-    job,
-    host: 'host-b',
-    runId: `run-${finishedAtMs}`,
-    trigger: 'schedule',
-    attempt: 0,
-    scheduled_at: null,
     outcome,
     exit_code: outcome === 'success' ? 0 : outcome === 'failure' ? 1 : null,
     started_at: outcome === 'unknown' ? null : iso,
     finished_at: iso,
     duration: outcome === 'unknown' ? null : 0,
     fail_reason: outcome === 'failure' ? 'failsWhen=nonzeroReturn and retcode=1' : null,
-    finishedAtMs,
+    resources: null,
     ...extra,
   };
 }

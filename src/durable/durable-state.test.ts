@@ -55,6 +55,17 @@ async function boot(w: World, options: Omit<DaemonOptions, 'clock' | 'store'>): 
 const job = (overrides: MakeJobOverrides): ReturnType<typeof makeJob> =>
   makeJob({ schedule: '* * * * *', ...overrides });
 
+/** A ledger row's fields, exactly the reference's. */
+const LEDGER_FIELDS = [
+  'outcome',
+  'exit_code',
+  'started_at',
+  'finished_at',
+  'duration',
+  'fail_reason',
+  'resources',
+] as const;
+
 // ---- the ledger -----------------------------------------------------------------------------
 
 void describe('the durable run ledger', () => {
@@ -93,14 +104,10 @@ void describe('the durable run ledger', () => {
           fail_reason: record.fail_reason,
         },
       );
-      const slotMs = T0 + (index + 1) * MINUTE;
-      assert.equal(row['job'], 'backup');
-      assert.equal(row['host'], HOST);
-      assert.equal(row['runId'], finished[index]!.runId);
-      assert.equal(row['trigger'], 'schedule');
-      assert.equal(row['scheduled_at'], formatIsoUtc(slotMs));
-      assert.equal(row['scheduledAtMs'], slotMs);
-      assert.equal(row['finishedAtMs'], finished[index]!.outcome.finishedAtMs);
+      // The reference's fields and nothing else (resources: null until monitored).
+      assert.deepEqual(Object.keys(row).sort(), [...LEDGER_FIELDS].sort());
+      assert.equal(row['resources'], null);
+      assert.equal(row['finished_at'], formatIsoUtc(finished[index]!.outcome.finishedAtMs));
     });
     assert.deepEqual(
       rows.map((row) => [row['outcome'], row['exit_code']]),
@@ -123,7 +130,10 @@ void describe('the durable run ledger', () => {
     const rows = await streamData(w.store, 'runs/tick');
     assert.ok(rows.length >= 5 && rows.length < 5 + 20, `${rows.length} rows stay bounded`);
     // The newest rows survive, and every reader of the ledger sees at most maxRunsPerJob of them.
-    assert.equal(rows.at(-1)!['runId'], d.of('run:finished').at(-1)!.runId);
+    assert.equal(
+      rows.at(-1)!['finished_at'],
+      formatIsoUtc(d.of('run:finished').at(-1)!.outcome.finishedAtMs),
+    );
     assert.equal((await d.durable.getTrends('tick')).runs.length, 5);
     await d.stop();
   });
@@ -227,10 +237,10 @@ void describe('in-flight records', () => {
         {
           kind: 'open',
           host: HOST,
-          token: 'process-1',
+          proc: 'process-1',
           pid: started[0]!.pid,
-          startedAtMs: started[0]!.startedAtMs,
-          digest: j.digest,
+          startedAt: formatIsoUtc(started[0]!.startedAtMs),
+          jobDigest: j.digest,
         },
       ],
     );
@@ -240,11 +250,12 @@ void describe('in-flight records', () => {
     d.runner.runsOf('etl')[1]!.fail();
     await flush();
     const records = await streamData(w.store, 'inflight/etl');
-    assert.deepEqual(pick(records.at(-1), INFLIGHT_FIELDS), {
+    assert.deepEqual(records.at(-1), {
       kind: 'closed',
       host: HOST,
-      token: 'process-1',
+      proc: 'process-1',
       reason: 'finished',
+      at: formatIsoUtc(w.clock.now()),
     });
     assert.equal(records.length, 2);
     await d.stop();
@@ -280,10 +291,10 @@ void describe('same-host crash reconciliation', () => {
     await w.store.append(`inflight/${name}`, {
       kind: 'open',
       host: HOST,
-      token: 'crashed-process',
+      proc: 'c0ffee000001',
       pid: 4242,
-      startedAtMs: STARTED_MS,
-      digest: 'd',
+      startedAt: formatIsoUtc(STARTED_MS),
+      jobDigest: 'd',
       ...extra,
     });
   }
@@ -292,49 +303,58 @@ void describe('same-host crash reconciliation', () => {
     const w = await world();
     await seedOpen(w, 'sync');
     const d = await boot(w, { jobs: [job({ name: 'sync' })], process: newProcess('process-2') });
-    assert.deepEqual(pick((await streamData(w.store, 'inflight/sync')).at(-1), INFLIGHT_FIELDS), {
+    assert.deepEqual((await streamData(w.store, 'inflight/sync')).at(-1), {
       kind: 'closed',
       host: HOST,
-      token: 'process-2',
+      proc: 'process-2',
       reason: 'reconciled-crash',
-      closes: 'crashed-process',
+      at: formatIsoUtc(T0),
     });
     const rows = await streamData(w.store, 'runs/sync');
-    assert.equal(rows.length, 1);
-    const row = rows[0]!;
-    assert.equal(row['outcome'], 'unknown');
-    assert.equal(row['started_at'], null, 'no started_at: duration statistics are untouched');
-    assert.equal(row['duration'], null);
-    assert.equal(row['finished_at'], formatIsoUtc(STARTED_MS));
-    assert.equal(row['finishedAtMs'], STARTED_MS, 'the watermark advances over exactly that slot');
-    assert.equal(row['interruptedAtMs'], undefined);
-    assert.match(
-      String(row['fail_reason']),
-      new RegExp(`${formatIsoUtc(STARTED_MS).slice(0, 19)}.*${HOST}`),
-    );
-    assert.equal(d.logged('never finished').length, 1);
+    // The reference's row exactly: no started_at (duration statistics are untouched), no
+    // resources, and finished_at = the start instant, so the watermark advances over that slot.
+    assert.deepEqual(rows, [
+      {
+        outcome: 'unknown',
+        exit_code: null,
+        started_at: null,
+        duration: null,
+        finished_at: formatIsoUtc(STARTED_MS),
+        fail_reason: `run interrupted: no completion was recorded for the run started at ${formatIsoUtc(STARTED_MS)} on ${HOST} (daemon crash, or the node lost access to the state store mid-run)`,
+      },
+    ]);
+    assert.deepEqual(d.logged('never finished'), [
+      `Job sync: the run started at ${formatIsoUtc(STARTED_MS)} never finished (daemon crash); recorded as outcome unknown`,
+    ]);
+    const [run] = d.scheduler.getRuns('sync');
+    assert.equal(run?.outcome, 'unknown');
+    assert.equal(run?.finishedAtMs, STARTED_MS);
     await d.stop();
   });
 
   for (const onMissed of ['run-once', 'run-all'] as const) {
-    void test(`onMissed ${onMissed}: the row carries interruptedAtMs, finished_at null, and leaves the watermark alone`, async () => {
+    void test(`onMissed ${onMissed}: the row carries interruptedAt instead of finished_at, and leaves the watermark alone`, async () => {
       const w = await world();
       await seedOpen(w, 'sync');
       const d = await boot(w, { jobs: [job({ name: 'sync', onMissed })] });
       const rows = await streamData(w.store, 'runs/sync');
       assert.equal(rows.length, 1);
       assert.equal(rows[0]!['outcome'], 'unknown');
-      assert.equal(rows[0]!['finished_at'], null);
-      assert.equal(rows[0]!['interruptedAtMs'], STARTED_MS);
-      assert.equal(rows[0]!['finishedAtMs'], undefined);
-      assert.equal(await w.store.deriveMax('runs/sync', 'finishedAtMs'), undefined);
+      assert.equal('finished_at' in rows[0]!, false);
+      assert.equal(rows[0]!['interruptedAt'], formatIsoUtc(STARTED_MS));
+      assert.equal(await w.store.deriveMax('runs/sync', 'finished_at'), undefined);
+      assert.equal(
+        d.scheduler.getRuns('sync')[0]?.finishedAtMs,
+        STARTED_MS,
+        'served as finished_at',
+      );
       await d.stop();
     });
   }
 
   void test('skips an open record written by this very process (a state-section reload)', async () => {
     const w = await world();
-    await seedOpen(w, 'sync', { token: 'process-1' });
+    await seedOpen(w, 'sync', { proc: 'process-1' });
     const d = await boot(w, { jobs: [job({ name: 'sync' })], process: newProcess('process-1') });
     assert.equal((await streamData(w.store, 'inflight/sync')).length, 1);
     assert.equal((await streamData(w.store, 'runs/sync')).length, 0);
@@ -381,19 +401,42 @@ void describe('same-host crash reconciliation', () => {
     await d.stop();
   });
 
-  void test('ignores other hosts and records already closed', async () => {
+  void test("ignores other hosts and records already closed: this host's newest record decides", async () => {
     const w = await world();
-    await seedOpen(w, 'sync', { host: 'host-b' });
-    await seedOpen(w, 'sync', { token: 'finished-process' });
+    await seedOpen(w, 'sync', { proc: 'finished0001' });
     await w.store.append('inflight/sync', {
       kind: 'closed',
       host: HOST,
-      token: 'finished-process',
+      proc: 'finished0001',
       reason: 'finished',
+      at: formatIsoUtc(T0 - MINUTE),
     });
+    await seedOpen(w, 'sync', { host: 'host-b' });
     const d = await boot(w, { jobs: [job({ name: 'sync' })] });
     assert.equal((await streamData(w.store, 'runs/sync')).length, 0);
     assert.equal((await streamData(w.store, 'inflight/sync')).length, 3);
+    await d.stop();
+  });
+
+  void test("an open record of this host under another host's newer records is still reconciled", async () => {
+    const w = await world();
+    await seedOpen(w, 'sync');
+    await seedOpen(w, 'sync', { host: 'host-b', proc: 'b00000000001' });
+    const d = await boot(w, { jobs: [job({ name: 'sync' })] });
+    assert.equal((await streamData(w.store, 'runs/sync')).length, 1);
+    // Reconciled once: the closed record is now this host's newest.
+    await d.stop();
+    const again = await boot(w, { jobs: [job({ name: 'sync' })] });
+    assert.equal((await streamData(w.store, 'runs/sync')).length, 1);
+    await again.stop();
+  });
+
+  void test("reads the reference's records: an open one without a pid or with a naive startedAt", async () => {
+    const w = await world();
+    await seedOpen(w, 'sync', { pid: null, startedAt: '2025-12-31T23:50:00.250000' });
+    const d = await boot(w, { jobs: [job({ name: 'sync' })] });
+    const rows = await streamData(w.store, 'runs/sync');
+    assert.equal(rows[0]?.['finished_at'], formatIsoUtc(STARTED_MS + 250), 'naive is UTC');
     await d.stop();
   });
 });
@@ -410,7 +453,7 @@ void describe('onlyIfLastSucceeded across memory and the ledger', () => {
 
   void test('a failure in the ledger from before the restart blocks the first scheduled fire', async () => {
     const w = await world();
-    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 - HOUR));
+    await w.store.append('runs/sync', ledgerRow('failure', T0 - HOUR));
     const d = await boot(w, { jobs: [gated()] });
     await tick(w.clock, MINUTE);
     assert.equal(skips(d), 1);
@@ -420,7 +463,7 @@ void describe('onlyIfLastSucceeded across memory and the ledger', () => {
 
   void test('a newer success in memory re-opens the gate (a manual start bypasses it)', async () => {
     const w = await world();
-    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 - HOUR));
+    await w.store.append('runs/sync', ledgerRow('failure', T0 - HOUR));
     const d = await boot(w, { jobs: [gated()] });
     d.runner.setDefault({ exitCode: 0 });
     assert.equal((await d.scheduler.startJob('sync')).kind, 'started');
@@ -443,7 +486,7 @@ void describe('onlyIfLastSucceeded across memory and the ledger', () => {
     await d.scheduler.startJob('sync'); // success in memory at T0
     await tick(w.clock, 30 * SECOND);
     // Another node records a failure after it, then the backend start reads the ledger.
-    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 + 20 * SECOND));
+    await w.store.append('runs/sync', ledgerRow('failure', T0 + 20 * SECOND));
     opened.resolve(true);
     await tick(w.clock, 30 * SECOND);
     assert.equal(skips(d), 1);
@@ -457,9 +500,9 @@ void describe('onlyIfLastSucceeded across memory and the ledger', () => {
       ['success', 'runs'],
     ] as const) {
       const w = await world();
-      await w.store.append('runs/sync', ledgerRow('sync', oldest, T0 - 3 * HOUR));
-      await w.store.append('runs/sync', ledgerRow('sync', 'cancelled', T0 - 2 * HOUR));
-      await w.store.append('runs/sync', ledgerRow('sync', 'unknown', T0 - HOUR));
+      await w.store.append('runs/sync', ledgerRow(oldest, T0 - 3 * HOUR));
+      await w.store.append('runs/sync', ledgerRow('cancelled', T0 - 2 * HOUR));
+      await w.store.append('runs/sync', ledgerRow('unknown', T0 - HOUR));
       const d = await boot(w, { jobs: [gated()] });
       await tick(w.clock, MINUTE);
       assert.equal(skips(d), verdict === 'blocks' ? 1 : 0, `newest real outcome ${oldest}`);
@@ -481,11 +524,11 @@ void describe('onlyIfLastSucceeded across memory and the ledger', () => {
 
   void test('a failure another node records after this boot blocks by the next fire at the latest', async () => {
     const w = await world();
-    await w.store.append('runs/sync', ledgerRow('sync', 'success', T0 - HOUR));
+    await w.store.append('runs/sync', ledgerRow('success', T0 - HOUR));
     const d = await boot(w, { jobs: [gated()] });
     d.runner.setDefault({ exitCode: 0 });
     await tick(w.clock, MINUTE); // runs: last success
-    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 + MINUTE + 30 * SECOND));
+    await w.store.append('runs/sync', ledgerRow('failure', T0 + MINUTE + 30 * SECOND));
     await tick(w.clock, 2 * MINUTE);
     assert.ok(skips(d) >= 1, 'the foreign failure is newer than every local success');
     await d.stop();
@@ -547,19 +590,21 @@ void describe('restart-surviving retries', () => {
     return d;
   }
 
-  void test('arming a retry persists a pending record {attempt, notBefore, job digest}', async () => {
+  void test('arming a retry persists a pending record {attempt, notBefore, job digest, host, at}', async () => {
     const w = await world();
     const j = flaky();
     const d = await failedOnce(w, {}, j);
     const records = await streamData(w.store, 'retries/flaky');
-    assert.equal(records.length, 1);
-    assert.deepEqual(pick(records[0], ['kind', 'host', 'attempt', 'notBeforeMs', 'digest']), {
-      kind: 'pending',
-      host: HOST,
-      attempt: 1,
-      notBeforeMs: FAIL_AT + DELAY,
-      digest: j.digest,
-    });
+    assert.deepEqual(records, [
+      {
+        kind: 'pending',
+        attempt: 1,
+        notBefore: formatIsoUtc(FAIL_AT + DELAY),
+        jobDigest: j.digest,
+        host: HOST,
+        at: formatIsoUtc(FAIL_AT),
+      },
+    ]);
     await d.stop();
   });
 
@@ -644,8 +689,15 @@ void describe('restart-surviving retries', () => {
     await d.stop();
     const records = await streamData(w.store, 'retries/flaky');
     assert.deepEqual(
-      records.map((record) => pick(record, ['kind', 'attempt', 'notBeforeMs', 'digest'])),
-      [{ kind: 'pending', attempt: 1, notBeforeMs: FAIL_AT + DELAY, digest: flaky().digest }],
+      records.map((record) => pick(record, ['kind', 'attempt', 'notBefore', 'jobDigest'])),
+      [
+        {
+          kind: 'pending',
+          attempt: 1,
+          notBefore: formatIsoUtc(FAIL_AT + DELAY),
+          jobDigest: flaky().digest,
+        },
+      ],
     );
   });
 
@@ -685,8 +737,9 @@ void describe('restart-surviving retries', () => {
       kind: 'pending',
       host: HOST,
       attempt: 2,
-      notBeforeMs: T0 + 31 * MINUTE,
-      digest: flaky().digest,
+      notBefore: formatIsoUtc(T0 + 31 * MINUTE),
+      jobDigest: flaky().digest,
+      at: formatIsoUtc(T0 + 29 * MINUTE),
     });
     const d = await boot(w, { jobs: [flaky()] });
     d.runner.script('flaky', { exitCode: 1 });
@@ -707,61 +760,95 @@ void describe('restart-surviving retries', () => {
       readonly record?: Record<string, unknown>;
       readonly boot?: typeof BOOT_1;
       readonly markers?: readonly Record<string, unknown>[];
+      /** Ledger rows written before the boot. */
+      readonly runs?: readonly Record<string, unknown>[];
+      /** The settled record's attempt, when not the pending one's. */
+      readonly attempt?: number | null;
     }
     const NOT_BEFORE = T0 + 5 * MINUTE;
     const cases: Case[] = [
-      { reason: 'digest-changed', jobs: [flaky()], record: { digest: 'an-older-definition' } },
+      { reason: 'config-changed', jobs: [flaky()], record: { jobDigest: 'an-older-definition' } },
+      { reason: 'config-changed', jobs: [flaky()], record: { jobDigest: null } },
       { reason: 'job-removed', jobs: [makeJob({ name: 'unrelated' })] },
-      { reason: 'job-disabled', jobs: [flaky({ enabled: false })] },
+      { reason: 'disabled', jobs: [flaky({ enabled: false })] },
       {
         reason: 'exhausted',
         jobs: [flaky({ retry: { maximumRetries: 1 } })],
         record: { attempt: 2 },
       },
       {
-        reason: 'stale',
+        reason: 'deadline-passed',
         jobs: [flaky({ startingDeadlineMs: 10 * MINUTE })],
-        record: { notBeforeMs: T0 - 11 * MINUTE },
+        record: { notBefore: formatIsoUtc(T0 - 11 * MINUTE) },
       },
       {
-        reason: 'rebooted',
+        reason: 'superseded-by-reboot',
         jobs: [flaky({ schedule: '@reboot', retry: { maximumRetries: -1 } })],
         boot: BOOT_2,
         markers: [{ bootId: 'boot-1' }],
       },
+      // A newer run (here another node's, in the ledger) ended the ladder.
+      {
+        reason: 'superseded-by-run',
+        jobs: [flaky()],
+        runs: [ledgerRow('success', T0 - 2 * MINUTE)],
+      },
+      // The reference settles what it cannot parse: attempt and notBefore must be usable.
+      { reason: 'invalid-record', jobs: [flaky()], record: { attempt: '1' }, attempt: null },
+      { reason: 'invalid-record', jobs: [flaky()], record: { attempt: 0 }, attempt: null },
+      {
+        reason: 'invalid-record',
+        jobs: [flaky()],
+        record: { notBefore: T0 + 5 * MINUTE },
+        attempt: null,
+      },
+      {
+        reason: 'invalid-record',
+        jobs: [flaky()],
+        record: { notBefore: 'soon' },
+        attempt: null,
+      },
     ];
     for (const c of cases) {
-      void test(c.reason, async () => {
+      void test(`${c.reason} ${JSON.stringify(c.record ?? {})}`, async () => {
         const w = await world();
         const definition = c.jobs.find((candidate) => candidate.name === 'flaky') ?? flaky();
         for (const marker of c.markers ?? []) {
           await w.store.append('reboot/flaky', {
             host: HOST,
-            bootTimeMs: null,
-            digest: definition.digest,
-            atMs: T0 - HOUR,
+            bootTime: null,
+            jobDigest: definition.digest,
+            at: formatIsoUtc(T0 - HOUR),
             ...marker,
           });
         }
+        for (const row of c.runs ?? []) await w.store.append('runs/flaky', row);
         await w.store.append('retries/flaky', {
           kind: 'pending',
-          host: HOST,
           attempt: 1,
-          notBeforeMs: NOT_BEFORE,
-          digest: definition.digest,
+          notBefore: formatIsoUtc(NOT_BEFORE),
+          jobDigest: definition.digest,
+          host: HOST,
+          at: formatIsoUtc(T0 - 3 * MINUTE),
           ...c.record,
         });
         const d = await boot(w, { jobs: c.jobs, ...(c.boot ? { boot: c.boot } : {}) });
-        const attempt = typeof c.record?.['attempt'] === 'number' ? c.record['attempt'] : 1;
-        assert.deepEqual(await newestRetryRecord(w), {
+        const attempt =
+          c.attempt !== undefined
+            ? c.attempt
+            : typeof c.record?.['attempt'] === 'number'
+              ? c.record['attempt']
+              : 1;
+        assert.deepEqual((await streamData(w.store, 'retries/flaky')).at(-1), {
           kind: 'settled',
-          host: HOST,
-          attempt,
           reason: c.reason,
+          host: HOST,
+          at: formatIsoUtc(T0),
+          ...(attempt === null ? {} : { attempt }),
         });
         await tick(w.clock, 10 * MINUTE);
         assert.deepEqual(retryStarts(d), []);
-        if (c.reason === 'rebooted') {
+        if (c.reason === 'superseded-by-reboot') {
           assert.deepEqual(
             d.of('run:started').map((event) => event.trigger),
             ['reboot'],
@@ -778,14 +865,39 @@ void describe('restart-surviving retries', () => {
         kind: 'pending',
         host: 'host-b',
         attempt: 1,
-        notBeforeMs: NOT_BEFORE,
-        digest: flaky().digest,
+        notBefore: formatIsoUtc(NOT_BEFORE),
+        jobDigest: flaky().digest,
+        at: formatIsoUtc(T0 - 3 * MINUTE),
       });
       const d = await boot(w, { jobs: [flaky()] });
       await tick(w.clock, 10 * MINUTE);
       assert.equal((await streamData(w.store, 'retries/flaky')).length, 1);
       assert.deepEqual(retryStarts(d), []);
       await d.stop();
+    });
+
+    void test('not a handoff, a settled record or an unknown kind (never pending at boot)', async () => {
+      for (const newest of [
+        {
+          kind: 'handoff',
+          attempt: 1,
+          notBefore: formatIsoUtc(NOT_BEFORE),
+          jobDigest: flaky().digest,
+          fromHost: HOST,
+          at: formatIsoUtc(T0 - MINUTE),
+          armedAt: formatIsoUtc(T0 - 3 * MINUTE),
+        },
+        { kind: 'settled', reason: 'launched', host: HOST, at: formatIsoUtc(T0 - MINUTE) },
+        { kind: 'resumed-elsewhere', attempt: 1, host: HOST },
+      ]) {
+        const w = await world();
+        await w.store.append('retries/flaky', newest);
+        const d = await boot(w, { jobs: [flaky()] });
+        await tick(w.clock, 10 * MINUTE);
+        assert.equal((await streamData(w.store, 'retries/flaky')).length, 1, newest.kind);
+        assert.deepEqual(retryStarts(d), []);
+        await d.stop();
+      }
     });
   });
 
@@ -815,16 +927,17 @@ void describe('restart-surviving retries', () => {
     await w.store.append('reboot/flaky', {
       host: HOST,
       bootId: 'boot-1',
-      bootTimeMs: null,
-      digest: keepAlive.digest,
-      atMs: T0 - HOUR,
+      bootTime: null,
+      jobDigest: keepAlive.digest,
+      at: formatIsoUtc(T0 - HOUR),
     });
     await w.store.append('retries/flaky', {
       kind: 'pending',
-      host: HOST,
       attempt: 7,
-      notBeforeMs: T0 + 10 * SECOND,
-      digest: keepAlive.digest,
+      notBefore: formatIsoUtc(T0 + 10 * SECOND),
+      jobDigest: keepAlive.digest,
+      host: HOST,
+      at: formatIsoUtc(T0 - SECOND),
     });
     const d = await boot(w, { jobs: [keepAlive], boot: BOOT_1 });
     assert.deepEqual(
@@ -869,8 +982,48 @@ void describe('@reboot once per OS boot', () => {
       journal.join('\n'),
     );
     assert.deepEqual(await streamData(w.store, 'reboot/warm'), [
-      { host: HOST, bootId: 'boot-1', bootTimeMs: null, digest: j.digest, atMs: T0 },
+      { host: HOST, bootId: 'boot-1', bootTime: null, jobDigest: j.digest, at: formatIsoUtc(T0) },
     ]);
+    await d.stop();
+  });
+
+  void test('a marker records the boot time as float epoch seconds beside the boot id', async () => {
+    const w = await world();
+    const d = await boot(w, {
+      jobs: [atBoot()],
+      boot: { bootId: 'boot-1', bootTimeMs: T0 - HOUR + 250 },
+    });
+    const [marker] = await streamData(w.store, 'reboot/warm');
+    assert.equal(marker?.['bootTime'], (T0 - HOUR + 250) / 1000);
+    await d.stop();
+  });
+
+  void test("this host's newest marker decides: a definition changed back runs again", async () => {
+    const w = await world();
+    const v1 = atBoot();
+    const v2 = atBoot({ command: { kind: 'shell', script: 'warm --v2' } });
+    await (await boot(w, { jobs: [v1], boot: BOOT_1 })).stop();
+    await (await boot(w, { jobs: [v2], boot: BOOT_1 })).stop();
+    const back = await boot(w, { jobs: [v1], boot: BOOT_1 });
+    assert.equal(bootRuns(back), 1, 'v1 ran this boot, but v2 ran after it');
+    await back.stop();
+  });
+
+  void test("reads the reference's markers: the same boot id, or a boot time within 60 s", async () => {
+    const w = await world();
+    const j = atBoot();
+    await w.store.append('reboot/warm', {
+      at: formatIsoUtc(T0 - HOUR),
+      bootId: null,
+      bootTime: (T0 - 2 * HOUR) / 1000 + 0.0309987,
+      host: HOST,
+      jobDigest: j.digest,
+    });
+    const d = await boot(w, {
+      jobs: [j],
+      boot: { bootId: 'boot-1', bootTimeMs: T0 - 2 * HOUR + 59_000 },
+    });
+    assert.equal(bootRuns(d), 0, 'no boot id in the marker: the boot times decide');
     await d.stop();
   });
 
@@ -908,9 +1061,9 @@ void describe('@reboot once per OS boot', () => {
     await w.store.append('reboot/warm', {
       host: 'host-b',
       bootId: 'boot-1',
-      bootTimeMs: null,
-      digest: j.digest,
-      atMs: T0,
+      bootTime: null,
+      jobDigest: j.digest,
+      at: formatIsoUtc(T0),
     });
     const d = await boot(w, { jobs: [j], boot: BOOT_1 });
     assert.equal(bootRuns(d), 1);
@@ -944,10 +1097,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
 
   async function downtime(): Promise<World> {
     const w = await world(T0 + 10 * MINUTE);
-    await w.store.append(
-      'runs/report',
-      ledgerRow('report', 'success', LAST_RUN_MS + 30 * SECOND, { host: HOST }),
-    );
+    await w.store.append('runs/report', ledgerRow('success', LAST_RUN_MS + 30 * SECOND));
     return w;
   }
 
@@ -966,10 +1116,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
     // Start just before a slot with a store that opens late: the live loop fires T0 + 1 h and its
     // row reaches the ledger before the boot sequence reads the watermark.
     const w = await world(T0 + HOUR - SECOND);
-    await w.store.append(
-      'runs/report',
-      ledgerRow('report', 'success', LAST_RUN_MS + 30 * SECOND, { host: HOST }),
-    );
+    await w.store.append('runs/report', ledgerRow('success', LAST_RUN_MS + 30 * SECOND));
     let open: (opened: boolean) => void = () => undefined;
     const d = await boot(w, {
       jobs: [hourly({ onMissed: 'run-all' })],
@@ -1000,11 +1147,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
     for (let index = 1; index < starts.length; index++) {
       assert.ok(starts[index]! >= ends[index - 1]!, 'serialised: each waits for the previous one');
     }
-    const rows = await streamData(w.store, 'runs/report');
-    assert.deepEqual(
-      rows.filter((row) => row['trigger'] === 'catchup').map((row) => row['scheduledAtMs']),
-      MISSED,
-    );
+    assert.equal((await streamData(w.store, 'runs/report')).length, 1 + MISSED.length);
     await d.stop();
   });
 
@@ -1026,38 +1169,53 @@ void describe('missed-run catch-up (runBackfill)', () => {
     const close = journal.indexOf('append catchup/report close');
     assert.ok(open >= 0 && open < firstBackfill, journal.join('\n'));
     assert.ok(lastFinish >= 0 && close > lastFinish, journal.join('\n'));
-    assert.deepEqual(await streamData(w.store, 'catchup/report'), [
-      { kind: 'open', host: HOST, watermarkMs: LAST_RUN_MS + 30 * SECOND, mode: 'run-all' },
-      { kind: 'close', host: HOST, watermarkMs: T0 },
-    ]);
+    // After each backfill but the last, an open checkpoint moves to the slot just run; the
+    // stream keeps the newest 8.
+    const checkpoints = await streamData(w.store, 'catchup/report');
+    assert.deepEqual(
+      checkpoints.map((checkpoint) => [checkpoint['kind'], checkpoint['watermark']]),
+      [
+        ['open', formatIsoUtc(LAST_RUN_MS + 30 * SECOND)],
+        ...MISSED.slice(0, -1).map((slotMs) => ['open', formatIsoUtc(slotMs)]),
+        ['close', formatIsoUtc(T0)],
+      ],
+    );
+    assert.deepEqual(Object.keys(checkpoints[0]!).sort(), ['at', 'kind', 'watermark']);
     await d.stop();
   });
 
   void test('a restart mid-backfill resumes from the open checkpoint, skipping slots already backfilled', async () => {
     const w = await downtime();
-    const watermarkMs = LAST_RUN_MS + 30 * SECOND;
-    await w.store.append('catchup/report', {
-      kind: 'open',
-      host: HOST,
-      watermarkMs,
-      mode: 'run-all',
-    });
+    // The interrupted process opened at the watermark and backfilled two slots.
+    const watermark = formatIsoUtc(LAST_RUN_MS + 30 * SECOND);
+    await w.store.append('catchup/report', { kind: 'open', watermark, at: formatIsoUtc(T0) });
     for (const slotMs of MISSED.slice(0, 2)) {
-      await w.store.append(
-        'runs/report',
-        ledgerRow('report', 'success', T0 + 2 * MINUTE, {
-          host: HOST,
-          trigger: 'catchup',
-          scheduledAtMs: slotMs,
-        }),
-      );
+      await w.store.append('runs/report', ledgerRow('success', T0 + 2 * MINUTE));
+      await w.store.append('catchup/report', {
+        kind: 'open',
+        watermark: formatIsoUtc(slotMs),
+        at: formatIsoUtc(T0 + 2 * MINUTE),
+      });
     }
     const d = await boot(w, { jobs: [hourly({ onMissed: 'run-all' })], runs: { exitCode: 0 } });
     await tick(w.clock, MINUTE);
     assert.deepEqual(backfills(d), MISSED.slice(2));
     const checkpoints = await streamData(w.store, 'catchup/report');
-    assert.equal(checkpoints.length, 2, 'no second open: it resumed the first');
-    assert.equal(checkpoints.at(-1)!['kind'], 'close');
+    assert.equal(checkpoints.length, 6, 'no new open before resuming: two more, then the close');
+    assert.deepEqual(checkpoints.at(-1), {
+      kind: 'close',
+      watermark: formatIsoUtc(T0),
+      at: formatIsoUtc(T0 + 10 * MINUTE),
+    });
+    await d.stop();
+  });
+
+  void test('an open checkpoint without a usable watermark is ignored: the ledger decides', async () => {
+    const w = await downtime();
+    await w.store.append('catchup/report', { kind: 'open', watermark: '', at: formatIsoUtc(T0) });
+    const d = await boot(w, { jobs: [hourly({ onMissed: 'run-once' })], runs: { exitCode: 0 } });
+    await tick(w.clock, MINUTE);
+    assert.deepEqual(backfills(d), [T0]);
     await d.stop();
   });
 
@@ -1083,10 +1241,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
 
   void test('backfills bypass the onlyIfLastSucceeded gate and launch without the retry ladder', async () => {
     const w = await world(T0 + 10 * MINUTE);
-    await w.store.append(
-      'runs/report',
-      ledgerRow('report', 'failure', LAST_RUN_MS + 30 * SECOND, { host: HOST }),
-    );
+    await w.store.append('runs/report', ledgerRow('failure', LAST_RUN_MS + 30 * SECOND));
     const d = await boot(w, {
       jobs: [
         hourly({
@@ -1136,40 +1291,106 @@ void describe('missed-run catch-up (runBackfill)', () => {
 // ---- output archival ------------------------------------------------------------------------
 
 void describe('output archival', () => {
-  const OUTPUT = 'connecting as admin\nPASSWORD=hunter2\ndone\n';
   const archived = (overrides: MakeJobOverrides = {}): ReturnType<typeof makeJob> =>
     job({ name: 'dump', captureStdout: true, archiveOutput: true, ...overrides });
 
-  void test('each finished run’s captured output lands in logs/<job>, redacted by default', async () => {
+  /** Start the job by hand, feed it `lines` as its captured output, and finish it. */
+  async function runWithOutput(
+    d: Daemon,
+    lines: readonly (readonly ['stdout' | 'stderr', string])[],
+    exitCode = 0,
+  ): Promise<void> {
+    await d.scheduler.startJob('dump');
+    await flush();
+    const run = d.runner.last('dump');
+    for (const [stream, line] of lines) run.emitOutput(stream, line);
+    run.fail(exitCode);
+    await flush();
+  }
+
+  void test('each finished run’s captured lines land in logs/<job> in read order, redacted by default', async () => {
     const w = await world();
-    const d = await boot(w, { jobs: [archived()] });
-    d.runner.script('dump', { exitCode: 0, stdout: OUTPUT, stderr: 'token hunter2 in stderr\n' });
-    await tick(w.clock, MINUTE);
+    const d = await boot(w, { jobs: [archived()], runs: 'manual' });
+    await runWithOutput(d, [
+      ['stdout', 'connecting as admin\n'],
+      ['stderr', 'warning: slow\n'],
+      ['stdout', 'PASSWORD=hunter2\n'],
+      ['stderr', 'token hunter2 in stderr\n'],
+      ['stdout', 'done'],
+    ]);
     const finished = d.of('run:finished')[0]!;
     assert.deepEqual(await streamData(w.store, 'logs/dump'), [
       {
-        job: 'dump',
-        host: HOST,
-        runId: finished.runId,
-        outcome: 'failure', // stderr output fails the run (failsWhen.producesStderr)
-        finishedAtMs: finished.outcome.finishedAtMs,
-        stdout: 'connecting as admin\nPASSWORD=[REDACTED]\ndone\n',
-        stderr: 'token [REDACTED] in stderr\n',
-        truncated: false,
+        finished_at: formatIsoUtc(finished.outcome.finishedAtMs),
+        outcome: 'success',
+        exit_code: 0,
         redacted: true,
+        dropped_lines: 0,
+        lines: [
+          { stream: 'stdout', line: 'connecting as admin\n' },
+          { stream: 'stderr', line: 'warning: slow\n' },
+          { stream: 'stdout', line: 'PASSWORD=[REDACTED]\n' },
+          { stream: 'stderr', line: 'token [REDACTED] in stderr\n' },
+          { stream: 'stdout', line: 'done' },
+        ],
       },
+    ]);
+    await d.stop();
+  });
+
+  void test('redaction spanning lines (a private key block) keeps every line in its place', async () => {
+    const w = await world();
+    const d = await boot(w, {
+      jobs: [archived()],
+      runs: 'manual',
+      redact: (text) => text.replace(/BEGIN\n[\s\S]*?\nEND/, 'BEGIN\n[REDACTED]\n[REDACTED]\nEND'),
+    });
+    await runWithOutput(d, [
+      ['stdout', 'BEGIN\n'],
+      ['stderr', 'interleaved\n'],
+      ['stdout', 'secret-1\n'],
+      ['stdout', 'secret-2\n'],
+      ['stdout', 'END\n'],
+    ]);
+    const [record] = await streamData(w.store, 'logs/dump');
+    assert.deepEqual(record?.['lines'], [
+      { stream: 'stdout', line: 'BEGIN\n' },
+      { stream: 'stderr', line: 'interleaved\n' },
+      { stream: 'stdout', line: '[REDACTED]\n' },
+      { stream: 'stdout', line: '[REDACTED]\n' },
+      { stream: 'stdout', line: 'END\n' },
+    ]);
+    await d.stop();
+  });
+
+  void test('a redactor that changes the number of lines is applied line by line instead', async () => {
+    const w = await world();
+    const d = await boot(w, {
+      jobs: [archived()],
+      runs: 'manual',
+      redact: (text) => text.replaceAll('hunter2\n', 'X'),
+    });
+    await runWithOutput(d, [
+      ['stdout', 'a hunter2\n'],
+      ['stdout', 'b\n'],
+    ]);
+    const [record] = await streamData(w.store, 'logs/dump');
+    assert.deepEqual(record?.['lines'], [
+      { stream: 'stdout', line: 'a X' },
+      { stream: 'stdout', line: 'b\n' },
     ]);
     await d.stop();
   });
 
   void test('redactArchivedSecrets: false archives the output verbatim', async () => {
     const w = await world();
-    const d = await boot(w, { jobs: [archived({ redactArchivedSecrets: false })] });
-    d.runner.script('dump', { exitCode: 0, stdout: OUTPUT });
-    await tick(w.clock, MINUTE);
+    const d = await boot(w, { jobs: [archived({ redactArchivedSecrets: false })], runs: 'manual' });
+    await runWithOutput(d, [['stdout', 'PASSWORD=hunter2\n']], 3);
     const [record] = await streamData(w.store, 'logs/dump');
-    assert.equal(record!['stdout'], OUTPUT);
-    assert.equal(record!['redacted'], false);
+    assert.deepEqual(record?.['lines'], [{ stream: 'stdout', line: 'PASSWORD=hunter2\n' }]);
+    assert.equal(record?.['redacted'], false);
+    assert.equal(record?.['outcome'], 'failure');
+    assert.equal(record?.['exit_code'], 3);
     await d.stop();
   });
 
@@ -1193,11 +1414,13 @@ void describe('output archival', () => {
         asked.push(runId);
         return Promise.resolve(['zz-9-plural-z-alpha']);
       },
-      runs: { exitCode: 0, stdout: 'calling with zz-9-plural-z-alpha now\n' },
+      runs: 'manual',
     });
-    await tick(w.clock, MINUTE);
+    await runWithOutput(d, [['stdout', 'calling with zz-9-plural-z-alpha now\n']]);
     const [record] = await streamData(w.store, 'logs/dump');
-    assert.equal(record!['stdout'], 'calling with [REDACTED] now\n');
+    assert.deepEqual(record?.['lines'], [
+      { stream: 'stdout', line: 'calling with ***REDACTED*** now\n' },
+    ]);
     assert.deepEqual(asked, [d.of('run:started')[0]!.runId], 'asked once, at the start');
     await d.stop();
   });
@@ -1254,16 +1477,34 @@ void describe('output archival', () => {
     await d.stop();
   });
 
-  void test('without archiveOutput nothing is archived; an uncaptured stream is null', async () => {
+  void test('keeps the first and last saveLimit/2 lines of each stream and counts the dropped ones', async () => {
+    const w = await world();
+    const d = await boot(w, { jobs: [archived({ saveLimit: 4 })], runs: 'manual' });
+    const lines = Array.from({ length: 10 }, (_, index) => ['stdout', `out ${index}\n`] as const);
+    await runWithOutput(d, [['stderr', 'err 0\n'], ...lines]);
+    const [record] = await streamData(w.store, 'logs/dump');
+    assert.deepEqual(record?.['lines'], [
+      { stream: 'stderr', line: 'err 0\n' },
+      { stream: 'stdout', line: 'out 0\n' },
+      { stream: 'stdout', line: 'out 1\n' },
+      { stream: 'stdout', line: 'out 8\n' },
+      { stream: 'stdout', line: 'out 9\n' },
+    ]);
+    assert.equal(record?.['dropped_lines'], 6);
+    await d.stop();
+  });
+
+  void test('without archiveOutput nothing is archived; a run without output archives no lines', async () => {
     const w = await world();
     const d = await boot(w, {
-      jobs: [archived({ name: 'quiet', archiveOutput: false }), archived({ captureStderr: false })],
-      runs: { exitCode: 0, stdout: OUTPUT },
+      jobs: [archived({ name: 'quiet', archiveOutput: false }), archived()],
+      runs: { exitCode: 0 },
     });
     await tick(w.clock, MINUTE);
     assert.equal((await streamData(w.store, 'logs/quiet')).length, 0);
     const [record] = await streamData(w.store, 'logs/dump');
-    assert.equal(record!['stderr'], null);
+    assert.deepEqual(record?.['lines'], []);
+    assert.equal(record?.['dropped_lines'], 0);
     await d.stop();
   });
 
@@ -1272,7 +1513,7 @@ void describe('output archival', () => {
     const d = await boot(w, {
       jobs: [archived()],
       settings: { maxRunsPerJob: 3 },
-      runs: { exitCode: 0, stdout: 'x\n' },
+      runs: { exitCode: 0 },
     });
     await tick(w.clock, 20 * MINUTE);
     assert.equal((await streamData(w.store, 'logs/dump')).length, 3);
@@ -1286,9 +1527,9 @@ void describe('restart-durable Prometheus counters', () => {
   class FakeCounters implements CounterSnapshots {
     taken = 0;
     readonly seeded: [unknown, string[]][] = [];
-    snapshot(): unknown {
+    snapshot(): object {
       this.taken += 1;
-      return { runs: this.taken };
+      return { buckets: [], jobs: { pulse: { retries: this.taken } } };
     }
     seed(snapshot: unknown, configuredJobNames: ReadonlySet<string>): void {
       this.seeded.push([snapshot, [...configuredJobNames]]);
@@ -1299,21 +1540,18 @@ void describe('restart-durable Prometheus counters', () => {
 
   void test('are seeded once per process from this host’s newest snapshot, naming the configured jobs', async () => {
     const w = await world();
-    await w.store.append('counters/host-b', { host: 'host-b', atMs: T0, snapshot: { runs: 99 } });
-    await w.store.append(`counters/${HOST}`, {
-      host: HOST,
-      atMs: T0 - HOUR,
-      snapshot: { runs: 1 },
+    const record = (at: number, retries: number): Record<string, unknown> => ({
+      at: formatIsoUtc(at),
+      buckets: [],
+      jobs: { pulse: { retries } },
     });
-    await w.store.append(`counters/${HOST}`, {
-      host: HOST,
-      atMs: T0 - MINUTE,
-      snapshot: { runs: 2 },
-    });
+    await w.store.append('counters/host-b', record(T0, 99));
+    await w.store.append(`counters/${HOST}`, record(T0 - HOUR, 1));
+    await w.store.append(`counters/${HOST}`, record(T0 - MINUTE, 2));
     const counters = new FakeCounters();
     const process = newProcess('process-1');
     const first = await boot(w, { jobs: [frequent()], counters, process });
-    assert.deepEqual(counters.seeded, [[{ runs: 2 }, ['pulse']]]);
+    assert.deepEqual(counters.seeded, [[record(T0 - MINUTE, 2), ['pulse']]]);
     first.durableSlot.swap(null);
     await first.durable.close();
     const second = await boot(w, { jobs: [frequent()], counters, process, scheduler: first });
@@ -1350,8 +1588,12 @@ void describe('restart-durable Prometheus counters', () => {
     await d.stop();
     assert.equal(snapshots(), 5, 'the final, unthrottled snapshot at shutdown');
     const stored = await streamData(w.store, `counters/${HOST}`);
-    assert.equal(stored.length, 3, 'the stream is pruned to the newest three');
-    assert.deepEqual(stored.at(-1)!['snapshot'], { runs: 5 });
+    assert.equal(stored.length, 4, 'the stream is pruned to the newest four');
+    assert.deepEqual(stored.at(-1), {
+      at: formatIsoUtc(T0 + MINUTE),
+      buckets: [],
+      jobs: { pulse: { retries: 5 } },
+    });
   });
 
   void test('a host without a snapshot seeds nothing and still snapshots', async () => {
@@ -1370,9 +1612,9 @@ void describe('restart-durable Prometheus counters', () => {
 void describe('SLA trends', () => {
   void test('are computed over the durable ledger, every node’s rows included', async () => {
     const w = await world();
-    await w.store.append('runs/sync', ledgerRow('sync', 'success', T0 - 2 * 24 * HOUR));
-    await w.store.append('runs/sync', ledgerRow('sync', 'failure', T0 - 2 * HOUR));
-    await w.store.append('runs/sync', ledgerRow('sync', 'unknown', T0 - 90 * MINUTE));
+    await w.store.append('runs/sync', ledgerRow('success', T0 - 2 * 24 * HOUR));
+    await w.store.append('runs/sync', ledgerRow('failure', T0 - 2 * HOUR));
+    await w.store.append('runs/sync', ledgerRow('unknown', T0 - 90 * MINUTE));
     const d = await boot(w, { jobs: [job({ name: 'sync' })], runs: { exitCode: 0 } });
     await tick(w.clock, MINUTE);
     const read = await d.durable.getTrends('sync');

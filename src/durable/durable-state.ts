@@ -1,5 +1,5 @@
-// The scheduler's durable collaborator (seed "The durable run ledger" through "When the store is
-// unavailable"): it answers the scheduler's durable-truth questions (depends-on-past, @reboot
+// The scheduler's durable collaborator (docs/durable-state.md "The durable scheduler features"):
+// it answers the scheduler's durable-truth questions (depends-on-past, @reboot
 // boot markers, retry settles), records the scheduler's events through the RunRecorder, and on
 // each backend start runs the boot sequence (boot-steps.ts) and then missed-run catch-up. Only
 // built when `state` is configured.
@@ -26,8 +26,8 @@ import {
   type HistoryRows,
 } from './boot-steps.js';
 import { CatchupRunner } from './catchup-runner.js';
-import { newestRealOutcome, parseRuns, runSummaryOf } from './ledger-rows.js';
-import { parseLedgerRun, rebootStream, runsStream } from './records.js';
+import { newestRealOutcome, parseLedgerRun, parseRuns } from './ledger-rows.js';
+import { rebootMarkerData, rebootStream, REBOOT_KEEP, runsStream } from './records.js';
 import { StoreRetryJournal } from './retry-journal.js';
 import { RunRecorder } from './run-recorder.js';
 import { StoreAccess } from './store-access.js';
@@ -75,12 +75,13 @@ export class DurableState implements DurableCollaborator {
     this.onStoreUnavailable = settings.onStoreUnavailable;
     this.#access = new StoreAccess(deps.store, deps.writes, deps.clock);
     this.#recorder = new RunRecorder(deps, settings, this.#access);
-    this.retries = new StoreRetryJournal(
-      this.#access,
-      deps.host,
-      deps.process.token,
-      settings.onStoreUnavailable,
-    );
+    this.retries = new StoreRetryJournal({
+      access: this.#access,
+      clock: deps.clock,
+      host: deps.host,
+      process: deps.process,
+      onStoreUnavailable: settings.onStoreUnavailable,
+    });
     this.#tasks = new TaskSet((error) =>
       deps.logger.error(`Durable state task failed: ${describeError(error)}`),
     );
@@ -109,6 +110,7 @@ export class DurableState implements DurableCollaborator {
     const { events } = this.#deps.scheduler;
     this.#unsubscribers.push(
       events.on('run:started', (event) => this.#recorder.onRunStarted(event)),
+      events.on('run:output', (event) => this.#recorder.onRunOutput(event)),
       events.on('run:finished', (event) => this.#recorder.onRunFinished(event)),
     );
     this.#tasks.run(() => this.#backendStart());
@@ -177,9 +179,10 @@ export class DurableState implements DurableCollaborator {
         clock,
         `read the @reboot marker of ${job.name}`,
       );
-      const ran = (markers.get(job.name)?.markers ?? []).some(
-        (marker) => marker.digest === job.digest && this.#deps.sameBoot(marker, boot),
-      );
+      // This host's newest marker decides: a marker of this boot for this definition.
+      const newest = markers.get(job.name)?.newest ?? null;
+      const ran =
+        newest !== null && newest.jobDigest === job.digest && this.#deps.sameBoot(newest, boot);
       if (ran) {
         logger.info(
           `Job ${job.name}: @reboot already ran during this OS boot; not running it again`,
@@ -187,14 +190,22 @@ export class DurableState implements DurableCollaborator {
         return 'ran-this-boot';
       }
       // Record-then-run: a crash between the marker and the spawn errs toward not re-running.
-      const landed = await this.#access.writeAndWait('reboot-marker', rebootStream(job.name), {
+      const stream = rebootStream(job.name);
+      const marker = {
         host,
         bootId: boot.bootId,
         bootTimeMs: boot.bootTimeMs,
-        digest: job.digest,
-        atMs: clock.now(),
-      });
-      if (landed) return 'run';
+        jobDigest: job.digest,
+      };
+      const landed = await this.#access.writeAndWait(
+        'reboot-marker',
+        stream,
+        rebootMarkerData(marker, clock.now()),
+      );
+      if (landed) {
+        this.#access.submitPrune('reboot-marker', stream, REBOOT_KEEP);
+        return 'run';
+      }
       return this.#policyFor(job, 'the @reboot marker could not be written');
     } catch (error) {
       return this.#policyFor(job, `the @reboot marker could not be read (${describeError(error)})`);
@@ -220,7 +231,7 @@ export class DurableState implements DurableCollaborator {
       const runs: RunSummary[] = [];
       for (const record of records) {
         const run = parseLedgerRun(record.data);
-        if (run !== undefined) runs.push(runSummaryOf(run));
+        if (run !== undefined) runs.push(run.summary);
       }
       runs.sort((a, b) => a.finishedAtMs - b.finishedAtMs);
       return { source: 'durable', runs };
@@ -278,6 +289,7 @@ export class DurableState implements DurableCollaborator {
       deps: this.#deps,
       access: this.#access,
       jobs: this.#config.jobs,
+      lastFinishMs: new Map(),
     };
     // Rows for the in-memory history: the warm-up's (first backend start of the process only)
     // plus the reconciled ones, handed over together in ledger order.
@@ -339,13 +351,13 @@ export class DurableState implements DurableCollaborator {
     new CatchupRunner({
       clock: this.#deps.clock,
       logger,
-      host: this.#deps.host,
       store: this.#deps.store,
       scheduler: this.#deps.scheduler,
       untilMs: this.#deps.schedulerStartedAtMs,
       onStoreUnavailable: this.onStoreUnavailable,
       read: (work, what) => this.#access.read(work, what),
       writeAndWait: (stream, data) => this.#access.writeAndWait('checkpoint', stream, data),
+      prune: (stream, keep) => this.#access.submitPrune('checkpoint', stream, keep),
       tasks: this.#tasks,
       signal: this.#abort.signal,
     }).start(this.#config.jobs);

@@ -1,7 +1,12 @@
-// The durable scheduler features' stream names and record shapes (spec/seed-durable-state.txt,
-// "The store model" layout), with defensive parsers: records come from disk, possibly from
-// another build or a hostile writer, so every reader checks the shape and skips what is off.
-import type { RunResourcesWire } from '../resources/index.js';
+// The durable features' streams and the reference's record bodies (docs/durable-state-store.md
+// "Record bodies"), rendered from domain values (epoch ms) and read back defensively: records
+// come from disk, written by another build, the Python reference or a hostile writer, so every
+// reader checks each field it uses and skips what it cannot use. This file holds the stream
+// names, the field readers every kind shares, and the small kinds (in-flight records, @reboot
+// markers, catch-up checkpoints, slot cancels); run rows are in ledger-rows.ts, retry records in
+// retry-records.ts, archived output in output-archive.ts.
+// Must not: write a field name, unit or timestamp shape the reference does not write.
+import { formatIsoUtc, parseIsoInstantMs, pyFloat, type PyFloat } from '../common/index.js';
 import type { JsonObject } from '../state/index.js';
 
 export const runsStream = (job: string): string => `runs/${job}`;
@@ -10,233 +15,209 @@ export const catchupStream = (job: string): string => `catchup/${job}`;
 export const retriesStream = (job: string): string => `retries/${job}`;
 export const rebootStream = (job: string): string => `reboot/${job}`;
 export const inflightStream = (job: string): string => `inflight/${job}`;
+export const slotsStream = (job: string): string => `slots/${job}`;
 export const countersStream = (host: string): string => `counters/${host}`;
 
-// ---- field readers --------------------------------------------------------------------------
+/** Records kept per stream (the reference's retention): catch-up, retries, in-flight, slots. */
+export const CATCHUP_KEEP = 8;
+export const RETRIES_KEEP = 8;
+export const INFLIGHT_KEEP = 8;
+export const SLOTS_KEEP = 8;
+/** @reboot markers kept per job, and how many of the newest a boot reads. */
+export const REBOOT_KEEP = 32;
+/** Counter snapshots kept per host. */
+export const COUNTERS_KEEP = 4;
 
-function str(data: JsonObject, key: string): string | undefined {
+// ---- shared field readers and writers ------------------------------------------------------------
+
+/** An instant as the reference writes it: Python isoformat() of the UTC time. */
+export const isoAt = (epochMs: number): string => formatIsoUtc(epochMs);
+
+/** Epoch seconds as a Python float (`bootTime`, counter timestamps). */
+export const epochSeconds = (epochMs: number): PyFloat => pyFloat(epochMs / 1000);
+
+const OFFSET = /(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Epoch ms of an ISO timestamp read from a record, as leniently as Python's fromisoformat: an
+ * offset (or none: a naive value is UTC), `T` or a space between date and time, 0-9 fraction
+ * digits. Undefined for anything else (a non-string included).
+ */
+export function parseStoreInstant(value: unknown): number | undefined {
+  if (typeof value !== 'string' || value.length < 19 || value.length > 40) return undefined;
+  let text = value[10] === ' ' ? `${value.slice(0, 10)}T${value.slice(11)}` : value;
+  if (!OFFSET.test(text)) text += '+00:00';
+  const ms = parseIsoInstantMs(text);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+export function str(data: JsonObject, key: string): string | undefined {
   const value = data[key];
   return typeof value === 'string' ? value : undefined;
 }
 
-function num(data: JsonObject, key: string): number | undefined {
+/** A JSON integer (Python isinstance int, bools excluded). */
+export function int(data: JsonObject, key: string): number | undefined {
+  const value = data[key];
+  return Number.isSafeInteger(value) ? (value as number) : undefined;
+}
+
+/** Any finite JSON number (the reference accepts an int wherever it writes a float). */
+export function num(data: JsonObject, key: string): number | undefined {
   const value = data[key];
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function nullableStr(data: JsonObject, key: string): string | null | undefined {
-  const value = data[key];
-  if (value === null) return null;
-  return typeof value === 'string' ? value : undefined;
-}
+// ---- in-flight records (inflight/<job>) -----------------------------------------------------------
 
-function nullableNum(data: JsonObject, key: string): number | null | undefined {
-  const value = data[key];
-  if (value === null) return null;
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-// ---- the run ledger (runs/<job>) ------------------------------------------------------------
-
-export type LedgerOutcome = 'success' | 'failure' | 'cancelled' | 'unknown';
-
-/** One finished run: the GET /jobs/{name}/runs record plus what the durable features read. */
-export interface LedgerRun {
-  readonly job: string;
-  readonly host: string;
-  readonly runId: string;
-  readonly trigger: string;
-  readonly attempt: number;
-  /** The cron slot the run served, ISO, or null. */
-  readonly scheduled_at: string | null;
-  readonly outcome: LedgerOutcome;
-  readonly exit_code: number | null;
-  readonly started_at: string | null;
-  /** Null only on a reconciled row of an onMissed run-once/run-all job (see interruptedAtMs). */
-  readonly finished_at: string | null;
-  readonly duration: number | null;
-  readonly fail_reason: string | null;
-  /** A monitored run's usage with its series (written, not read back: the history has none). */
-  readonly resources?: RunResourcesWire | null;
-  /** The catch-up watermark's field: absent where finished_at is null. */
-  readonly finishedAtMs?: number;
-  /** A reconciled run-once/run-all row: the interrupted start instant, owed to catch-up. */
-  readonly interruptedAtMs?: number;
-  /** The slot as epoch ms (catch-up resume recognises backfills already done). */
-  readonly scheduledAtMs?: number;
-}
-
-const OUTCOMES: ReadonlySet<string> = new Set(['success', 'failure', 'cancelled', 'unknown']);
-
-export function parseLedgerRun(data: JsonObject): LedgerRun | undefined {
-  const outcome = str(data, 'outcome');
-  const job = str(data, 'job');
-  if (outcome === undefined || !OUTCOMES.has(outcome) || job === undefined) return undefined;
-  const finishedAt = nullableStr(data, 'finished_at');
-  const finishedAtMs = num(data, 'finishedAtMs');
-  const interruptedAtMs = num(data, 'interruptedAtMs');
-  if (finishedAt === undefined || (finishedAtMs === undefined && interruptedAtMs === undefined)) {
-    return undefined;
-  }
-  const scheduledAtMs = num(data, 'scheduledAtMs');
-  return {
-    job,
-    host: str(data, 'host') ?? '',
-    runId: str(data, 'runId') ?? '',
-    trigger: str(data, 'trigger') ?? 'schedule',
-    attempt: num(data, 'attempt') ?? 0,
-    scheduled_at: nullableStr(data, 'scheduled_at') ?? null,
-    outcome: outcome as LedgerOutcome,
-    exit_code: nullableNum(data, 'exit_code') ?? null,
-    started_at: nullableStr(data, 'started_at') ?? null,
-    finished_at: finishedAt,
-    duration: nullableNum(data, 'duration') ?? null,
-    fail_reason: nullableStr(data, 'fail_reason') ?? null,
-    ...(finishedAtMs === undefined ? {} : { finishedAtMs }),
-    ...(interruptedAtMs === undefined ? {} : { interruptedAtMs }),
-    ...(scheduledAtMs === undefined ? {} : { scheduledAtMs }),
-  };
-}
-
-/** When the run ended for ordering purposes (a reconciled row: when it was interrupted). */
-export function ledgerInstantMs(run: LedgerRun): number {
-  return run.finishedAtMs ?? run.interruptedAtMs ?? Number.NaN;
-}
-
-// ---- in-flight records (inflight/<job>) -----------------------------------------------------
-
+/** A job went from zero to one live instance on `host` in the daemon process `proc`. */
 export interface InflightOpen {
   readonly kind: 'open';
   readonly host: string;
-  /** Per-process token: which daemon process wrote it. */
-  readonly token: string;
+  /** The writing daemon's 12-hex process token. */
+  readonly proc: string;
   readonly pid: number | null;
   readonly startedAtMs: number;
-  readonly digest: string;
+  readonly jobDigest: string;
 }
 
+export type InflightCloseReason = 'finished' | 'reconciled-crash' | 'reconciled-takeover';
+
+/** The last live instance finished, or a reconciliation closed an orphaned open record. */
 export interface InflightClosed {
   readonly kind: 'closed';
   readonly host: string;
-  readonly token: string;
-  /** `finished`, or `reconciled-crash` / `reconciled-takeover` naming the closed token. */
+  readonly proc: string;
+  /** One of InflightCloseReason as we write it; any string as read. */
   readonly reason: string;
-  /** For a reconciliation: the token of the open record it closes. */
-  readonly closes?: string;
 }
 
 export type InflightRecord = InflightOpen | InflightClosed;
 
+export function inflightOpenData(open: Omit<InflightOpen, 'kind'>): JsonObject {
+  return {
+    kind: 'open',
+    host: open.host,
+    proc: open.proc,
+    pid: open.pid,
+    startedAt: isoAt(open.startedAtMs),
+    jobDigest: open.jobDigest,
+  };
+}
+
+export function inflightClosedData(
+  host: string,
+  proc: string,
+  reason: InflightCloseReason,
+  atMs: number,
+): JsonObject {
+  return { kind: 'closed', host, proc, reason, at: isoAt(atMs) };
+}
+
+/** An in-flight record, or undefined when its kind or owner cannot be read. */
 export function parseInflight(data: JsonObject): InflightRecord | undefined {
   const kind = str(data, 'kind');
   const host = str(data, 'host');
-  const token = str(data, 'token');
-  if (host === undefined || token === undefined) return undefined;
+  const proc = str(data, 'proc');
+  if (host === undefined || proc === undefined) return undefined;
   if (kind === 'open') {
-    const startedAtMs = num(data, 'startedAtMs');
+    const startedAtMs = parseStoreInstant(data['startedAt']);
     if (startedAtMs === undefined) return undefined;
-    const pid = nullableNum(data, 'pid');
+    const pid = int(data, 'pid');
     return {
       kind,
       host,
-      token,
-      pid: pid === undefined || pid === null || !Number.isInteger(pid) || pid <= 0 ? null : pid,
+      proc,
+      pid: pid === undefined || pid <= 0 ? null : pid,
       startedAtMs,
-      digest: str(data, 'digest') ?? '',
+      jobDigest: str(data, 'jobDigest') ?? '',
     };
   }
-  if (kind === 'closed') {
-    const closes = str(data, 'closes');
-    return {
-      kind,
-      host,
-      token,
-      reason: str(data, 'reason') ?? 'finished',
-      ...(closes === undefined ? {} : { closes }),
-    };
-  }
+  if (kind === 'closed') return { kind, host, proc, reason: str(data, 'reason') ?? '' };
   return undefined;
 }
 
-// ---- retry ladders (retries/<job>) ----------------------------------------------------------
+// ---- @reboot boot markers (reboot/<job>) ---------------------------------------------------------
 
-export interface RetryPending {
-  readonly kind: 'pending';
-  readonly host: string;
-  readonly attempt: number;
-  readonly notBeforeMs: number;
-  readonly digest: string;
-}
-
-export interface RetrySettled {
-  readonly kind: 'settled';
-  readonly host: string;
-  readonly attempt: number;
-  readonly reason: string;
-}
-
-export type RetryRecord = RetryPending | RetrySettled;
-
-/** Unknown kinds (e.g. a newer build's handoff) read as "not pending": never double-run. */
-export function parseRetry(data: JsonObject): RetryRecord | undefined {
-  const kind = str(data, 'kind');
-  const host = str(data, 'host');
-  const attempt = num(data, 'attempt');
-  if (host === undefined || attempt === undefined || !Number.isInteger(attempt)) return undefined;
-  if (kind === 'pending') {
-    const notBeforeMs = num(data, 'notBeforeMs');
-    const digest = str(data, 'digest');
-    if (notBeforeMs === undefined || digest === undefined || attempt < 1) return undefined;
-    return { kind, host, attempt, notBeforeMs, digest };
-  }
-  if (kind === 'settled') return { kind, host, attempt, reason: str(data, 'reason') ?? '' };
-  return undefined;
-}
-
-// ---- @reboot boot markers (reboot/<job>) ----------------------------------------------------
-
+/** An @reboot job's boot run was recorded on `host` during the boot with this identity. */
 export interface RebootMarker {
   readonly host: string;
-  /** Exact boot id (Linux), or null with a boot time instead. */
+  /** Linux's boot id, or null. */
   readonly bootId: string | null;
+  /** Wall clock minus uptime (epoch ms), or null. */
   readonly bootTimeMs: number | null;
-  readonly digest: string;
+  readonly jobDigest: string;
+}
+
+export function rebootMarkerData(marker: RebootMarker, atMs: number): JsonObject {
+  return {
+    host: marker.host,
+    bootId: marker.bootId,
+    bootTime: marker.bootTimeMs === null ? null : epochSeconds(marker.bootTimeMs),
+    jobDigest: marker.jobDigest,
+    at: isoAt(atMs),
+  };
 }
 
 export function parseRebootMarker(data: JsonObject): RebootMarker | undefined {
   const host = str(data, 'host');
-  const digest = str(data, 'digest');
-  const bootId = nullableStr(data, 'bootId') ?? null;
-  const bootTimeMs = nullableNum(data, 'bootTimeMs') ?? null;
-  if (host === undefined || digest === undefined) return undefined;
-  if (bootId === null && bootTimeMs === null) return undefined;
-  return { host, bootId, bootTimeMs, digest };
+  if (host === undefined) return undefined;
+  const bootTime = num(data, 'bootTime');
+  return {
+    host,
+    bootId: str(data, 'bootId') ?? null,
+    bootTimeMs: bootTime === undefined ? null : bootTime * 1000,
+    // A marker without a digest covers no definition: the job runs again.
+    jobDigest: str(data, 'jobDigest') ?? '',
+  };
 }
 
-// ---- catch-up checkpoints (catchup/<job>) ---------------------------------------------------
+// ---- catch-up checkpoints (catchup/<job>) --------------------------------------------------------
 
-export interface CatchupOpen {
-  readonly kind: 'open';
-  readonly host: string;
-  /** The watermark the backfill was computed from. */
-  readonly watermarkMs: number;
-  readonly mode: string;
+/**
+ * `open`: a backfill from `watermarkMs` (the newest finished run it was computed from, or the
+ * last slot a backfill completed) is owed; `close`: it completed.
+ */
+export interface CatchupCheckpoint {
+  readonly kind: 'open' | 'close';
+  /** Null when written without one (`""`) or when it does not parse. */
+  readonly watermarkMs: number | null;
 }
 
-export interface CatchupClose {
-  readonly kind: 'close';
-  readonly host: string;
-  readonly watermarkMs: number;
+export function catchupData(checkpoint: CatchupCheckpoint, atMs: number): JsonObject {
+  return {
+    kind: checkpoint.kind,
+    watermark: checkpoint.watermarkMs === null ? '' : isoAt(checkpoint.watermarkMs),
+    at: isoAt(atMs),
+  };
 }
 
-export type CatchupRecord = CatchupOpen | CatchupClose;
-
-export function parseCatchup(data: JsonObject): CatchupRecord | undefined {
+export function parseCatchup(data: JsonObject): CatchupCheckpoint | undefined {
   const kind = str(data, 'kind');
-  const host = str(data, 'host');
-  const watermarkMs = num(data, 'watermarkMs');
-  if (host === undefined || watermarkMs === undefined) return undefined;
-  if (kind === 'open') return { kind, host, watermarkMs, mode: str(data, 'mode') ?? '' };
-  if (kind === 'close') return { kind, host, watermarkMs };
-  return undefined;
+  if (kind !== 'open' && kind !== 'close') return undefined;
+  return { kind, watermarkMs: parseStoreInstant(data['watermark']) ?? null };
+}
+
+// ---- slot cancel requests (slots/<job>) ----------------------------------------------------------
+
+/** A Replace asked the holder of the job's cluster slot lease with `fence` to cancel its run. */
+export interface SlotCancel {
+  readonly kind: 'cancel';
+  readonly fence: number;
+  /** The host asking. */
+  readonly by: string;
+  readonly atMs: number;
+}
+
+export function slotCancelData(cancel: SlotCancel): JsonObject {
+  return { kind: 'cancel', fence: cancel.fence, by: cancel.by, at: isoAt(cancel.atMs) };
+}
+
+export function parseSlotCancel(data: JsonObject): SlotCancel | undefined {
+  const fence = int(data, 'fence');
+  const by = str(data, 'by');
+  const atMs = parseStoreInstant(data['at']);
+  if (str(data, 'kind') !== 'cancel' || fence === undefined || by === undefined) return undefined;
+  if (atMs === undefined) return undefined;
+  return { kind: 'cancel', fence, by, atMs };
 }

@@ -3,8 +3,10 @@
 // Best-effort pattern matching, not a guarantee; it must not mangle output it does not recognise.
 //
 // Every rule finds spans on the ORIGINAL text; overlapping or touching spans merge and each
-// merged span becomes `[REDACTED]`. Only the secret part goes: keys, header names, auth schemes,
-// URL user names, well-known token prefixes and PEM armour lines stay, so the line still reads.
+// merged span becomes `***REDACTED***` (the reference's marker; one per line a span covers, so
+// line breaks survive and archived lines keep their count). Only the secret part goes: keys,
+// header names, auth schemes, URL user names, well-known token prefixes and PEM armour lines
+// stay, so the line still reads.
 //
 // 1. Assignments whose key looks secret-bearing (isSecretKey below): `KEY=v`, `KEY: v`, `KEY := v`,
 //    `KEY => v`, `export KEY=v`, `--key=v`, JSON/Python `"key": "v"`, XML `<key>v</key>`, and a
@@ -19,7 +21,7 @@
 //      or `>` (so query strings, cookies and logfmt lines keep their other fields).
 //    A leading auth scheme (`Bearer `, `Basic `, `Token `, ...) is kept. Empty values, `{`/`[`
 //    structures and placeholders (`true`, `null`, `***`, `$VAR`, `${VAR}`, `{{ x }}`, `<value>`,
-//    `[REDACTED]`) are left alone. The `--flag value` form only redacts values that look like a
+//    `[REDACTED]`, `***REDACTED***`) are left alone. The `--flag value` form only redacts values that look like a
 //    credential (a digit or symbol, or 12+ characters) and are not an ALL-CAPS metavariable, so
 //    `--help` text ("--token TOKEN", "use --token to log in") survives.
 // 2. isSecretKey: the key is split into word parts (`_ - .` and camelCase: DB_PASSWORD, dbPassword,
@@ -44,7 +46,7 @@
 //    and webhook paths), Stripe, Google (API keys, OAuth client secrets and access tokens), JWTs,
 //    npm, OpenAI/Anthropic `sk-`, SendGrid, Twilio API key SIDs, Heroku, PyPI, Docker Hub,
 //    Hugging Face, Shopify, Databricks, DigitalOcean, age secret keys, Telegram bot tokens. The
-//    vendor prefix stays (`ghp_[REDACTED]`) so a reader can tell what leaked; JWTs go whole.
+//    vendor prefix stays (`ghp_***REDACTED***`) so a reader can tell what leaked; JWTs go whole.
 //
 // Linear time: every pattern starts with a literal or a one-character look-behind that fails
 // inside a run of the characters its first quantifier consumes, quantifiers are bounded or end
@@ -52,14 +54,16 @@
 // so each position is examined a bounded number of times (the tests feed it 1 MB adversarial
 // lines; about 25-200 ms each here).
 
-// What a redacted secret is replaced with: the same marker as a run's own scrubbed values.
-import { REDACTED } from '../common/index.js';
-
-export { REDACTED };
+/**
+ * What a recognised secret is replaced with in the archive: the reference's marker (its archive
+ * records hold it). A run's own known values (job-API token, staged secrets) are replaced with
+ * common's REDACTED in every sink before the text gets here.
+ */
+export const REDACTED = '***REDACTED***';
 
 type Span = readonly [start: number, end: number];
 
-/** `text` with every recognisable secret replaced by `[REDACTED]` (see the module header). */
+/** `text` with every recognisable secret replaced by `***REDACTED***` (see the module header). */
 export function redactSecrets(text: string): string {
   if (text.length === 0) return text;
   const spans: Span[] = [];
@@ -164,16 +168,16 @@ const PLACEHOLDER_WORDS = words(`
   true false null none nil undefined yes no on off empty unset redacted hidden masked n/a
 `);
 
-/** ***, xxx, ..., $VAR, ${VAR}, ${{ x }}, {{ x }}, <value>, %s, [REDACTED], YAML block markers. */
+/** ***, xxx, ..., $VAR, ${VAR}, ${{ x }}, {{ x }}, <value>, %s, [REDACTED], ***REDACTED***, YAML block markers. */
 const PLACEHOLDER_SHAPE =
-  /^(?:\*+|x{3,}|X{3,}|\.{3}|…|\$\{?[A-Za-z_][\w.]*\}?|\$?\{\{[^{}]*\}\}|<[^<>]*>|%[sdv]|\[REDACTED\]|[|>][-+]?)$/;
+  /^(?:\*+|x{3,}|X{3,}|\.{3}|…|\$\{?[A-Za-z_][\w.]*\}?|\$?\{\{[^{}]*\}\}|<[^<>]*>|%[sdv]|\[REDACTED\]|\*{3}REDACTED\*{3}|[|>][-+]?)$/;
 
 function isPlaceholder(value: string): boolean {
   if (value.length > 256) return false;
   return PLACEHOLDER_WORDS.has(value.toLowerCase()) || PLACEHOLDER_SHAPE.test(value);
 }
 
-/** An auth scheme kept in front of the credential: `Authorization: Bearer [REDACTED]`. */
+/** An auth scheme kept in front of the credential: `Authorization: Bearer ***REDACTED***`. */
 const AUTH_SCHEME =
   /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|Bot|OAuth|ApiKey|AWS4-HMAC-SHA256|SSWS|Splunk|JWT)[ \t]+/i;
 
@@ -558,6 +562,12 @@ function addTokenFormats(text: string, spans: Span[]): void {
 // ---------------------------------------------------------------------------------------------
 
 /** Merges overlapping and touching spans and replaces each with REDACTED. */
+/** A span's replacement: one marker per line it covers, its line breaks kept. */
+function masked(secret: string): string {
+  if (!secret.includes('\n')) return REDACTED;
+  return secret.replace(/[^\r\n]+/g, REDACTED);
+}
+
 function replaceSpans(text: string, spans: Span[]): string {
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const out: string[] = [];
@@ -570,13 +580,13 @@ function replaceSpans(text: string, spans: Span[]): string {
       continue;
     }
     if (open) {
-      out.push(text.slice(copiedUntil, open[0]), REDACTED);
+      out.push(text.slice(copiedUntil, open[0]), masked(text.slice(open[0], open[1])));
       copiedUntil = open[1];
     }
     open = [start, end];
   }
   if (open) {
-    out.push(text.slice(copiedUntil, open[0]), REDACTED);
+    out.push(text.slice(copiedUntil, open[0]), masked(text.slice(open[0], open[1])));
     copiedUntil = open[1];
   }
   out.push(text.slice(copiedUntil));

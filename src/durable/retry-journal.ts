@@ -1,95 +1,122 @@
-// The durable side of the retry protocol (docs/durable-state.md, restart-surviving retries): the
+// The durable side of the retry protocol (docs/durable-state.md "Restart-surviving retries"): the
 // scheduler's retries.ts decides when a pending record is armed, settled `launched` or settled
-// otherwise; this journal writes those records to `retries/<job>`, and planRetryResume() judges
-// a pending record found at boot. The one place retry records are rendered.
+// otherwise; this journal writes those records to `retries/<job>` (retry-records.ts renders
+// them), and planRetryResume() judges a pending record found at boot.
 // Must not: decide the protocol's order, or throw a write failure at the scheduler.
+import type { Clock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { RetryJournal, RetrySettleReason } from '../scheduler/index.js';
-import { retriesStream, type RetryPending } from './records.js';
+import { retriesStream, RETRIES_KEEP } from './records.js';
+import {
+  pendingData,
+  settledData,
+  settledReasonOf,
+  type RetryPending,
+  type RetryPendingInvalid,
+  type RetrySettledReason,
+} from './retry-records.js';
 import type { StoreAccess } from './store-access.js';
+import type { DurableProcessState } from './types.js';
+
+export interface RetryJournalDeps {
+  readonly access: StoreAccess;
+  readonly clock: Clock;
+  readonly host: string;
+  readonly process: DurableProcessState;
+  readonly onStoreUnavailable: 'degrade' | 'fail-closed';
+}
 
 export class StoreRetryJournal implements RetryJournal {
-  readonly #access: StoreAccess;
-  readonly #host: string;
-  /** This daemon process's token: a boot skips the records its own live ladders wrote. */
-  readonly #token: string;
-  readonly #onStoreUnavailable: 'degrade' | 'fail-closed';
+  readonly #deps: RetryJournalDeps;
 
-  constructor(
-    access: StoreAccess,
-    host: string,
-    token: string,
-    onStoreUnavailable: 'degrade' | 'fail-closed',
-  ) {
-    this.#access = access;
-    this.#host = host;
-    this.#token = token;
-    this.#onStoreUnavailable = onStoreUnavailable;
+  constructor(deps: RetryJournalDeps) {
+    this.#deps = deps;
   }
 
   armed(job: ResolvedJob, attempt: number, notBeforeMs: number): void {
-    this.#access.submit('retry', retriesStream(job.name), {
-      kind: 'pending',
-      host: this.#host,
-      token: this.#token,
-      attempt,
-      notBeforeMs,
-      digest: job.digest,
-    });
+    const { access, clock, host, process } = this.#deps;
+    const stream = retriesStream(job.name);
+    const data = pendingData({ host, attempt, notBeforeMs, jobDigest: job.digest }, clock.now());
+    process.armedRetries.set(job.name, data['at'] as string);
+    access.submit('retry', stream, data);
+    access.submitPrune('retry', stream, RETRIES_KEEP);
   }
 
   async due(jobName: string, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'> {
-    const landed = await this.#access.writeAndWait('retry', retriesStream(jobName), {
-      kind: 'settled',
-      host: this.#host,
-      token: this.#token,
-      attempt,
-      reason: 'launched',
-    });
+    const { access, clock, host } = this.#deps;
+    const landed = await access.writeAndWait(
+      'retry',
+      retriesStream(jobName),
+      settledData(host, 'launched', attempt, clock.now()),
+    );
     if (landed) return 'launched';
-    return this.#onStoreUnavailable === 'degrade' ? 'unrecorded' : 'defer';
+    return this.#deps.onStoreUnavailable === 'degrade' ? 'unrecorded' : 'defer';
   }
 
   settled(jobName: string, attempt: number, reason: RetrySettleReason): void {
-    this.#access.submit('retry', retriesStream(jobName), {
-      kind: 'settled',
-      host: this.#host,
-      attempt,
-      reason,
-    });
+    this.settledAs(jobName, attempt, settledReasonOf(reason));
+  }
+
+  /** Settle with a reason of the record's own list (the boot's judgements). */
+  settledAs(jobName: string, attempt: number | null, reason: RetrySettledReason): void {
+    const { access, clock, host } = this.#deps;
+    access.submit('retry', retriesStream(jobName), settledData(host, reason, attempt, clock.now()));
   }
 }
 
 /** What a boot does with a pending retry record of this host. */
 export type RetryResume =
-  { readonly kind: 'resume' } | { readonly kind: 'settle'; readonly reason: RetrySettleReason };
+  | { readonly kind: 'resume'; readonly pending: RetryPending }
+  | { readonly kind: 'settle'; readonly reason: RetrySettledReason };
 
-const RESUME: RetryResume = { kind: 'resume' };
-const settle = (reason: RetrySettleReason): RetryResume => ({ kind: 'settle', reason });
+const settle = (reason: RetrySettledReason): RetryResume => ({ kind: 'settle', reason });
+
+export interface RetryResumeFacts {
+  /** The job's current definition; undefined when it was removed. */
+  readonly job: ResolvedJob | undefined;
+  readonly nowMs: number;
+  /** Whether this host's newest @reboot marker of the job is of this OS boot. */
+  readonly sameBootMarker: () => boolean;
+  /** When the job's newest known run finished (ledger and memory), or null. */
+  readonly lastRunFinishedMs: number | null;
+}
 
 /**
- * Re-arm a pending retry at its persisted position, or settle it: the job was removed, disabled
- * or redefined, its budget is exhausted, it is staler than startingDeadlineSeconds, or (an
- * @reboot job) the machine rebooted since (`sameBootMarker` false). Pure.
+ * Re-arm a pending retry at its persisted position, or settle it: the record does not parse, the
+ * job was removed, disabled or redefined, its budget is exhausted, a newer run ended the ladder,
+ * it is staler than startingDeadlineSeconds, or (an @reboot job) the machine rebooted since.
+ * Pure.
  */
 export function planRetryResume(
-  pending: RetryPending,
-  job: ResolvedJob | undefined,
-  nowMs: number,
-  sameBootMarker: () => boolean,
+  pending: RetryPending | RetryPendingInvalid,
+  facts: RetryResumeFacts,
 ): RetryResume {
+  const { job } = facts;
+  if (pending.kind === 'pending-invalid') return settle('invalid-record');
   if (job === undefined) return settle('job-removed');
-  if (!job.enabled) return settle('job-disabled');
-  if (job.digest !== pending.digest) return settle('digest-changed');
+  if (!job.enabled) return settle('disabled');
+  if (job.digest !== pending.jobDigest) return settle('config-changed');
   const { maximumRetries } = job.retry;
   if (maximumRetries === 0 || (maximumRetries !== -1 && pending.attempt > maximumRetries)) {
     return settle('exhausted');
   }
-  if (job.startingDeadlineMs !== null && nowMs - pending.notBeforeMs > job.startingDeadlineMs) {
-    return settle('stale');
+  if (
+    facts.lastRunFinishedMs !== null &&
+    pending.atMs !== null &&
+    facts.lastRunFinishedMs > pending.atMs
+  ) {
+    return settle('superseded-by-run');
+  }
+  if (
+    job.startingDeadlineMs !== null &&
+    facts.nowMs - pending.notBeforeMs > job.startingDeadlineMs
+  ) {
+    return settle('deadline-passed');
   }
   // The fresh boot run supersedes a ladder from an earlier OS boot; within the same boot the
   // keep-alive ladder continues across daemon restarts.
-  if (job.schedule.kind === 'reboot' && !sameBootMarker()) return settle('rebooted');
-  return RESUME;
+  if (job.schedule.kind === 'reboot' && !facts.sameBootMarker()) {
+    return settle('superseded-by-reboot');
+  }
+  return { kind: 'resume', pending };
 }

@@ -1,46 +1,56 @@
-// The scheduler's events as background writes (seed "The durable run ledger", "In-flight runs",
-// "Output archival", "Restart-durable Prometheus counters"): in-flight open/closed records on the
+// The scheduler's events as background writes (docs/durable-state.md "The run ledger", "In-flight
+// records", "Output archival", "Restart-durable counters"): in-flight open/closed records on the
 // 0->1 / 1->0 transitions, a ledger row per recorded run, the archived output, and throttled
-// counter snapshots. Must not: wait for a write or read the store.
-import { replaceOrder, replaceValues } from '../common/index.js';
+// counter snapshots, each in the reference's record shape.
+// Must not: wait for a write or read the store.
 import type { ResolvedState } from '../config/index.js';
-import type { RunFinishedEvent, RunStartedEvent } from '../scheduler/index.js';
-import { fitArchivedText, redactInChunks } from './archive-text.js';
+import type { RunFinishedEvent, RunOutputEvent, RunStartedEvent } from '../scheduler/index.js';
 import { ledgerRowOf } from './ledger-rows.js';
+import { archiveRecordData, OutputArchive, scrubLines } from './output-archive.js';
 import {
+  COUNTERS_KEEP,
   countersStream,
+  inflightClosedData,
+  inflightOpenData,
   inflightStream,
+  INFLIGHT_KEEP,
+  isoAt,
   logsStream,
   runsStream,
-  type InflightOpen,
 } from './records.js';
+import { REDACTED } from './redact.js';
 import type { StoreAccess } from './store-access.js';
 import type { DurableDeps } from './types.js';
 
 /** Counter snapshots are written at most this often (plus a final one at shutdown). */
 export const COUNTER_SNAPSHOT_INTERVAL_MS = 15_000;
-/** In-flight records kept per job after a prune. */
-export const INFLIGHT_KEEP = 20;
-/** In-flight streams are pruned on the first close and every this many after it. */
-const INFLIGHT_PRUNE_EVERY = 10;
+/**
+ * In-flight streams are pruned to INFLIGHT_KEEP on a job's first open and every this many opens
+ * after it (a prune lists the stream), so a stream stays under INFLIGHT_KEEP + 2 * this.
+ */
+const INFLIGHT_PRUNE_EVERY = 4;
 /** Ledger and archive prunes happen every this many appends per job (and on the first). */
 const PRUNE_EVERY = 20;
-/** Counter snapshots kept per host. */
-const COUNTER_SNAPSHOTS_KEPT = 3;
 
 export type RecorderDeps = Pick<
   DurableDeps,
   'clock' | 'host' | 'process' | 'counters' | 'redact' | 'secretValues'
 >;
 
+interface LiveArchive {
+  readonly archive: OutputArchive;
+  /** The job-API secrets staged for the run, asked at its start; null when it has none. */
+  readonly secrets: Promise<readonly string[]> | null;
+}
+
 export class RunRecorder {
   readonly #deps: RecorderDeps;
   readonly #settings: ResolvedState;
   readonly #access: StoreAccess;
   readonly #appends = new Map<string, number>();
-  readonly #closes = new Map<string, number>();
-  /** Staged job-API secret values of live runs that archive their output. */
-  readonly #runSecrets = new Map<string, Promise<readonly string[]>>();
+  readonly #opens = new Map<string, number>();
+  /** The output of live runs that archive it, by run id. */
+  readonly #archives = new Map<string, LiveArchive>();
   #lastCountersMs = Number.NEGATIVE_INFINITY;
   #countersReady = false;
 
@@ -48,11 +58,6 @@ export class RunRecorder {
     this.#deps = deps;
     this.#settings = settings;
     this.#access = access;
-  }
-
-  /** Live runs whose staged job-API secret values are held for their archive's scrubbing. */
-  get runsHoldingSecrets(): number {
-    return this.#runSecrets.size;
   }
 
   /**
@@ -63,47 +68,71 @@ export class RunRecorder {
     this.#countersReady = true;
   }
 
+  /** Live runs whose staged job-API secret values are held for their archive's scrubbing. */
+  get runsHoldingSecrets(): number {
+    let holding = 0;
+    for (const { secrets } of this.#archives.values()) if (secrets !== null) holding++;
+    return holding;
+  }
+
   onRunStarted(event: RunStartedEvent): void {
-    const name = event.job.name;
-    if (event.job.archiveOutput && event.job.secrets.length > 0) {
+    const { job } = event;
+    const name = job.name;
+    if (job.archiveOutput) {
       // Asked at the start: by the run's end the job API has dropped them.
-      const values = this.#deps.secretValues?.(event.runId);
-      if (values !== undefined) this.#runSecrets.set(event.runId, values);
+      const secrets = job.secrets.length > 0 ? this.#deps.secretValues?.(event.runId) : undefined;
+      this.#archives.set(event.runId, {
+        archive: new OutputArchive(job.saveLimit),
+        secrets: secrets ?? null,
+      });
     }
     const lives = this.#deps.process.live;
     const live = lives.get(name) ?? 0;
     lives.set(name, live + 1);
     if (live > 0) return;
     // The 0 -> 1 transition: an open in-flight record (the crash-reconciliation anchor).
-    const open: InflightOpen = {
-      kind: 'open',
-      host: this.#deps.host,
-      token: this.#deps.process.token,
-      pid: event.pid,
-      startedAtMs: event.startedAtMs,
-      digest: event.job.digest,
-    };
-    this.#access.submit('inflight', inflightStream(name), open);
+    const stream = inflightStream(name);
+    this.#access.submit(
+      'inflight',
+      stream,
+      inflightOpenData({
+        host: this.#deps.host,
+        proc: this.#deps.process.token,
+        pid: event.pid,
+        startedAtMs: event.startedAtMs,
+        jobDigest: job.digest,
+      }),
+    );
+    const opens = (this.#opens.get(name) ?? 0) + 1;
+    this.#opens.set(name, opens);
+    if (opens % INFLIGHT_PRUNE_EVERY === 1) {
+      this.#access.submitPrune('inflight', stream, INFLIGHT_KEEP);
+    }
+  }
+
+  onRunOutput(event: RunOutputEvent): void {
+    this.#archives.get(event.runId)?.archive.add(event.stream, event.line);
   }
 
   onRunFinished(event: RunFinishedEvent): void {
     const { job } = event;
     const name = job.name;
     this.#closeInflight(name);
-    // Taken now whatever happens next: a run that is not recorded (replaced) is not archived,
-    // and its secret values must not outlive it.
-    const secrets = this.#runSecrets.get(event.runId);
-    this.#runSecrets.delete(event.runId);
+    const archived =
+      this.#archives.get(event.runId) ??
+      (job.archiveOutput
+        ? { archive: new OutputArchive(job.saveLimit), secrets: null }
+        : undefined);
+    this.#archives.delete(event.runId);
     if (!event.recorded) return;
     const appends = (this.#appends.get(name) ?? 0) + 1;
     this.#appends.set(name, appends);
     const prune = appends === 1 || appends % PRUNE_EVERY === 0;
     const keep = this.#settings.maxRunsPerJob;
-    const row = ledgerRowOf(event, this.#deps.host, this.#deps.process.token);
-    this.#access.submit('run-record', runsStream(name), row);
+    this.#access.submit('run-record', runsStream(name), ledgerRowOf(event.summary));
     if (prune && keep !== null) this.#access.submitPrune('run-record', runsStream(name), keep);
-    if (job.archiveOutput) {
-      this.#archive(event, secrets ?? Promise.resolve([]));
+    if (archived !== undefined) {
+      this.#archive(event, archived);
       if (prune && keep !== null) this.#access.submitPrune('archive', logsStream(name), keep);
     }
     if (this.#countersReady) {
@@ -121,11 +150,10 @@ export class RunRecorder {
     if (counters === undefined || !this.#countersReady) return;
     const stream = countersStream(this.#deps.host);
     this.#access.submit('counters', stream, {
-      host: this.#deps.host,
-      atMs: this.#deps.clock.now(),
-      snapshot: counters.snapshot(),
+      ...counters.snapshot(),
+      at: isoAt(this.#deps.clock.now()),
     });
-    this.#access.submitPrune('counters', stream, COUNTER_SNAPSHOTS_KEPT);
+    this.#access.submitPrune('counters', stream, COUNTERS_KEEP);
   }
 
   /** The 1 -> 0 transition writes the closed record. */
@@ -138,49 +166,40 @@ export class RunRecorder {
       return;
     }
     lives.delete(name);
-    const stream = inflightStream(name);
-    this.#access.submit('inflight', stream, {
-      kind: 'closed',
-      host: this.#deps.host,
-      token: this.#deps.process.token,
-      reason: 'finished',
-    });
-    // Pruned every INFLIGHT_PRUNE_EVERY closes, not each: a prune lists the stream. The stream
-    // stays under INFLIGHT_KEEP + 2 * INFLIGHT_PRUNE_EVERY records, inside the reconciliation's
-    // scan window.
-    const closes = (this.#closes.get(name) ?? 0) + 1;
-    this.#closes.set(name, closes);
-    if (closes % INFLIGHT_PRUNE_EVERY === 1) {
-      this.#access.submitPrune('inflight', stream, INFLIGHT_KEEP);
-    }
+    this.#access.submit(
+      'inflight',
+      inflightStream(name),
+      inflightClosedData(
+        this.#deps.host,
+        this.#deps.process.token,
+        'finished',
+        this.#deps.clock.now(),
+      ),
+    );
   }
 
-  #archive(event: RunFinishedEvent, staged: Promise<readonly string[]>): void {
-    const { job, outcome } = event;
-    const { host } = this.#deps;
-    const stream = logsStream(job.name);
-    this.#access.submitWork('archive', stream, async () => {
+  #archive(event: RunFinishedEvent, { archive, secrets }: LiveArchive): void {
+    const { job, summary } = event;
+    const lines = archive.lines();
+    const dropped = archive.droppedLines;
+    this.#access.submitWork('archive', logsStream(job.name), async () => {
       // The run's own staged secrets are scrubbed whatever redactArchivedSecrets says: they
-      // never touch the store. The text is cut to the record first, then redacted in chunks.
-      const secrets = replaceOrder(await staged.catch(() => []));
-      const scrub = async (text: string | undefined): Promise<string | null> => {
-        if (text === undefined) return null;
-        const scrubbed = replaceValues(fitArchivedText(text), secrets);
-        return job.redactArchivedSecrets ? redactInChunks(scrubbed, this.#deps.redact) : scrubbed;
+      // never touch the store.
+      const values = (await (secrets ?? Promise.resolve([])).catch(() => [])).filter(
+        (value) => value.length > 0,
+      );
+      const scrub = (text: string): string => {
+        let scrubbed = text;
+        for (const value of values) scrubbed = scrubbed.replaceAll(value, REDACTED);
+        return job.redactArchivedSecrets ? this.#deps.redact(scrubbed) : scrubbed;
       };
-      const stdout = await scrub(outcome.stdout?.text);
-      const stderr = await scrub(outcome.stderr?.text);
-      return this.#access.store.append(stream, {
-        job: job.name,
-        host,
-        runId: event.runId,
-        outcome: event.summary.outcome,
-        finishedAtMs: outcome.finishedAtMs,
-        stdout,
-        stderr,
-        truncated: Boolean(outcome.stdout?.truncated || outcome.stderr?.truncated),
-        redacted: job.redactArchivedSecrets,
-      });
+      const record = archiveRecordData(
+        summary,
+        scrubLines(lines, scrub),
+        dropped,
+        job.redactArchivedSecrets,
+      );
+      return this.#access.store.append(logsStream(job.name), record);
     });
   }
 }

@@ -12,8 +12,16 @@ export interface BootInfo {
 
 /** What survives a state-section reload: the once-per-process steps and the process token. */
 export interface DurableProcessState {
-  /** Identifies this daemon process in in-flight records (the reconciliation's own-process guard). */
+  /**
+   * The daemon's per-process token (12 lower-case hex, the reference's `proc`): in-flight
+   * records carry it (the reconciliation's own-process guard), job-API lock holders too.
+   */
   readonly token: string;
+  /**
+   * Per job, the `at` of the newest pending retry record this process wrote: the boot's re-arm
+   * step leaves a pending record of this process's own live ladder alone.
+   */
+  readonly armedRetries: Map<string, string>;
   historyRehydrated: boolean;
   countersSeeded: boolean;
   catchupEvaluated: boolean;
@@ -31,7 +39,8 @@ export interface TrendRuns {
 }
 
 export interface CounterSnapshots {
-  snapshot(): unknown;
+  /** The counters record's body without its `at` (docs/durable-state-store.md "Record bodies"). */
+  snapshot(): object;
   seed(snapshot: unknown, configuredJobNames: ReadonlySet<string>): void;
 }
 

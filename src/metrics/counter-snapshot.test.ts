@@ -2,7 +2,7 @@
 // cumulative family; removed jobs, changed buckets, a second seed and hostile store files.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeClock, TypedEmitter } from '../common/index.js';
+import { dumpPythonJson, FakeClock, TypedEmitter } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
   type RunFinishedEvent,
@@ -11,7 +11,7 @@ import {
   type SchedulerEvents,
 } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
-import type { CounterSnapshot } from './counter-snapshot.js';
+import { readGoldenExpected } from '../state/test-golden.js';
 import { createMetrics, type Metrics } from './create-metrics.js';
 import { parseExposition, type ParsedFamily } from './exposition-parser.js';
 
@@ -183,43 +183,30 @@ function rigWithHistory(buckets?: readonly number[]): Rig {
   return rig;
 }
 
+/** A snapshot as the store holds it: the reference's JSON bytes, parsed back. */
+function stored(rig: Rig): Record<string, unknown> {
+  return JSON.parse(dumpPythonJson(rig.metrics.snapshotCounters())) as Record<string, unknown>;
+}
+
 describe('snapshotCounters()', () => {
-  test('holds every cumulative accumulator of every job with series, as plain JSON', () => {
+  test('holds every cumulative accumulator of every job with series, in the reference record body', () => {
     const rig = rigWithHistory();
     const snapshot = rig.metrics.snapshotCounters();
-    assert.deepEqual(JSON.parse(JSON.stringify(snapshot)), snapshot);
-    assert.equal(snapshot.version, 1);
-    assert.deepEqual(snapshot.durationBucketsSeconds, [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600]);
-    assert.deepEqual(
-      snapshot.jobs.map((job) => job.name),
-      ['a', 'b'],
+    // Field names, int/float types and key order as the reference writes them (T0 = 1767225600).
+    assert.equal(
+      dumpPythonJson(snapshot),
+      '{"buckets":[0.1,0.5,1.0,5.0,15.0,60.0,300.0,900.0,3600.0],"jobs":{' +
+        '"a":{"bucket_counts":[2,3,3,4,5,5,5,5,5],"cpu_count":1,"cpu_system_sum":0.5,' +
+        '"cpu_user_sum":1.5,"duration_count":5,"duration_sum":9.3125,' +
+        '"last_failure_time":1767225604.5,"last_success_time":1767225605.0,' +
+        '"max_rss_observed":4096,"permanent_failures":1,"retries":1,' +
+        '"runs":{"cancelled":1,"failure":3,"success":2},"start_failures":1},' +
+        '"b":{"bucket_counts":[0,0,0,0,0,0,1,1,1],"cpu_count":0,"cpu_system_sum":0.0,' +
+        '"cpu_user_sum":0.0,"duration_count":1,"duration_sum":100.0,' +
+        '"last_failure_time":null,"last_success_time":1767225602.0,' +
+        '"max_rss_observed":0,"permanent_failures":0,"retries":0,"runs":{"success":1},' +
+        '"start_failures":0}}}',
     );
-    assert.deepEqual(snapshot.jobs[0], {
-      name: 'a',
-      runs: { success: 2, failure: 3, cancelled: 1 },
-      retries: 1,
-      permanentFailures: 1,
-      startFailures: 1,
-      duration: { counts: [2, 1, 0, 1, 1, 0, 0, 0, 0, 0], sum: 9.3125, count: 5 },
-      lastSuccessMs: T0 + 5000,
-      lastFailureMs: T0 + 4500,
-      cpuUserSeconds: 1.5,
-      cpuSystemSeconds: 0.5,
-      peakRssBytes: 4096,
-    });
-    assert.deepEqual(snapshot.jobs[1], {
-      name: 'b',
-      runs: { success: 1, failure: 0, cancelled: 0 },
-      retries: 0,
-      permanentFailures: 0,
-      startFailures: 0,
-      duration: { counts: [0, 0, 0, 0, 0, 0, 1, 0, 0, 0], sum: 100, count: 1 },
-      lastSuccessMs: T0 + 2000,
-      lastFailureMs: null,
-      cpuUserSeconds: null,
-      cpuSystemSeconds: null,
-      peakRssBytes: null,
-    });
   });
 
   test('is a copy: later runs do not change a snapshot already taken', () => {
@@ -227,19 +214,21 @@ describe('snapshotCounters()', () => {
     rig.run('a', { outcome: 'success', finishedAtMs: T0, duration: 0.25 });
     const snapshot = rig.metrics.snapshotCounters();
     rig.run('a', { outcome: 'success', finishedAtMs: T0 + 1, duration: 0.25 });
-    assert.deepEqual(snapshot.jobs[0]?.duration.counts, [0, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
-    assert.equal(snapshot.jobs[0]?.runs.success, 1);
+    assert.deepEqual(snapshot.jobs['a']?.bucket_counts, [0, 1, 1, 1, 1, 1, 1, 1, 1]);
+    assert.equal(snapshot.jobs['a']?.runs.success, 1);
   });
 });
 
 describe('seedCounters()', () => {
   test('a fresh Metrics seeded from a snapshot renders the continued counts', async () => {
     const before = rigWithHistory();
-    const stored: unknown = JSON.parse(JSON.stringify(before.metrics.snapshotCounters()));
+    const snapshot = stored(before);
     const expected = await jobSamples(before.metrics, 'a');
 
     const after = createRig(['a', 'b']);
-    assert.deepEqual(after.metrics.seedCounters(stored, new Set(['a', 'b'])), { seededJobs: 2 });
+    assert.deepEqual(after.metrics.seedCounters(snapshot, new Set(['a', 'b'])), {
+      seededJobs: 2,
+    });
     const seeded = await jobSamples(after.metrics, 'a');
     // Everything cumulative carries over; the live last-run gauges describe this process only.
     for (const [key, value] of expected) {
@@ -272,12 +261,12 @@ describe('seedCounters()', () => {
     const before = createRig(['a']);
     before.run('a', { outcome: 'success', finishedAtMs: T0 + 9000 });
     before.run('a', { outcome: 'failure', finishedAtMs: T0 + 1000 });
-    const stored = before.metrics.snapshotCounters();
+    const snapshot = stored(before);
 
     const after = createRig(['a']);
     after.run('a', { outcome: 'success', finishedAtMs: T0 + 5000 });
     after.run('a', { outcome: 'failure', finishedAtMs: T0 + 7000 });
-    after.metrics.seedCounters(stored, new Set(['a']));
+    after.metrics.seedCounters(snapshot, new Set(['a']));
     const s = await jobSamples(after.metrics, 'a');
     assert.equal(s.get('yacron2_job_runs_total{status=success}'), 2);
     assert.equal(s.get('yacron2_job_runs_total{status=failure}'), 2);
@@ -286,10 +275,10 @@ describe('seedCounters()', () => {
   });
 
   test('seeds only jobs still configured', async () => {
-    const stored = rigWithHistory().metrics.snapshotCounters();
+    const snapshot = stored(rigWithHistory());
     const after = createRig(['b', 'c']);
     // 'a' is gone from the config; a caller naming it anyway does not bring its series back.
-    assert.deepEqual(after.metrics.seedCounters(stored, new Set(['a', 'b', 'c'])), {
+    assert.deepEqual(after.metrics.seedCounters(snapshot, new Set(['a', 'b', 'c'])), {
       seededJobs: 1,
     });
     const body = (await after.metrics.render()).body;
@@ -301,17 +290,17 @@ describe('seedCounters()', () => {
   });
 
   test('skips jobs the caller does not list as configured', async () => {
-    const stored = rigWithHistory().metrics.snapshotCounters();
+    const snapshot = stored(rigWithHistory());
     const after = createRig(['a', 'b']);
-    assert.deepEqual(after.metrics.seedCounters(stored, new Set(['b'])), { seededJobs: 1 });
+    assert.deepEqual(after.metrics.seedCounters(snapshot, new Set(['b'])), { seededJobs: 1 });
     const a = await jobSamples(after.metrics, 'a');
     assert.equal(a.get('yacron2_job_runs_total{status=success}'), 0);
   });
 
   test('changed bucket bounds: the counters are restored, the histogram is not', async () => {
-    const stored = rigWithHistory().metrics.snapshotCounters();
+    const snapshot = stored(rigWithHistory());
     const after = createRig(['a', 'b'], [1, 10, 100]);
-    assert.deepEqual(after.metrics.seedCounters(stored, new Set(['a', 'b'])), { seededJobs: 2 });
+    assert.deepEqual(after.metrics.seedCounters(snapshot, new Set(['a', 'b'])), { seededJobs: 2 });
     const a = await jobSamples(after.metrics, 'a');
     assert.equal(a.get('yacron2_job_runs_total{status=success}'), 2);
     assert.equal(a.get('yacron2_job_retries_total'), 1);
@@ -322,30 +311,64 @@ describe('seedCounters()', () => {
   });
 
   test('only the first call seeds: a second one would double-count', async () => {
-    const stored = rigWithHistory().metrics.snapshotCounters();
+    const snapshot = stored(rigWithHistory());
     const after = createRig(['a', 'b']);
-    assert.deepEqual(after.metrics.seedCounters(stored, new Set(['a'])), { seededJobs: 1 });
-    assert.deepEqual(after.metrics.seedCounters(stored, new Set(['a', 'b'])), { seededJobs: 0 });
+    assert.deepEqual(after.metrics.seedCounters(snapshot, new Set(['a'])), { seededJobs: 1 });
+    assert.deepEqual(after.metrics.seedCounters(snapshot, new Set(['a', 'b'])), { seededJobs: 0 });
     const a = await jobSamples(after.metrics, 'a');
     assert.equal(a.get('yacron2_job_runs_total{status=success}'), 2);
   });
 
   test('never seeds yacron2_start_time_seconds', async () => {
-    const stored = rigWithHistory().metrics.snapshotCounters();
+    const snapshot = stored(rigWithHistory());
     const after = createRig(['a']);
-    after.metrics.seedCounters({ ...stored, startTimeSeconds: 1 }, new Set(['a']));
+    after.metrics.seedCounters({ ...snapshot, startTimeSeconds: 1 }, new Set(['a']));
     const families = parseExposition((await after.metrics.render()).body, 'text');
     const start = families.find((family) => family.name === 'yacron2_start_time_seconds');
     assert.equal(start?.samples[0]?.value, T0 / 1000);
   });
 });
 
+describe('seedCounters() with a snapshot the Python reference wrote', () => {
+  test("continues every family of the golden store's newest counters record", async () => {
+    const golden = await readGoldenExpected();
+    const record = golden.records['counters/vm']!.records[0]!.data;
+    const names = ['Report.Daily', 'archiver', 'boot-once', 'flaky', 'ticker', 'writer', 'probe'];
+    const rig = createRig(names);
+    assert.deepEqual(rig.metrics.seedCounters(record, new Set(names)), { seededJobs: 6 });
+    const ticker = await jobSamples(rig.metrics, 'ticker');
+    assert.equal(ticker.get('yacron2_job_runs_total{status=success}'), 3);
+    assert.equal(ticker.get('yacron2_job_runs_total{status=failure}'), 0);
+    assert.equal(ticker.get('yacron2_job_duration_seconds_count'), 3);
+    assert.equal(ticker.get('yacron2_job_duration_seconds_sum'), 0.490803);
+    assert.equal(ticker.get('yacron2_job_duration_seconds_bucket{le=0.1}'), 2);
+    assert.equal(ticker.get('yacron2_job_duration_seconds_bucket{le=0.5}'), 3);
+    assert.equal(ticker.get('yacron2_job_duration_seconds_bucket{le=+Inf}'), 3);
+    assert.equal(ticker.get('yacron2_job_last_success_timestamp_seconds'), 1796135456.005024);
+    assert.equal(ticker.get('yacron2_job_cpu_seconds_total{mode=user}'), undefined);
+    assert.equal(ticker.get('yacron2_job_peak_rss_bytes'), undefined);
+    const flaky = await jobSamples(rig.metrics, 'flaky');
+    assert.equal(flaky.get('yacron2_job_runs_total{status=failure}'), 1);
+    assert.equal(flaky.get('yacron2_job_last_failure_timestamp_seconds'), 1796135451.60663);
+    assert.equal(flaky.get('yacron2_job_last_success_timestamp_seconds'), undefined);
+    const probe = await jobSamples(rig.metrics, 'probe');
+    assert.equal(probe.get('yacron2_job_runs_total{status=success}'), 0);
+    // What we write back is the reference's record body for the same accumulators.
+    const ours = JSON.parse(dumpPythonJson(rig.metrics.snapshotCounters())) as {
+      jobs: Record<string, unknown>;
+    };
+    const theirs = record['jobs'] as Record<string, unknown>;
+    for (const name of Object.keys(theirs)) assert.deepEqual(ours.jobs[name], theirs[name], name);
+  });
+});
+
 describe('seedCounters() with a hostile snapshot', () => {
-  const good = (): CounterSnapshot => rigWithHistory().metrics.snapshotCounters();
-  /** The first job entry of a good snapshot with one field replaced. */
+  const good = (): Record<string, unknown> => stored(rigWithHistory());
+  /** Job a's entry of a good snapshot with fields replaced (b dropped). */
   const withEntry = (patch: Record<string, unknown>): unknown => {
     const snapshot = good();
-    return { ...snapshot, jobs: [{ ...snapshot.jobs[0], ...patch }] };
+    const jobs = snapshot['jobs'] as Record<string, Record<string, unknown>>;
+    return { ...snapshot, jobs: { a: { ...jobs['a'], ...patch } } };
   };
 
   async function seedInto(snapshot: unknown): Promise<{ seeded: number; a: Map<string, number> }> {
@@ -358,12 +381,10 @@ describe('seedCounters() with a hostile snapshot', () => {
     ['undefined', undefined],
     ['null', null],
     ['a number', 42],
-    ['a string', '{"version":1}'],
+    ['a string', '{"jobs":{}}'],
     ['an array', [good()]],
-    ['an unknown version', { ...good(), version: 2 }],
-    ['a string version', { ...good(), version: '1' }],
-    ['jobs not an array', { ...good(), jobs: { a: good().jobs[0] } }],
-    ['jobs missing', { version: 1, durationBucketsSeconds: [] }],
+    ['jobs an array', { ...good(), jobs: [{ name: 'a' }] }],
+    ['jobs missing', { buckets: [] }],
   ];
   for (const [label, snapshot] of wholeFiles) {
     test(`ignores ${label} without throwing`, async () => {
@@ -373,75 +394,97 @@ describe('seedCounters() with a hostile snapshot', () => {
     });
   }
 
-  const entries: readonly (readonly [string, Record<string, unknown>])[] = [
-    ['a negative count', { retries: -1 }],
-    ['a fractional count', { retries: 1.5 }],
-    ['a NaN count', { startFailures: NaN }],
-    ['an unsafe count', { permanentFailures: 2 ** 60 }],
-    ['a string count', { retries: '3' }],
-    ['runs not an object', { runs: [1, 2, 3] }],
-    ['a missing runs status', { runs: { success: 1, failure: 1 } }],
-    ['an Infinity timestamp', { lastSuccessMs: Infinity }],
-    ['a timestamp beyond the Date range', { lastFailureMs: 9e15 }],
-    ['a negative timestamp', { lastFailureMs: -5 }],
-    ['only one CPU mode', { cpuSystemSeconds: null }],
-    ['a negative peak RSS', { peakRssBytes: -1 }],
-    ['a histogram of the wrong length', { duration: { counts: [1], sum: 1, count: 1 } }],
+  // Each field is checked alone: a bad one is skipped, the others of the entry still seed.
+  const fields: readonly (readonly [string, Record<string, unknown>, string, number])[] = [
+    ['a negative count', { retries: -1 }, 'yacron2_job_retries_total', 0],
+    ['a fractional count', { retries: 1.5 }, 'yacron2_job_retries_total', 0],
+    ['a string count', { retries: '3' }, 'yacron2_job_retries_total', 0],
+    ['an unsafe count', { permanent_failures: 2 ** 60 }, 'yacron2_job_permanent_failures_total', 0],
+    ['a bool count', { start_failures: true }, 'yacron2_job_start_failures_total', 0],
+    ['runs not an object', { runs: [1, 2, 3] }, 'yacron2_job_runs_total{status=failure}', 0],
     [
-      'a histogram whose count is not the sum of its buckets',
-      { duration: { counts: [2, 1, 0, 1, 1, 0, 0, 0, 0, 0], sum: 9.3125, count: 99 } },
+      'one bad runs status',
+      { runs: { success: 'x', failure: 3 } },
+      'yacron2_job_runs_total{status=failure}',
+      3,
     ],
-    [
-      'a histogram with a NaN sum',
-      { duration: { counts: [2, 1, 0, 1, 1, 0, 0, 0, 0, 0], sum: NaN, count: 5 } },
-    ],
-    ['a huge histogram array', { duration: { counts: new Array(1e6).fill(0), sum: 0, count: 0 } }],
-    ['a name that is not a string', { name: 7 }],
+    ['a string timestamp', { last_success_time: '5' }, 'yacron2_job_retries_total', 1],
+    ['a negative timestamp', { last_failure_time: -5 }, 'yacron2_job_retries_total', 1],
+    ['a negative peak RSS', { max_rss_observed: -1 }, 'yacron2_job_retries_total', 1],
+    ['a fractional peak RSS', { max_rss_observed: 1.5 }, 'yacron2_job_retries_total', 1],
   ];
-  for (const [label, patch] of entries) {
-    test(`skips an entry with ${label}, seeding nothing of it`, async () => {
+  for (const [label, patch, family, value] of fields) {
+    test(`skips ${label} and seeds the rest of the entry`, async () => {
       const { seeded, a } = await seedInto(withEntry(patch));
-      assert.equal(seeded, 0);
-      assert.equal(a.get('yacron2_job_runs_total{status=success}'), 0);
-      assert.equal(a.get('yacron2_job_retries_total'), 0);
-      assert.equal(a.get('yacron2_job_duration_seconds_count'), 0);
+      assert.equal(seeded, 1);
+      assert.equal(a.get(family), value);
+      assert.equal(a.get('yacron2_job_duration_seconds_count'), 5, 'the histogram still seeds');
     });
   }
 
-  test('skips bad entries and keeps the good ones; a duplicate job seeds once', async () => {
-    const snapshot = good();
-    const [a, b] = snapshot.jobs;
-    const { seeded, a: samples } = await seedInto({
-      ...snapshot,
-      jobs: [null, 'a', 7, [], { name: 'a' }, { ...a, retries: -1 }, a, a, b, { ...b, name: '' }],
+  test('timestamps and peak RSS that do not type-check are not seeded', async () => {
+    const { a } = await seedInto(
+      withEntry({ last_success_time: 'x', last_failure_time: 9e15, max_rss_observed: -1 }),
+    );
+    assert.equal(a.get('yacron2_job_last_success_timestamp_seconds'), undefined);
+    assert.equal(a.get('yacron2_job_last_failure_timestamp_seconds'), undefined);
+    assert.equal(a.get('yacron2_job_peak_rss_bytes'), undefined);
+    assert.equal(a.get('yacron2_job_runs_total{status=success}'), 2);
+  });
+
+  const histograms: readonly (readonly [string, Record<string, unknown>])[] = [
+    ['bucket counts of the wrong length', { bucket_counts: [1] }],
+    ['decreasing cumulative counts', { bucket_counts: [2, 1, 1, 4, 5, 5, 5, 5, 5] }],
+    ['a bucket above the count', { bucket_counts: [2, 3, 3, 4, 5, 5, 5, 5, 6] }],
+    ['a NaN sum', { duration_sum: NaN }],
+    ['a string count', { duration_count: '5' }],
+    ['a huge bucket array', { bucket_counts: new Array<number>(1e6).fill(0) }],
+  ];
+  for (const [label, patch] of histograms) {
+    test(`restores no histogram with ${label}, but the counters`, async () => {
+      const { seeded, a } = await seedInto(withEntry(patch));
+      assert.equal(seeded, 1);
+      assert.equal(a.get('yacron2_job_duration_seconds_count'), 0);
+      assert.equal(a.get('yacron2_job_duration_seconds_sum'), 0);
+      assert.equal(a.get('yacron2_job_runs_total{status=success}'), 2);
     });
-    assert.equal(seeded, 2);
-    assert.equal(samples.get('yacron2_job_runs_total{status=success}'), 2);
-    assert.equal(samples.get('yacron2_job_retries_total'), 1);
+  }
+
+  test('skips entries that are not objects and keeps the good ones', () => {
+    const snapshot = good();
+    const jobs = snapshot['jobs'] as Record<string, unknown>;
+    const rig = createRig(['a', 'b', 'c', 'd']);
+    const { seededJobs } = rig.metrics.seedCounters(
+      { ...snapshot, jobs: { ...jobs, c: [1], d: 'x' } },
+      new Set(['a', 'b', 'c', 'd']),
+    );
+    assert.equal(seededJobs, 2);
   });
 
   test('ignores inherited and prototype-polluting keys', async () => {
-    const entry: unknown = JSON.parse(
-      '{"name":"a","__proto__":{"retries":5},"runs":{"success":1,"failure":0,"cancelled":0},' +
-        '"permanentFailures":0,"startFailures":0}',
-    );
-    const { seeded } = await seedInto({ ...good(), jobs: [entry] });
-    assert.equal(seeded, 0); // `retries` is only "present" through the prototype
+    const entry: unknown = JSON.parse('{"__proto__":{"retries":5},"runs":{"success":1}}');
+    const { seeded, a } = await seedInto({ ...good(), jobs: { a: entry } });
+    assert.equal(seeded, 1);
+    assert.equal(a.get('yacron2_job_retries_total'), 0, '`retries` only through the prototype');
+    assert.equal(a.get('yacron2_job_runs_total{status=success}'), 1);
     assert.equal(({} as Record<string, unknown>)['retries'], undefined);
+    const polluted: unknown = JSON.parse('{"buckets":[],"jobs":{"__proto__":{"runs":{}}}}');
+    assert.equal((await seedInto(polluted)).seeded, 0);
   });
 
   test('treats absent or garbage bucket bounds as changed bounds', async () => {
     for (const bounds of [undefined, 'x', [0.1, 'x'], new Array(1e6).fill(1)]) {
-      const { seeded, a } = await seedInto({ ...good(), durationBucketsSeconds: bounds });
+      const { seeded, a } = await seedInto({ ...good(), buckets: bounds });
       assert.equal(seeded, 2);
       assert.equal(a.get('yacron2_job_runs_total{status=success}'), 2);
       assert.equal(a.get('yacron2_job_duration_seconds_count'), 0);
     }
   });
 
-  test('a huge job list is walked no further than needed', async () => {
+  test('a huge job object is never walked: only the configured names are looked up', async () => {
     const snapshot = good();
-    const jobs = [...snapshot.jobs, ...new Array<null>(1e6).fill(null)];
+    const jobs: Record<string, unknown> = { ...(snapshot['jobs'] as Record<string, unknown>) };
+    for (let index = 0; index < 100_000; index++) jobs[`extra-${index}`] = { retries: 1 };
     const { seeded } = await seedInto({ ...snapshot, jobs });
     assert.equal(seeded, 2);
   });

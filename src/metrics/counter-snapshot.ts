@@ -1,89 +1,91 @@
-// Restart-durable per-job counters (seed "Restart-durable Prometheus counters"): a plain JSON
-// snapshot of the cumulative accumulators of a JobTable, and seeding one back into a fresh table.
-// Does no I/O and keeps no state: durable/ decides when to snapshot, where to store it and when
-// to seed. A snapshot read from disk is untrusted, so seeding validates every field it uses.
+// Restart-durable per-job counters (docs/durable-state.md "Restart-durable counters"): the cumulative
+// accumulators of a JobTable as the body of the reference's `counters/<host>` record
+// (docs/durable-state-store.md "Record bodies"), and seeding one back into a fresh table. Does no
+// I/O and keeps no state: durable/ decides when to snapshot (and adds the record's `at`), where
+// to store it and when to seed. A snapshot read from disk may come from the Python reference, an
+// older build or a hostile writer, so seeding checks each field alone and adds only what is
+// well-typed.
+// Must not: write a field name, unit or type the reference does not write.
+import { pyFloat, type PyFloat } from '../common/index.js';
 import type { JobTable } from './job-table.js';
+import type { JobSeries } from './job-series.js';
 
-export const COUNTER_SNAPSHOT_VERSION = 1;
-
-/** Largest accepted epoch-ms timestamp (the ECMAScript Date range). */
-const MAX_EPOCH_MS = 8.64e15;
+/** Largest accepted epoch timestamp, seconds (the ECMAScript Date range). */
+const MAX_EPOCH_SECONDS = 8.64e12;
 /** Bucket-bound lists longer than this are never compared (a hostile file's huge array). */
 const MAX_BOUNDS = 10_000;
 
-/** One job's cumulative accumulators (spec/metrics.md §3, the cumulative families). */
+/** One job's cumulative accumulators, as the reference names and types them. */
 export interface JobCounterSnapshot {
-  readonly name: string;
-  /** yacron2_job_runs_total by status. */
-  readonly runs: {
-    readonly success: number;
-    readonly failure: number;
-    readonly cancelled: number;
-  };
+  /** yacron2_job_runs_total by status; zero counts are left out. */
+  readonly runs: Readonly<Partial<Record<'success' | 'failure' | 'cancelled', number>>>;
   readonly retries: number;
-  readonly permanentFailures: number;
-  readonly startFailures: number;
-  /**
-   * yacron2_job_duration_seconds: NON-cumulative counts, one per bound of the snapshot's
-   * `durationBucketsSeconds` plus the +Inf overflow; sum in seconds.
-   */
-  readonly duration: {
-    readonly counts: readonly number[];
-    readonly sum: number;
-    readonly count: number;
-  };
-  /** Epoch ms; null until a success / failure. */
-  readonly lastSuccessMs: number | null;
-  readonly lastFailureMs: number | null;
-  /** yacron2_job_cpu_seconds_total by mode; both null until the first monitored run. */
-  readonly cpuUserSeconds: number | null;
-  readonly cpuSystemSeconds: number | null;
-  /** yacron2_job_peak_rss_bytes; null until a non-zero observation. */
-  readonly peakRssBytes: number | null;
+  readonly permanent_failures: number;
+  readonly start_failures: number;
+  /** yacron2_job_duration_seconds: sum (s), count, and the cumulative count per bound (no +Inf). */
+  readonly duration_sum: PyFloat;
+  readonly duration_count: number;
+  readonly bucket_counts: readonly number[];
+  /** Epoch seconds; null until a success / failure. */
+  readonly last_success_time: PyFloat | null;
+  readonly last_failure_time: PyFloat | null;
+  /** yacron2_job_cpu_seconds_total by mode, over `cpu_count` monitored runs. */
+  readonly cpu_user_sum: PyFloat;
+  readonly cpu_system_sum: PyFloat;
+  readonly cpu_count: number;
+  /** yacron2_job_peak_rss_bytes; 0 until a non-zero observation. */
+  readonly max_rss_observed: number;
 }
 
-/** Every per-job series' accumulators; plain JSON (finite numbers, arrays, null). */
+/** The record body without its `at`. */
 export interface CounterSnapshot {
-  readonly version: typeof COUNTER_SNAPSHOT_VERSION;
-  /** The histogram bounds the `duration.counts` were taken with (seconds, +Inf implied). */
-  readonly durationBucketsSeconds: readonly number[];
-  /** In job-name order. */
-  readonly jobs: readonly JobCounterSnapshot[];
+  /** The histogram's upper bounds (seconds) the bucket counts were taken with. */
+  readonly buckets: readonly PyFloat[];
+  readonly jobs: Readonly<Record<string, JobCounterSnapshot>>;
 }
 
-export function snapshotJobTable(table: JobTable): CounterSnapshot {
+function seconds(ms: number | null): PyFloat | null {
+  return ms === null ? null : pyFloat(ms / 1000);
+}
+
+function jobSnapshot(series: JobSeries, bounds: number): JobCounterSnapshot {
+  const runs: Partial<Record<'success' | 'failure' | 'cancelled', number>> = {};
+  if (series.runsSuccess > 0) runs.success = series.runsSuccess;
+  if (series.runsFailure > 0) runs.failure = series.runsFailure;
+  if (series.runsCancelled > 0) runs.cancelled = series.runsCancelled;
+  const { histogram } = series;
+  const cumulative: number[] = [];
+  let total = 0;
+  for (let index = 0; index < bounds; index++) {
+    total += histogram.counts[index] ?? 0;
+    cumulative.push(total);
+  }
   return {
-    version: COUNTER_SNAPSHOT_VERSION,
-    durationBucketsSeconds: [...table.layout.bounds],
-    jobs: table.sorted().map((series) => ({
-      name: series.name,
-      runs: {
-        success: series.runsSuccess,
-        failure: series.runsFailure,
-        cancelled: series.runsCancelled,
-      },
-      retries: series.retries,
-      permanentFailures: series.permanentFailures,
-      startFailures: series.startFailures,
-      duration: {
-        counts: [...series.histogram.counts],
-        sum: series.histogram.sum,
-        count: series.histogram.count,
-      },
-      lastSuccessMs: series.lastSuccessMs,
-      lastFailureMs: series.lastFailureMs,
-      cpuUserSeconds: series.cpuUserSeconds,
-      cpuSystemSeconds: series.cpuSystemSeconds,
-      peakRssBytes: series.peakRssBytes,
-    })),
+    runs,
+    retries: series.retries,
+    permanent_failures: series.permanentFailures,
+    start_failures: series.startFailures,
+    duration_sum: pyFloat(histogram.sum),
+    duration_count: histogram.count,
+    bucket_counts: cumulative,
+    last_success_time: seconds(series.lastSuccessMs),
+    last_failure_time: seconds(series.lastFailureMs),
+    cpu_user_sum: pyFloat(series.cpuUserSeconds ?? 0),
+    cpu_system_sum: pyFloat(series.cpuSystemSeconds ?? 0),
+    cpu_count: series.cpuCount,
+    max_rss_observed: Math.round(series.peakRssBytes ?? 0),
   };
 }
 
-// ---- Validation of an untrusted snapshot ------------------------------------------------------
+/** Every job with series (configured ones, and removed ones still running). */
+export function snapshotJobTable(table: JobTable): CounterSnapshot {
+  const bounds = table.layout.bounds;
+  const jobs: Record<string, JobCounterSnapshot> = {};
+  for (const series of table.sorted()) jobs[series.name] = jobSnapshot(series, bounds.length);
+  return { buckets: bounds.map((bound) => pyFloat(bound)), jobs };
+}
 
-/** Marks a field that failed validation (distinct from a valid null). */
-const INVALID = Symbol('invalid');
-type Checked<T> = T | typeof INVALID;
+// ---- Seeding an untrusted snapshot --------------------------------------------------------------
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -93,182 +95,118 @@ function ownField(record: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-function count(value: unknown): Checked<number> {
-  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : INVALID;
+/** A JSON integer count, or undefined. */
+function count(value: unknown): number | undefined {
+  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
 }
 
-/** A finite, non-negative amount no bigger than `max`. */
-function amount(value: unknown, max = Number.MAX_SAFE_INTEGER): Checked<number> {
+/** A finite, non-negative int or float no bigger than `max`, or undefined. */
+function amount(value: unknown, max = Number.MAX_SAFE_INTEGER): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= max
     ? value
-    : INVALID;
+    : undefined;
 }
 
-/** Absent or null → null (an accumulator that never moved); else an amount. */
-function optionalAmount(value: unknown, max?: number): Checked<number | null> {
-  return value === undefined || value === null ? null : amount(value, max);
-}
-
-interface SeedHistogram {
-  readonly counts: readonly number[];
-  readonly sum: number;
-  readonly count: number;
-}
-
-/** The histogram of an entry taken with the current bounds (`slots` = bounds + 1), or INVALID. */
-function parseHistogram(value: unknown, slots: number): Checked<SeedHistogram> {
-  if (!isRecord(value)) return INVALID;
-  const rawCounts = ownField(value, 'counts');
-  // Length first: a huge array is refused without walking it.
-  if (!Array.isArray(rawCounts) || rawCounts.length !== slots) return INVALID;
-  const counts: number[] = [];
-  let total = 0;
-  for (const raw of rawCounts) {
-    const n = count(raw);
-    if (n === INVALID) return INVALID;
-    counts.push(n);
-    total += n;
-  }
-  const sum = amount(ownField(value, 'sum'));
-  const histogramCount = count(ownField(value, 'count'));
-  if (sum === INVALID || histogramCount !== total) return INVALID;
-  return { counts, sum, count: histogramCount };
-}
-
-interface SeedEntry {
-  readonly success: number;
-  readonly failure: number;
-  readonly cancelled: number;
-  readonly retries: number;
-  readonly permanentFailures: number;
-  readonly startFailures: number;
-  readonly lastSuccessMs: number | null;
-  readonly lastFailureMs: number | null;
-  readonly cpu: { readonly user: number; readonly system: number } | null;
-  readonly peakRssBytes: number | null;
-  /** null = not restored (bounds changed). */
-  readonly histogram: SeedHistogram | null;
-}
-
-/**
- * One job entry, all or nothing: any malformed field rejects the whole entry (null). The
- * histogram is only read when `histogramSlots` is a number (the bounds are unchanged).
- */
-function parseEntry(
-  entry: Record<string, unknown>,
-  histogramSlots: number | null,
-): SeedEntry | null {
-  const runs = ownField(entry, 'runs');
-  if (!isRecord(runs)) return null;
-  const success = count(ownField(runs, 'success'));
-  const failure = count(ownField(runs, 'failure'));
-  const cancelled = count(ownField(runs, 'cancelled'));
-  const retries = count(ownField(entry, 'retries'));
-  const permanentFailures = count(ownField(entry, 'permanentFailures'));
-  const startFailures = count(ownField(entry, 'startFailures'));
-  const lastSuccessMs = optionalAmount(ownField(entry, 'lastSuccessMs'), MAX_EPOCH_MS);
-  const lastFailureMs = optionalAmount(ownField(entry, 'lastFailureMs'), MAX_EPOCH_MS);
-  const cpuUser = optionalAmount(ownField(entry, 'cpuUserSeconds'));
-  const cpuSystem = optionalAmount(ownField(entry, 'cpuSystemSeconds'));
-  const peakRssBytes = optionalAmount(ownField(entry, 'peakRssBytes'));
-  const histogram =
-    histogramSlots === null ? null : parseHistogram(ownField(entry, 'duration'), histogramSlots);
-  if (
-    success === INVALID ||
-    failure === INVALID ||
-    cancelled === INVALID ||
-    retries === INVALID ||
-    permanentFailures === INVALID ||
-    startFailures === INVALID ||
-    lastSuccessMs === INVALID ||
-    lastFailureMs === INVALID ||
-    cpuUser === INVALID ||
-    cpuSystem === INVALID ||
-    peakRssBytes === INVALID ||
-    histogram === INVALID ||
-    // The CPU pair moves together: both null or both numbers.
-    (cpuUser === null) !== (cpuSystem === null)
-  ) {
-    return null;
-  }
-  return {
-    success,
-    failure,
-    cancelled,
-    retries,
-    permanentFailures,
-    startFailures,
-    lastSuccessMs,
-    lastFailureMs,
-    cpu: cpuUser === null || cpuSystem === null ? null : { user: cpuUser, system: cpuSystem },
-    peakRssBytes,
-    histogram,
-  };
-}
-
-function latest(current: number | null, seeded: number | null): number | null {
-  if (seeded === null) return current;
+function latest(current: number | null, seededSeconds: number | undefined): number | null {
+  if (seededSeconds === undefined) return current;
+  const seeded = seededSeconds * 1000;
   return current === null ? seeded : Math.max(current, seeded);
 }
 
 /**
- * Add an untrusted snapshot into `table`'s accumulators for the jobs in `configuredJobNames` that
- * the table has a configured series for; returns how many jobs were seeded. Malformed, duplicate,
- * removed-job and unknown-version entries are skipped; histograms are restored only when the
- * snapshot's bounds equal the table's current ones. Never throws for any `snapshot` value.
+ * The histogram of an entry taken with the current bounds as non-cumulative counts (one per
+ * bound, then the +Inf overflow), or undefined when its count, sum or cumulative bucket counts
+ * are missing, mistyped or inconsistent (they are restored together or not at all).
+ */
+function histogramOf(
+  entry: Record<string, unknown>,
+  bounds: number,
+): { counts: number[]; sum: number; count: number } | undefined {
+  const total = count(ownField(entry, 'duration_count'));
+  const sum = amount(ownField(entry, 'duration_sum'));
+  const cumulative = ownField(entry, 'bucket_counts');
+  // Length first: a huge array is refused without walking it.
+  if (total === undefined || sum === undefined || !Array.isArray(cumulative)) return undefined;
+  if (cumulative.length !== bounds) return undefined;
+  const counts: number[] = [];
+  let previous = 0;
+  for (const raw of cumulative as unknown[]) {
+    const value = count(raw);
+    if (value === undefined || value < previous || value > total) return undefined;
+    counts.push(value - previous);
+    previous = value;
+  }
+  counts.push(total - previous);
+  return { counts, sum, count: total };
+}
+
+function seedEntry(series: JobSeries, entry: Record<string, unknown>, sameBounds: boolean): void {
+  const runs = ownField(entry, 'runs');
+  if (isRecord(runs)) {
+    series.runsSuccess += count(ownField(runs, 'success')) ?? 0;
+    series.runsFailure += count(ownField(runs, 'failure')) ?? 0;
+    series.runsCancelled += count(ownField(runs, 'cancelled')) ?? 0;
+  }
+  series.retries += count(ownField(entry, 'retries')) ?? 0;
+  series.permanentFailures += count(ownField(entry, 'permanent_failures')) ?? 0;
+  series.startFailures += count(ownField(entry, 'start_failures')) ?? 0;
+  series.lastSuccessMs = latest(
+    series.lastSuccessMs,
+    amount(ownField(entry, 'last_success_time'), MAX_EPOCH_SECONDS),
+  );
+  series.lastFailureMs = latest(
+    series.lastFailureMs,
+    amount(ownField(entry, 'last_failure_time'), MAX_EPOCH_SECONDS),
+  );
+  const cpuUser = amount(ownField(entry, 'cpu_user_sum'));
+  const cpuSystem = amount(ownField(entry, 'cpu_system_sum'));
+  const cpuCount = count(ownField(entry, 'cpu_count')) ?? 0;
+  // yacron2_job_cpu_seconds_total exists only after a monitored run.
+  if (cpuCount > 0 || (cpuUser ?? 0) > 0 || (cpuSystem ?? 0) > 0) {
+    series.cpuUserSeconds = (series.cpuUserSeconds ?? 0) + (cpuUser ?? 0);
+    series.cpuSystemSeconds = (series.cpuSystemSeconds ?? 0) + (cpuSystem ?? 0);
+    series.cpuCount += cpuCount;
+  }
+  // Peak RSS is a max, and stays absent until a non-zero observation.
+  const rss = count(ownField(entry, 'max_rss_observed')) ?? 0;
+  if (rss > (series.peakRssBytes ?? 0)) series.peakRssBytes = rss;
+  const histogram = sameBounds ? histogramOf(entry, series.histogram.counts.length - 1) : undefined;
+  if (histogram !== undefined) {
+    histogram.counts.forEach((n, index) => {
+      series.histogram.counts[index] = (series.histogram.counts[index] ?? 0) + n;
+    });
+    series.histogram.sum += histogram.sum;
+    series.histogram.count += histogram.count;
+  }
+}
+
+/**
+ * Add an untrusted snapshot (a `counters/<host>` record's data) into `table`'s accumulators for
+ * the jobs in `configuredJobNames` that the table has a configured series for; returns how many
+ * jobs were seeded. Each field is added only when it has the reference's type; the histogram
+ * only when the snapshot's bounds equal the table's current ones. Never throws for any value.
  */
 export function seedJobTable(
   table: JobTable,
   snapshot: unknown,
   configuredJobNames: ReadonlySet<string>,
 ): number {
-  if (!isRecord(snapshot) || ownField(snapshot, 'version') !== COUNTER_SNAPSHOT_VERSION) return 0;
+  if (!isRecord(snapshot)) return 0;
   const jobs = ownField(snapshot, 'jobs');
-  if (!Array.isArray(jobs)) return 0;
-  const bounds = ownField(snapshot, 'durationBucketsSeconds');
+  if (!isRecord(jobs)) return 0;
+  const bounds = ownField(snapshot, 'buckets');
   const sameBounds =
     Array.isArray(bounds) &&
     bounds.length <= MAX_BOUNDS &&
     table.layout.sameBounds(bounds as readonly unknown[] as readonly number[]);
-  const histogramSlots = sameBounds ? table.layout.bounds.length + 1 : null;
-
-  const seeded = new Set<string>();
-  for (const raw of jobs as readonly unknown[]) {
-    // Every configured job seeded already: the rest of a (possibly huge) list cannot matter.
-    if (seeded.size >= configuredJobNames.size) break;
-    if (!isRecord(raw)) continue;
-    const name = ownField(raw, 'name');
-    if (typeof name !== 'string' || seeded.has(name) || !configuredJobNames.has(name)) continue;
+  let seeded = 0;
+  // Walk the configured names, not the (possibly huge, hostile) object.
+  for (const name of configuredJobNames) {
+    const entry = ownField(jobs, name);
     const series = table.get(name);
-    if (!series?.configured) continue;
-    const entry = parseEntry(raw, histogramSlots);
-    if (entry === null) continue;
-
-    series.runsSuccess += entry.success;
-    series.runsFailure += entry.failure;
-    series.runsCancelled += entry.cancelled;
-    series.retries += entry.retries;
-    series.permanentFailures += entry.permanentFailures;
-    series.startFailures += entry.startFailures;
-    series.lastSuccessMs = latest(series.lastSuccessMs, entry.lastSuccessMs);
-    series.lastFailureMs = latest(series.lastFailureMs, entry.lastFailureMs);
-    if (entry.cpu) {
-      series.cpuUserSeconds = (series.cpuUserSeconds ?? 0) + entry.cpu.user;
-      series.cpuSystemSeconds = (series.cpuSystemSeconds ?? 0) + entry.cpu.system;
-    }
-    // Peak RSS is a max, and stays absent until a non-zero observation (spec §3).
-    if (entry.peakRssBytes !== null && entry.peakRssBytes > (series.peakRssBytes ?? 0)) {
-      series.peakRssBytes = entry.peakRssBytes;
-    }
-    if (entry.histogram) {
-      const { histogram } = series;
-      entry.histogram.counts.forEach((n, index) => {
-        histogram.counts[index] = (histogram.counts[index] ?? 0) + n;
-      });
-      histogram.sum += entry.histogram.sum;
-      histogram.count += entry.histogram.count;
-    }
-    seeded.add(name);
+    if (!isRecord(entry) || !series?.configured) continue;
+    seedEntry(series, entry, sameBounds);
+    seeded += 1;
   }
-  return seeded.size;
+  return seeded;
 }

@@ -9,11 +9,7 @@ export {
   type RenderedMetrics,
   type RenderMetrics,
 } from './create-metrics.js';
-export {
-  COUNTER_SNAPSHOT_VERSION,
-  type CounterSnapshot,
-  type JobCounterSnapshot,
-} from './counter-snapshot.js';
+export type { CounterSnapshot, JobCounterSnapshot } from './counter-snapshot.js';
 export {
   negotiateFormat,
   OPENMETRICS_CONTENT_TYPE,

@@ -86,6 +86,8 @@ export class JobSeries {
   /** null until the first monitored run. */
   cpuUserSeconds: number | null = null;
   cpuSystemSeconds: number | null = null;
+  /** Monitored runs the CPU sums cover. */
+  cpuCount = 0;
   /** null until a non-zero observation. */
   peakRssBytes: number | null = null;
 

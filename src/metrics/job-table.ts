@@ -128,6 +128,7 @@ export class JobTable {
     if (resources) {
       series.cpuUserSeconds = (series.cpuUserSeconds ?? 0) + resources.cpuUserSeconds;
       series.cpuSystemSeconds = (series.cpuSystemSeconds ?? 0) + resources.cpuSystemSeconds;
+      series.cpuCount += 1;
       if (resources.maxRssBytes > (series.peakRssBytes ?? 0)) {
         series.peakRssBytes = resources.maxRssBytes;
       }

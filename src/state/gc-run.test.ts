@@ -195,16 +195,29 @@ void test('dag runs, advance leases, XCom and blobs over a real store', async ()
   assert.ok(await store.inspectLease('slots/live'), 'named leases are never deleted');
 });
 
-void test('pruneManifests keeps the window plus one older record', async () => {
+void test("pruneManifests keeps the reference's newest 512, or the window plus one older record when that is more", async () => {
   const fleet = new Fleet();
   await fleet.start();
   await fleet.join('node-a', ['x']);
   await fleet.pass(10 * DAY);
+  assert.equal((await fleet.store.list('manifests/node-a')).length, 41);
+  assert.equal(await pruneManifests(fleet.store, 'node-a', fleet.clock.now(), GRACE), 0);
+  // 520 six-hourly manifests: the newest 512 span 128 days, more than a 7-day grace.
+  await fleet.pass(120 * DAY);
   const before = (await fleet.store.list('manifests/node-a')).length;
-  assert.equal(before, 41);
-  const deleted = await pruneManifests(fleet.store, 'node-a', fleet.clock.now(), GRACE);
-  const after = await fleet.store.list('manifests/node-a');
-  assert.equal(deleted, before - after.length);
-  assert.equal(after.length, 30, '29 inside the 7-day window, plus the one that proves the span');
-  assert.ok((after.at(-1)?.writtenAtMs ?? 0) < fleet.clock.now() - GRACE);
+  assert.equal(before, 521);
+  assert.equal(await pruneManifests(fleet.store, 'node-a', fleet.clock.now(), GRACE), 9);
+  assert.equal((await fleet.store.list('manifests/node-a')).length, 512);
+  // A grace longer than 512 manifests span: the window plus the record that proves the span.
+  await fleet.pass(10 * DAY);
+  assert.equal((await fleet.store.list('manifests/node-a')).length, 552);
+  const grace = 130 * DAY;
+  assert.equal(await pruneManifests(fleet.store, 'node-a', fleet.clock.now(), grace), 30);
+  const kept = await fleet.store.list('manifests/node-a');
+  assert.equal(
+    kept.length,
+    522,
+    '521 inside the 130-day window, plus the one that proves the span',
+  );
+  assert.ok((kept.at(-1)?.writtenAtMs ?? 0) < fleet.clock.now() - grace);
 });

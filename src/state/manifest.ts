@@ -69,10 +69,15 @@ export async function writeManifest(
   });
 }
 
+/** Manifest records a host keeps at least (the reference's retention). */
+export const MANIFESTS_KEPT = 512;
+
 /**
- * Drop this host's manifest records that GC no longer needs: every record inside the retention
- * window is kept, plus the newest one older than it, so the history still provably spans the
- * window (GC defers until it does). Returns how many were deleted.
+ * Drop this host's manifest records that GC no longer needs: the newest MANIFESTS_KEPT, as the
+ * reference keeps, and beyond them every record inside the retention window plus the newest one
+ * older than it, so the history still provably spans the window (GC defers until it does; 512
+ * six-hourly manifests span only 128 days, less than a longer gcGraceSeconds). Returns how many
+ * were deleted.
  */
 export async function pruneManifests(
   store: StateStore,
@@ -82,8 +87,9 @@ export async function pruneManifests(
 ): Promise<number> {
   const stream = manifestStream(host);
   const records = await store.list(stream);
+  if (records.length <= MANIFESTS_KEPT) return 0;
   const inside = records.filter((record) => record.writtenAtMs >= nowMs - retainMs).length;
-  const keep = Math.max(2, inside + 1);
+  const keep = Math.max(MANIFESTS_KEPT, inside + 1);
   return records.length > keep ? store.prune(stream, keep) : 0;
 }
 
