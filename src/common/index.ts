@@ -45,7 +45,7 @@ export {
 export { TypedEmitter, type EventMap, type Listener } from './events.js';
 export { createDeferred, type Deferred } from './deferred.js';
 export { TaskSet } from './task-set.js';
-export { secondsToMs, formatSeconds } from './duration.js';
+export { secondsToMs, msToSeconds, formatSeconds } from './duration.js';
 export { deepFreeze } from './deep-freeze.js';
 export { readPackageVersion } from './package-version.js';
 export {

@@ -5,7 +5,7 @@
 // The catch-up watermark is the string max of `finished_at` (the shape is the reference's
 // isoformat, so string order is time order). Pure functions.
 // Must not: add fields the reference does not write (readers of both builds see the same row).
-import { pyFloat } from '../common/index.js';
+import { msToSeconds, pyFloat } from '../common/index.js';
 import type { OnMissed } from '../config/index.js';
 import type {
   DurableOutcome,
@@ -19,11 +19,6 @@ import { int, isoAt, num, parseStoreInstant, str } from './records.js';
 
 /** The field the catch-up watermark is derived from (its string max). */
 export const WATERMARK_FIELD = 'finished_at';
-
-/** Seconds with microsecond precision, as the reference's timedelta.total_seconds() gives. */
-export function secondsOf(durationMs: number): number {
-  return Math.round(durationMs * 1000) / 1e6;
-}
 
 /** A run's usage as the reference stores it: the one wire shape, its seconds and CPU % as floats. */
 function resourcesData(resources: RunResources): JsonObject {
@@ -47,7 +42,7 @@ export function ledgerRowOf(summary: RunSummary): JsonObject {
     exit_code: summary.exitCode,
     started_at: summary.startedAtMs === null ? null : isoAt(summary.startedAtMs),
     finished_at: isoAt(summary.finishedAtMs),
-    duration: summary.durationMs === null ? null : pyFloat(secondsOf(summary.durationMs)),
+    duration: summary.durationMs === null ? null : pyFloat(msToSeconds(summary.durationMs)),
     fail_reason: summary.failReason,
     resources: summary.resources === null ? null : resourcesData(summary.resources),
   };

@@ -1,7 +1,7 @@
 // The API's run shapes (docs/http-api.md "GET /jobs/{name}/runs"): the run record with
 // Python-isoformat instants, seconds and snake_case names, rendered from the scheduler's
 // RunSummary, and the stats object over a list of them. Pure.
-import { formatIsoUtc } from '../common/index.js';
+import { formatIsoUtc, msToSeconds } from '../common/index.js';
 import type { RunSummary, RunSummaryOutcome } from '../scheduler/index.js';
 
 export type RunRecordOutcome = RunSummaryOutcome;
@@ -53,9 +53,9 @@ export interface JobRuns {
   readonly stats: RunStats;
 }
 
-/** A duration in the API's unit (seconds). */
+/** A duration in the API's unit (seconds, microsecond precision as the reference's). */
 export function durationSeconds(run: RunSummary): number | null {
-  return run.durationMs === null ? null : run.durationMs / 1000;
+  return run.durationMs === null ? null : msToSeconds(run.durationMs);
 }
 
 export function renderRunRecord(run: RunSummary): RunRecord {

@@ -209,6 +209,12 @@ describe('snapshotCounters()', () => {
     );
   });
 
+  test('leaves out configured jobs that accumulated nothing yet, as the reference does', () => {
+    const rig = createRig(['a', 'idle']);
+    rig.run('a', { outcome: 'cancelled', finishedAtMs: T0, duration: null });
+    assert.deepEqual(Object.keys(rig.metrics.snapshotCounters().jobs), ['a']);
+  });
+
   test('is a copy: later runs do not change a snapshot already taken', () => {
     const rig = createRig(['a']);
     rig.run('a', { outcome: 'success', finishedAtMs: T0, duration: 0.25 });

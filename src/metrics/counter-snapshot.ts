@@ -77,11 +77,27 @@ function jobSnapshot(series: JobSeries, bounds: number): JobCounterSnapshot {
   };
 }
 
-/** Every job with series (configured ones, and removed ones still running). */
+/** Nothing accumulated yet (a configured job that never ran): the reference writes no entry. */
+function untouched(series: JobSeries): boolean {
+  return (
+    series.runsSuccess + series.runsFailure + series.runsCancelled === 0 &&
+    series.retries + series.permanentFailures + series.startFailures === 0 &&
+    series.histogram.count === 0 &&
+    series.lastSuccessMs === null &&
+    series.lastFailureMs === null &&
+    series.cpuCount === 0 &&
+    series.cpuUserSeconds === null &&
+    series.peakRssBytes === null
+  );
+}
+
+/** Every job with series (configured ones, and removed ones still running) that accumulated. */
 export function snapshotJobTable(table: JobTable): CounterSnapshot {
   const bounds = table.layout.bounds;
   const jobs: Record<string, JobCounterSnapshot> = {};
-  for (const series of table.sorted()) jobs[series.name] = jobSnapshot(series, bounds.length);
+  for (const series of table.sorted()) {
+    if (!untouched(series)) jobs[series.name] = jobSnapshot(series, bounds.length);
+  }
   return { buckets: bounds.map((bound) => pyFloat(bound)), jobs };
 }
 

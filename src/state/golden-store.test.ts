@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { FakeClock } from '../common/fake-clock.js';
 import { FsStateStore } from './fs-store.js';
+import { readManifestHistory } from './manifest.js';
 import { extractGoldenStore, type GoldenStore } from './test-golden.js';
 import { recordingLogger } from './test-logger.js';
 
@@ -140,4 +141,24 @@ void test('our appends sort after the reference records of a stream, and its fil
     }
     // GC's view: the stream's age is the time in its newest name.
     assert.equal(listed[0]?.writtenAtMs, AFTER_MS);
+  }));
+
+void test('the manifest of host vm reads back as the reference wrote it', () =>
+  withGolden(async ({ expected }, store) => {
+    const mustSee = (
+      expected as unknown as {
+        mustSee: { manifests: Record<string, Record<string, unknown>> };
+      }
+    ).mustSee.manifests;
+    const history = await readManifestHistory(store);
+    assert.equal(history.unreadable, 0);
+    assert.deepEqual(
+      Object.fromEntries(
+        history.entries.map((entry) => [
+          entry.host,
+          { jobs: entry.jobs, scopes: entry.scopes, dags: entry.dags, jobSetId: entry.jobSetId },
+        ]),
+      ),
+      mustSee,
+    );
   }));
