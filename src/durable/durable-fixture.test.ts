@@ -8,6 +8,7 @@ import {
   createDeferred,
   formatIsoUtc,
   Slot,
+  systemClock,
   type Deferred,
   type FakeClock,
 } from '../common/index.js';
@@ -124,6 +125,22 @@ export async function tick(clock: FakeClock, ms: number): Promise<void> {
   }
   await clock.advance(target - clock.monotonic());
   await flush();
+}
+
+/**
+ * Let the event loop (and a real store's file I/O) run until `done` holds. Bounded by wall time,
+ * not by a count of loop turns: a loaded machine finishes the same I/O in more turns.
+ */
+export async function until(
+  done: () => boolean | Promise<boolean>,
+  what: string,
+  boundMs = 60_000,
+): Promise<void> {
+  const deadline = systemClock.monotonic() + boundMs;
+  while (!(await done())) {
+    if (systemClock.monotonic() > deadline) throw new Error(`${what} did not happen`);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 /** The stream's records' data, oldest first. */

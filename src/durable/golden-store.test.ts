@@ -25,6 +25,7 @@ import {
   startDaemon,
   streamData,
   tick,
+  until,
   type Daemon,
 } from './durable-fixture.test.js';
 import type { RunStartedEvent } from '../scheduler/index.js';
@@ -139,21 +140,9 @@ async function bootNode(g: Golden, boot: BootInfo, jobs = g.jobs): Promise<Node>
   metrics.subscribe(d.scheduler);
   // The boot sequence reads real files: its last step logs the counter seed (this host has a
   // snapshot in the golden store).
-  await until(() => d.logged('Prometheus counters continue').length > 0);
+  await until(() => d.logged('Prometheus counters continue').length > 0, 'the boot sequence');
   await flush();
   return Object.assign(d, { metrics });
-}
-
-/** Let the event loop (and the store's file I/O) run until `done` holds; bounded. */
-async function until(
-  done: () => boolean | Promise<boolean>,
-  what = 'the boot sequence',
-): Promise<void> {
-  for (let turn = 0; turn < 100_000; turn++) {
-    if (await done()) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  assert.fail(`${what} did not happen`);
 }
 
 const sameBootAsReference = (g: Golden): BootInfo => ({
@@ -217,7 +206,10 @@ void describe('the reference store, read by the durable layer', () => {
       assert.equal(retry?.job.name, 'flaky');
       assert.equal(retry?.attempt, 1);
       assert.ok(retry.startedAtMs >= Date.parse(pending.notBefore));
-      await until(async () => (await streamData(g.store, 'retries/flaky')).length === 2);
+      await until(
+        async () => (await streamData(g.store, 'retries/flaky')).length === 2,
+        'the settled retry',
+      );
       const records = await streamData(g.store, 'retries/flaky');
       assert.deepEqual(records.at(-1), {
         kind: 'settled',

@@ -31,6 +31,7 @@ import {
   startDaemon,
   T0,
   tick,
+  until,
   type Daemon,
 } from './durable-fixture.test.js';
 import { slotCancelData } from './records.js';
@@ -364,15 +365,6 @@ function node(clock: FakeClock, store: FsStateStore, token: string): Daemon {
   });
   metrics.subscribe(d.scheduler);
   return d;
-}
-
-/** Let the event loop (and the store's file I/O) run until `done` holds; bounded. */
-async function until(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let turn = 0; turn < 100_000; turn++) {
-    if (await done()) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  assert.fail(`${what} did not happen`);
 }
 
 void test("every durable record kind we write has the reference's fields, JSON types and instant shapes", async () => {
