@@ -1,8 +1,8 @@
-// E2E: missed-run catch-up across a real daemon downtime (spec/seed-durable-state.txt, "Missed-run
-// catch-up"): after a downtime spanning four slots, onMissed run-once launches exactly one
-// backfill (the newest slot), run-all one per missed slot, and startingDeadlineSeconds drops the
-// older slots. The ledger rows (trigger `catchup`, scheduledAtMs = the slot) are the observation
-// point.
+// E2E: missed-run catch-up across a real daemon downtime (docs/durable-state.md, "Missed-run
+// catch-up"): after a downtime spanning four slots, onMissed run-once launches exactly one backfill
+// (the newest slot), run-all one per missed slot, and startingDeadlineSeconds drops the older
+// slots. The catch-up checkpoints (each backfill moves the watermark to its slot) and the ledger
+// rows are the observation points.
 //
 // The slots are planned from the test's start, and the second daemon starts after the last one:
 // no live fire lands near a start-up. (A live run that reaches the ledger before the catch-up
@@ -11,20 +11,18 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
+  backfilledSlots,
   readStoreStream,
+  recordMs,
   secondsSchedule,
   startDaemon,
   useTempDir,
   waitForInstant,
   waitForStoreRecords,
   writeConfig,
-  type StoreRecord,
 } from './harness.js';
 
 const DEADLINE_MS = 4_000;
-
-const catchupSlots = (rows: readonly StoreRecord[]): number[] =>
-  rows.filter((row) => row.trigger === 'catchup').map((row) => row.scheduledAtMs as number);
 
 test(
   'after a downtime spanning several slots: run-once fires once, run-all once per missed slot, and startingDeadlineSeconds drops the older slots',
@@ -51,6 +49,11 @@ ${job('once', '    onMissed: run-once\n')}${job('all', '    onMissed: run-all\n'
 `,
     );
     const names = ['once', 'all', 'deadline'] as const;
+    const catchupSlots = (name: string): number[] =>
+      backfilledSlots(readStoreStream(store, `catchup/${name}`));
+    // A run started for `base` (not a later slot: those are 4 s and more away).
+    const ranBase = (startedAtMs: number): boolean =>
+      startedAtMs >= baseMs && startedAtMs < missed[0]!;
 
     // First daemon: every job runs once, so each has a durable watermark.
     const first = startDaemon(t, ['-c', config]);
@@ -62,10 +65,10 @@ ${job('once', '    onMissed: run-once\n')}${job('all', '    onMissed: run-all\n'
     }
     assert.equal(await first.stop(), 0);
     for (const name of names) {
-      assert.deepEqual(
-        readStoreStream(store, `runs/${name}`).map((row) => row.scheduledAtMs),
-        [baseMs],
-        `${name}: the first daemon ran the base slot, and only that one`,
+      const rows = readStoreStream(store, `runs/${name}`);
+      assert.ok(
+        rows.length === 1 && ranBase(recordMs(rows[0]!, 'started_at')),
+        `${name}: the first daemon ran the base slot, and only that one: ${JSON.stringify(rows)}`,
       );
     }
     // A first-ever run is never "missed": nothing was caught up.
@@ -93,20 +96,20 @@ ${job('once', '    onMissed: run-once\n')}${job('all', '    onMissed: run-all\n'
     assert.equal(await second.stop(), 0);
 
     // run-once: exactly one backfill, for the newest missed slot.
-    assert.deepEqual(catchupSlots(readStoreStream(store, 'runs/once')), [m4]);
+    assert.deepEqual(catchupSlots('once'), [m4]);
     assert.deepEqual(second.logMessages(/^Job once: catching up/), [
       'Job once: catching up 1 missed run(s) (onMissed run-once)',
     ]);
 
     // run-all: one backfill per missed slot, oldest first.
-    assert.deepEqual(catchupSlots(readStoreStream(store, 'runs/all')), missed);
+    assert.deepEqual(catchupSlots('all'), missed);
     assert.deepEqual(second.logMessages(/^Job all: catching up/), [
       'Job all: catching up 4 missed run(s) (onMissed run-all)',
     ]);
 
     // startingDeadlineSeconds 4: m1 and m2 are older than the deadline whenever the daemon came
     // up; m3 is within it when the start-up took less than 1.5 s.
-    const deadlineSlots = catchupSlots(readStoreStream(store, 'runs/deadline'));
+    const deadlineSlots = catchupSlots('deadline');
     const expected = [m3, m4].filter((slot) => slot >= restartedAtMs - DEADLINE_MS);
     const certain = [m3, m4].filter((slot) => slot >= firstLogMs - DEADLINE_MS);
     assert.ok(
@@ -123,17 +126,18 @@ ${job('once', '    onMissed: run-once\n')}${job('all', '    onMissed: run-all\n'
       ],
     );
 
-    // Every backfill ran and succeeded, without the retry ladder; no live fire met them.
+    // Every backfill ran once and succeeded, without the retry ladder; no live fire met them.
     for (const name of names) {
       const rows = readStoreStream(store, `runs/${name}`);
       assert.ok(
-        rows.every((row) => row.outcome === 'success' && row.attempt === 0),
+        rows.every((row) => row.outcome === 'success'),
         JSON.stringify(rows),
       );
-      assert.deepEqual(
-        rows.filter((row) => row.trigger === 'schedule').map((row) => row.scheduledAtMs),
-        [baseMs],
-      );
+      const started = rows.map((row) => recordMs(row, 'started_at'));
+      assert.equal(started.filter(ranBase).length, 1, JSON.stringify(rows));
+      assert.ok(started.slice(1).every((ms) => ms >= restartedAtMs));
+      assert.equal(rows.length, 1 + catchupSlots(name).length, JSON.stringify(rows));
+      assert.deepEqual(readStoreStream(store, `retries/${name}`), []);
     }
   },
 );

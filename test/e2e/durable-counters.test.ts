@@ -1,6 +1,6 @@
-// E2E: restart-durable Prometheus counters (spec/seed-durable-state.txt, "Restart-durable
-// Prometheus counters"): a graceful shutdown writes a final counter snapshot, and the next start
-// seeds it back, so yacron2_job_runs_total carries on instead of resetting to zero.
+// E2E: restart-durable Prometheus counters (docs/durable-state.md, "Restart-durable counters"): a
+// graceful shutdown writes a final counter snapshot, and the next start seeds it back, so
+// yacron2_job_runs_total carries on instead of resetting to zero.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';

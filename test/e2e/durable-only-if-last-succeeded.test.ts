@@ -1,6 +1,6 @@
-// E2E: onlyIfLastSucceeded survives a restart with a store (spec/seed-durable-state.txt,
-// "Depends-on-past"): after a failed run and a daemon restart, the job's scheduled fires are still
-// skipped, while a sibling whose last run succeeded keeps running.
+// E2E: onlyIfLastSucceeded survives a restart with a store (docs/durable-state.md,
+// "Depends-on-past: `onlyIfLastSucceeded`"): after a failed run and a daemon restart, the job's
+// scheduled fires are still skipped, while a sibling whose last run succeeded keeps running.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import {
   readStoreStream,
   secondsSchedule,
   shellQuote,
+  slotOf,
   startDaemon,
   useTempDir,
   waitForStoreRecords,
@@ -25,7 +26,8 @@ test(
     // Slots planned from now: the first daemon fires `base`, the second daemon `later`.
     const baseMs = Math.ceil((Date.now() + 4_500) / 1000) * 1000;
     const later = [baseMs + 6_000, baseMs + 8_000];
-    const schedule = secondsSchedule([baseMs, ...later]);
+    const slots = [baseMs, ...later];
+    const schedule = secondsSchedule(slots);
     await writeFile(exitCode, '1\n');
     const config = await writeConfig(
       dir,
@@ -52,7 +54,7 @@ state:
     assert.equal(await first.stop(), 0);
     const [failed] = readStoreStream(store, 'runs/sync');
     assert.equal(failed!.outcome, 'failure');
-    assert.equal(failed!.scheduledAtMs, baseMs, 'the first daemon started in time for its slot');
+    assert.equal(slotOf(failed!, slots), baseMs, 'the first daemon started in time for its slot');
 
     // The job would succeed now: only the gate can keep it from running.
     await writeFile(exitCode, '0\n');
@@ -65,7 +67,7 @@ state:
     await waitForStoreRecords(
       store,
       'runs/control',
-      (rows) => rows.some((row) => row.scheduledAtMs === later[1]),
+      (rows) => rows.some((row) => slotOf(row, slots) === later[1]),
       { timeoutMs: 20_000, daemon: second },
     );
     await second.waitForLog(/^Job control exit code 0;/);
@@ -81,9 +83,7 @@ state:
       ['failure'],
     );
     assert.deepEqual(
-      readStoreStream(store, 'runs/control')
-        .filter((row) => row.trigger === 'schedule')
-        .map((row) => [row.scheduledAtMs, row.outcome]),
+      readStoreStream(store, 'runs/control').map((row) => [slotOf(row, slots), row.outcome]),
       [
         [baseMs, 'success'],
         [later[0], 'success'],

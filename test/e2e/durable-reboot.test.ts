@@ -1,9 +1,10 @@
-// E2E: with a store, @reboot means once per OS boot (spec/seed-durable-state.txt, "@reboot once per
-// OS boot"). The boot identity is faked with YACRON2_BOOT_ID_FILE: rewriting the file is a reboot.
+// E2E: with a store, @reboot means once per OS boot (docs/durable-state.md, "@reboot once per OS
+// boot"). The boot identity is faked with YACRON2_BOOT_ID_FILE: rewriting the file is a reboot.
 // Restarting the daemon within one boot does not run the job again; a new boot, or a changed
 // definition, does.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -75,7 +76,11 @@ state:
       markers.map((marker) => marker.bootId),
       ['boot-1', 'boot-2', 'boot-2'],
     );
-    assert.equal(markers[0]!.digest, markers[1]!.digest);
-    assert.notEqual(markers[1]!.digest, markers[2]!.digest);
+    for (const marker of markers) {
+      assert.equal(marker.host, hostname());
+      assert.match(String(marker.jobDigest), /^[0-9a-f]{64}$/);
+    }
+    assert.equal(markers[0]!.jobDigest, markers[1]!.jobDigest);
+    assert.notEqual(markers[1]!.jobDigest, markers[2]!.jobDigest);
   },
 );

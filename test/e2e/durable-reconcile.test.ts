@@ -1,16 +1,19 @@
-// E2E: crash reconciliation of in-flight runs (spec/seed-durable-state.txt, "In-flight runs and
-// crash reconciliation"). A daemon killed with SIGKILL mid-run leaves an open in-flight record;
-// the next start turns it into an `unknown` ledger row when the job process is gone, and leaves a
+// E2E: crash reconciliation of in-flight runs (docs/durable-state.md, "In-flight records and crash
+// reconciliation"). A daemon killed with SIGKILL mid-run leaves an open in-flight record; the next
+// start turns it into an `unknown` ledger row when the job process is gone, and leaves a
 // still-running orphan alone (with a warning, no row, not killed).
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
   getJson,
+  isReconciledRow,
   killAtTeardown,
   post,
   processExists,
   readStoreStream,
+  recordMs,
   shellQuote,
   startDaemon,
   useTempDir,
@@ -23,7 +26,8 @@ import {
   type StoreRecord,
 } from './harness.js';
 
-const HOST = 'e2e-reconcile-host';
+// The store's host is the machine's name (os.hostname()), whatever HOSTNAME says.
+const HOST = hostname();
 
 interface RunsView {
   readonly runs: readonly {
@@ -63,7 +67,7 @@ web:
     - http://127.0.0.1:0
 `,
   );
-  const env = { ...process.env, HOSTNAME: HOST };
+  const env = { ...process.env, HOSTNAME: 'not-the-store-host' };
   return { store, pidFile, start: () => startDaemon(t, ['-c', config], { env }) };
 }
 
@@ -93,18 +97,18 @@ async function crashMidRun(
 
 /** The start instant a reconciled row's fail_reason names, checking that it names HOST too. */
 function startInstantNamedBy(failReason: unknown): number {
-  const match = new RegExp(`the run started at (\\S+) on ${HOST} never finished`).exec(
-    String(failReason),
-  );
-  assert.ok(match, `fail_reason: ${String(failReason)}`);
-  return Date.parse(match[1]!);
+  const text = String(failReason);
+  const prefix = 'run interrupted: no completion was recorded for the run started at ';
+  const suffix = ` on ${HOST} (daemon crash, or the node lost access to the state store mid-run)`;
+  assert.ok(text.startsWith(prefix) && text.endsWith(suffix), `fail_reason: ${text}`);
+  return Date.parse(text.slice(prefix.length, -suffix.length));
 }
 
 function assertOneUnknownRun({ runs }: RunsView, open: StoreRecord): void {
   const unknown = runs.filter((run) => run.outcome === 'unknown');
   assert.equal(unknown.length, 1, JSON.stringify(runs));
   assert.equal(unknown[0]!.started_at, null);
-  assert.equal(startInstantNamedBy(unknown[0]!.fail_reason), open.startedAtMs);
+  assert.equal(startInstantNamedBy(unknown[0]!.fail_reason), recordMs(open, 'startedAt'));
 }
 
 test(
@@ -121,7 +125,7 @@ test(
     });
 
     const restarted = setup.start();
-    const startedIso = new Date(open.startedAtMs as number).toISOString();
+    const startedIso = String(open.startedAt);
     const logged = await restarted.waitForLog(/^Job worker: the run started at \S+ never finished/);
     assert.equal(
       logged.msg,
@@ -137,20 +141,22 @@ test(
     );
     assert.equal(rows.length, 1);
     const row = rows[0]!;
-    assert.equal(row.trigger, 'reconciled');
-    assert.equal(row.started_at, null);
-    assert.equal(row.duration, null);
+    assert.ok(isReconciledRow(row), JSON.stringify(row));
+    assert.deepEqual(
+      [row.outcome, row.exit_code, row.started_at, row.duration, 'resources' in row],
+      ['unknown', null, null, null, false],
+    );
     // Under onMissed skip the interrupted start instant is the row's finished_at.
-    assert.equal(Date.parse(String(row.finished_at)), open.startedAtMs);
-    assert.equal(row.finishedAtMs, open.startedAtMs);
-    assert.equal(startInstantNamedBy(row.fail_reason), open.startedAtMs);
-    // The open record is closed as reconciled, naming the token it closes.
+    assert.equal(row.finished_at, open.startedAt);
+    assert.equal(startInstantNamedBy(row.fail_reason), recordMs(open, 'startedAt'));
+    // The open record is closed as reconciled by the restarted daemon's process.
     const closed = readStoreStream(setup.store, 'inflight/worker').at(-1)!;
     assert.deepEqual(
-      [closed.kind, closed.reason, closed.closes, closed.host],
-      ['closed', 'reconciled-crash', open.token, HOST],
+      [closed.kind, closed.reason, closed.host],
+      ['closed', 'reconciled-crash', HOST],
     );
-    assert.notEqual(closed.token, open.token);
+    assert.match(String(closed.proc), /^[0-9a-f]{12}$/);
+    assert.notEqual(closed.proc, open.proc);
 
     // The control API of the restarted daemon shows the row at once.
     const url = await webUrlOf(restarted);

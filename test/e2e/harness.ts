@@ -562,6 +562,47 @@ export function readStoreStream(
   return records;
 }
 
+/** Epoch ms of a record's instant field (Python isoformat, UTC); throws when it is not one. */
+export function recordMs(record: StoreRecord, field: string): number {
+  const value = record[field];
+  const ms = typeof value === 'string' ? Date.parse(value) : NaN;
+  if (!Number.isFinite(ms))
+    throw new Error(`${field} is not an instant: ${JSON.stringify(record)}`);
+  return ms;
+}
+
+/**
+ * The slot a ledger row's run was launched for: the newest of `slots` (epoch ms, ascending) at
+ * or before its `started_at` (rows carry no slot; tests plan their slots seconds apart).
+ */
+export function slotOf(row: StoreRecord, slots: readonly number[]): number | undefined {
+  const startedAtMs = recordMs(row, 'started_at');
+  return slots.findLast((slotMs) => slotMs <= startedAtMs);
+}
+
+/** A crash-reconciled ledger row (outcome unknown, the reference's fail_reason). */
+export const isReconciledRow = (row: StoreRecord): boolean =>
+  row.outcome === 'unknown' &&
+  typeof row.fail_reason === 'string' &&
+  row.fail_reason.startsWith('run interrupted: no completion was recorded');
+
+/**
+ * The slots a job's missed-run catch-up backfilled, oldest first, from its `catchup/<job>`
+ * checkpoints: a cycle opens with the watermark it starts from, and after each backfill a
+ * checkpoint (`open`, or `close` after the last) moves the watermark to that backfill's slot (a
+ * resumed cycle with nothing left closes at the watermark it resumed from).
+ */
+export function backfilledSlots(checkpoints: readonly StoreRecord[]): number[] {
+  const slots: number[] = [];
+  let open: number | null = null;
+  for (const checkpoint of checkpoints) {
+    const watermarkMs = recordMs(checkpoint, 'watermark');
+    if (open !== null && watermarkMs !== open) slots.push(watermarkMs);
+    open = checkpoint.kind === 'open' ? watermarkMs : null;
+  }
+  return slots;
+}
+
 /**
  * Resolve with a stream's records (oldest first) once `accept(records)` holds; reject after
  * timeoutMs with what the stream held last. Re-checked every 50 ms: the stream's directory may
