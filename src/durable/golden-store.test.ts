@@ -17,7 +17,7 @@ import { loadConfig, type ResolvedJob } from '../config/index.js';
 import { renderJobRuns } from '../http/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
 import { FsStateStore } from '../state/index.js';
-import { extractGoldenStore, type GoldenStore } from '../state/test-golden.js';
+import { extractGoldenStore, GOLDEN_DIR, type GoldenStore } from '../state/test-golden.js';
 import { recordingLogger } from '../state/test-logger.js';
 import {
   flush,
@@ -37,14 +37,6 @@ import type { BootInfo } from './types.js';
 
 /** Half an hour after the reference wrote the store: 51.6 s before the pending retry is due. */
 const NOW_MS = Date.UTC(2026, 11, 1, 15, 30, 0);
-const GOLDEN_DIR = path.resolve(
-  import.meta.dirname,
-  '..',
-  '..',
-  'test',
-  'golden',
-  'store-reference',
-);
 
 interface MustSee {
   readonly runs: Record<string, Record<string, unknown>[]>;
@@ -307,6 +299,8 @@ void describe('the reference store, read by the durable layer', () => {
         scrape.includes('yacron2_job_duration_seconds_bucket{job_name="ticker",le="0.1"} 2'),
       );
       await d.stop();
+      // The stop's drain is bounded on the FakeClock; the real file write may still be landing.
+      await d.writes.drain();
       // The final snapshot at shutdown holds exactly the accumulators the reference stored.
       const snapshots = await streamData(g.store, 'counters/vm');
       assert.equal(snapshots.length, 3);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { extract } from 'tar';
 
-const GOLDEN_DIR = path.resolve(
+export const GOLDEN_DIR = path.resolve(
   import.meta.dirname,
   '..',
   '..',

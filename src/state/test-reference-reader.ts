@@ -183,4 +183,3 @@ export async function filesUnder(dir: string, rel = ''): Promise<string[]> {
 }
 
 export const RECORD_NAME = /^(\d{13}\.\d{6})-([0-9a-f]{12})-(\d{12})\.json$/;
-
