@@ -63,8 +63,11 @@ interface Golden {
   readonly dispose: () => Promise<void>;
 }
 
-/** The golden config's jobs, each with the digest the reference recorded for it. */
-async function goldenJobs(golden: GoldenStore): Promise<ResolvedJob[]> {
+/**
+ * The golden config's jobs, as our loader resolves them: each digest must be the one the
+ * reference recorded for the job (in its in-flight records and @reboot markers).
+ */
+async function goldenJobs(golden: GoldenStore): Promise<readonly ResolvedJob[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'yacron2-golden-config-'));
   try {
     const text = (await readFile(path.join(GOLDEN_DIR, 'config.yaml'), 'utf8'))
@@ -82,7 +85,11 @@ async function goldenJobs(golden: GoldenStore): Promise<ResolvedJob[]> {
         if (typeof data['jobDigest'] === 'string') digests.set(name, data['jobDigest']);
       }
     }
-    return config.jobs.map((job) => ({ ...job, digest: digests.get(job.name) ?? job.digest }));
+    assert.ok(digests.size > 0);
+    for (const [name, digest] of digests) {
+      assert.equal(config.jobs.find((job) => job.name === name)?.digest, digest, name);
+    }
+    return config.jobs;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

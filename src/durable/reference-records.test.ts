@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { FakeClock } from '../common/index.js';
-import { makeJob, type ResolvedJob } from '../config/index.js';
+import type { ResolvedJob } from '../config/index.js';
+import { makeJob } from '../config/testing.js';
 import { createMetrics } from '../metrics/index.js';
 import { FsStateStore } from '../state/index.js';
 import {
