@@ -89,6 +89,13 @@ state:
     const pid = Number((await waitForLines(starts, 3, 20_000))[2]);
     killAtTeardown(t, () => [pid]);
     assert.equal(readStoreStream(store, 'catchup/backfill').at(-1)!.kind, 'open');
+    // Its in-flight record lands just after the start: the crash must come after it.
+    await waitForStoreRecords(
+      store,
+      'inflight/backfill',
+      (records) => records.at(-1)?.kind === 'open' && records.at(-1)?.pid === pid,
+      { daemon: second },
+    );
 
     // Crash: the daemon and the backfill it was running.
     second.child.kill('SIGKILL');
