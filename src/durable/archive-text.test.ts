@@ -1,36 +1,34 @@
-// Archived output: cut to one record before redaction, then redacted in chunks that give the
-// event loop a turn and change nothing about the result.
+// Archived output: cut to the lines one record holds before redaction, then redacted in chunks
+// that give the event loop a turn and change nothing about the result.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fitArchivedText, redactInChunks } from './archive-text.js';
+import { fitArchivedLines, redactInChunks } from './archive-text.js';
 import { redactSecrets } from './redact.js';
 
-void test('fitArchivedText leaves text that fits alone and keeps the newest part of text that does not', () => {
-  assert.equal(fitArchivedText('short\n', 1000), 'short\n');
-  const lines = Array.from({ length: 1000 }, (_, index) => `line ${index}\n`).join('');
-  const fitted = fitArchivedText(lines, 2000);
-  assert.ok(Buffer.byteLength(JSON.stringify(fitted)) <= 2000);
-  assert.ok(fitted.endsWith('line 999\n'));
-  const [marker, first] = fitted.split('\n');
-  assert.match(
-    marker ?? '',
-    /^ {3}\[\.\.\.\. \d+ characters cut to fit the archive record \.\.\.\]$/,
-  );
-  assert.match(first ?? '', /^line \d+$/, 'it starts at a line start');
-  const cut = Number(/(\d+) characters/.exec(marker ?? '')?.[1]);
-  assert.equal(lines.slice(cut), fitted.slice((marker ?? '').length + 1));
+const entriesBytes = (lines: readonly { line: string }[]): number =>
+  Buffer.byteLength(JSON.stringify(lines.map(({ line }) => ({ line, stream: 'stdout' }))));
+
+void test('fitArchivedLines keeps lines that fit, and the newest lines of those that do not', () => {
+  const few = [{ line: 'short\n' }];
+  assert.deepEqual(fitArchivedLines(few, 1000), { lines: few, cut: 0 });
+  const lines = Array.from({ length: 1000 }, (_, index) => ({ line: `line ${index}\n` }));
+  const fitted = fitArchivedLines(lines, 2000);
+  assert.ok(entriesBytes(fitted.lines) <= 2000);
+  assert.ok(fitted.cut > 0);
+  assert.deepEqual(fitted.lines, lines.slice(fitted.cut), 'the newest, whole and in order');
+  // The bound is an upper bound (a control character counted as its \u escape), not a waste.
+  assert.ok(entriesBytes(fitted.lines) > 1500, `${entriesBytes(fitted.lines)} bytes kept`);
 });
 
-void test('fitArchivedText counts what JSON makes of the text (escapes, multi-byte characters)', () => {
-  const controls = '\u0001'.repeat(400); // 6 bytes each in JSON
-  assert.ok(Buffer.byteLength(JSON.stringify(fitArchivedText(controls, 1000))) <= 1000);
-  const emoji = '😀'.repeat(400); // a surrogate pair: 4 bytes, never split
-  const fitted = fitArchivedText(emoji, 1000);
-  assert.ok(Buffer.byteLength(JSON.stringify(fitted)) <= 1000);
-  assert.doesNotMatch(
-    fitted,
-    /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/,
-  );
+void test('fitArchivedLines counts what JSON makes of the text (escapes, multi-byte characters)', () => {
+  for (const text of ['\u0001'.repeat(100), '😀'.repeat(100), '"\\'.repeat(100)]) {
+    const lines = Array.from({ length: 20 }, () => ({ line: text }));
+    const fitted = fitArchivedLines(lines, 3000);
+    assert.ok(entriesBytes(fitted.lines) <= 3000, JSON.stringify(text.slice(0, 2)));
+    assert.ok(fitted.lines.length > 0);
+  }
+  // A single line bigger than the whole bound is cut too.
+  assert.deepEqual(fitArchivedLines([{ line: 'x'.repeat(5000) }], 3000).cut, 1);
 });
 
 const PEM = [

@@ -1,19 +1,20 @@
 // Captured output on its way into an archive record (docs/durable-state.md "Output archival"):
-// first cut to what one store record can hold, then redacted in chunks with a turn of the event
-// loop between them. Redaction is linear but not free (16 MiB took 1.4 s in one piece); the cut
-// comes first so no time goes into text that could never be stored.
+// first cut to what one store record can hold (the newest lines that fit; the others count as
+// dropped), then redacted in chunks with a turn of the event loop between them. Redaction is
+// linear but not free (16 MiB took 1.4 s in one piece); the cut comes first so no time goes into
+// text that could never be stored.
 // Must not: split a line or a PEM private key block between two chunks (every redaction rule
 // but the PEM one works within a line, so chunked redaction equals redacting the whole text).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DEFAULT_MAX_RECORD_BYTES } from '../state/index.js';
 
-/** JSON bytes one archived stream may take: half a record, minus room for the other fields. */
-export const ARCHIVE_STREAM_MAX_BYTES = Math.floor((DEFAULT_MAX_RECORD_BYTES - 64 * 1024) / 2);
+/** JSON bytes the archived lines may take: a record, minus room for the other fields. */
+export const ARCHIVE_LINES_MAX_BYTES = DEFAULT_MAX_RECORD_BYTES - 64 * 1024;
 /** Characters redacted between two turns of the event loop (a chunk ends at a line end). */
 export const REDACT_CHUNK_CHARS = 64 * 1024;
 
-/** Room kept for the marker line that says how much was cut. */
-const MARKER_ROOM_BYTES = 128;
+/** JSON bytes of one `{"line":…,"stream":"stdout"}` entry besides its text, with its comma. */
+const LINE_ENTRY_BYTES = 32;
 
 /** Bytes a UTF-16 code unit costs in a JSON string (UTF-8, escapes; a pair's halves 2 + 2). */
 function jsonBytes(code: number): number {
@@ -25,27 +26,30 @@ function jsonBytes(code: number): number {
   return 3;
 }
 
-/**
- * `text` if its JSON encoding fits `maxBytes`; else its newest part that does (from a line
- * start when one is near), after a marker line saying how many characters were cut.
- */
-export function fitArchivedText(text: string, maxBytes = ARCHIVE_STREAM_MAX_BYTES): string {
+function jsonTextBytes(text: string): number {
   let total = 0;
   for (let index = 0; index < text.length; index++) total += jsonBytes(text.charCodeAt(index));
-  if (total <= maxBytes) return text;
-  const budget = Math.max(0, maxBytes - MARKER_ROOM_BYTES);
-  let start = text.length;
-  let kept = 0;
+  return total;
+}
+
+/**
+ * The newest of `lines` (in order) whose JSON entries fit `maxBytes` together, and how many
+ * older ones were cut. Scrubbing may lengthen a line a little (a marker for a short secret):
+ * the bound is an upper bound on the escapes, which leaves room for that.
+ */
+export function fitArchivedLines<T extends { readonly line: string }>(
+  lines: readonly T[],
+  maxBytes = ARCHIVE_LINES_MAX_BYTES,
+): { readonly lines: readonly T[]; readonly cut: number } {
+  let total = 0;
+  let start = lines.length;
   while (start > 0) {
-    const cost = jsonBytes(text.charCodeAt(start - 1));
-    if (kept + cost > budget) break;
-    kept += cost;
+    const cost = LINE_ENTRY_BYTES + jsonTextBytes((lines[start - 1] as T).line);
+    if (total + cost > maxBytes) break;
+    total += cost;
     start--;
   }
-  const lineStart = text.indexOf('\n', start);
-  if (lineStart !== -1 && lineStart - start < 4096) start = lineStart + 1;
-  else if ((text.charCodeAt(start) & 0xfc00) === 0xdc00) start++; // never half a pair
-  return `   [.... ${start} characters cut to fit the archive record ...]\n${text.slice(start)}`;
+  return { lines: start === 0 ? lines : lines.slice(start), cut: start };
 }
 
 const PEM_PRIVATE_BEGIN = /-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----/g;

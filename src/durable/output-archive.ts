@@ -92,17 +92,20 @@ function splitLines(text: string): string[] {
  * changed the number of lines of a stream (a custom one joining lines) is applied line by line
  * to that stream instead.
  */
-export function scrubLines(
+export async function scrubLines(
   lines: readonly ArchivedLine[],
-  scrub: (text: string) => string,
-): ArchivedLine[] {
+  scrub: (text: string) => Promise<string>,
+): Promise<ArchivedLine[]> {
   const out = [...lines];
   for (const stream of ['stdout', 'stderr'] as const) {
     const indexes = lines.flatMap((item, index) => (item.stream === stream ? [index] : []));
     if (indexes.length === 0) continue;
     const originals = indexes.map((index) => (lines[index] as ArchivedLine).line);
-    let scrubbed = splitLines(scrub(originals.join('')));
-    if (scrubbed.length !== originals.length) scrubbed = originals.map((line) => scrub(line));
+    let scrubbed = splitLines(await scrub(originals.join('')));
+    if (scrubbed.length !== originals.length) {
+      scrubbed = [];
+      for (const line of originals) scrubbed.push(await scrub(line));
+    }
     indexes.forEach((index, position) => {
       out[index] = { stream, line: scrubbed[position] ?? '' };
     });

@@ -5,6 +5,7 @@
 // Must not: wait for a write or read the store.
 import type { ResolvedState } from '../config/index.js';
 import type { RunFinishedEvent, RunOutputEvent, RunStartedEvent } from '../scheduler/index.js';
+import { fitArchivedLines, redactInChunks } from './archive-text.js';
 import { ledgerRowOf } from './ledger-rows.js';
 import { archiveRecordData, OutputArchive, scrubLines } from './output-archive.js';
 import {
@@ -180,22 +181,23 @@ export class RunRecorder {
 
   #archive(event: RunFinishedEvent, { archive, secrets }: LiveArchive): void {
     const { job, summary } = event;
-    const lines = archive.lines();
-    const dropped = archive.droppedLines;
+    // Cut to what one record holds first: no time goes into redacting lines that are not kept.
+    const fitted = fitArchivedLines(archive.lines());
+    const dropped = archive.droppedLines + fitted.cut;
     this.#access.submitWork('archive', logsStream(job.name), async () => {
       // The run's own staged secrets are scrubbed whatever redactArchivedSecrets says: they
       // never touch the store.
       const values = (await (secrets ?? Promise.resolve([])).catch(() => [])).filter(
         (value) => value.length > 0,
       );
-      const scrub = (text: string): string => {
+      const scrub = async (text: string): Promise<string> => {
         let scrubbed = text;
         for (const value of values) scrubbed = scrubbed.replaceAll(value, REDACTED);
-        return job.redactArchivedSecrets ? this.#deps.redact(scrubbed) : scrubbed;
+        return job.redactArchivedSecrets ? redactInChunks(scrubbed, this.#deps.redact) : scrubbed;
       };
       const record = archiveRecordData(
         summary,
-        scrubLines(lines, scrub),
+        await scrubLines(fitted.lines, scrub),
         dropped,
         job.redactArchivedSecrets,
       );
