@@ -1419,7 +1419,7 @@ void describe('output archival', () => {
     await runWithOutput(d, [['stdout', 'calling with zz-9-plural-z-alpha now\n']]);
     const [record] = await streamData(w.store, 'logs/dump');
     assert.deepEqual(record?.['lines'], [
-      { stream: 'stdout', line: 'calling with ***REDACTED*** now\n' },
+      { stream: 'stdout', line: 'calling with [REDACTED] now\n' },
     ]);
     assert.deepEqual(asked, [d.of('run:started')[0]!.runId], 'asked once, at the start');
     await d.stop();

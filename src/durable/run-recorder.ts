@@ -3,6 +3,7 @@
 // 0->1 / 1->0 transitions, a ledger row per recorded run, the archived output, and throttled
 // counter snapshots, each in the reference's record shape.
 // Must not: wait for a write or read the store.
+import { replaceOrder, replaceValues } from '../common/index.js';
 import type { ResolvedState } from '../config/index.js';
 import type { RunFinishedEvent, RunOutputEvent, RunStartedEvent } from '../scheduler/index.js';
 import { fitArchivedLines, redactInChunks } from './archive-text.js';
@@ -19,7 +20,6 @@ import {
   logsStream,
   runsStream,
 } from './records.js';
-import { REDACTED } from './redact.js';
 import type { StoreAccess } from './store-access.js';
 import type { DurableDeps } from './types.js';
 
@@ -187,12 +187,9 @@ export class RunRecorder {
     this.#access.submitWork('archive', logsStream(job.name), async () => {
       // The run's own staged secrets are scrubbed whatever redactArchivedSecrets says: they
       // never touch the store.
-      const values = (await (secrets ?? Promise.resolve([])).catch(() => [])).filter(
-        (value) => value.length > 0,
-      );
+      const values = replaceOrder(await (secrets ?? Promise.resolve([])).catch(() => []));
       const scrub = async (text: string): Promise<string> => {
-        let scrubbed = text;
-        for (const value of values) scrubbed = scrubbed.replaceAll(value, REDACTED);
+        const scrubbed = replaceValues(text, values);
         return job.redactArchivedSecrets ? redactInChunks(scrubbed, this.#deps.redact) : scrubbed;
       };
       const record = archiveRecordData(
