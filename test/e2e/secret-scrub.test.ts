@@ -51,8 +51,13 @@ onFailure:
       (records) => records.length > 0,
       { daemon },
     );
-    assert.equal(archived?.['stdout'], 'token [REDACTED]\n');
-    assert.equal(archived?.['stderr'], 'secret [REDACTED]\n');
+    // The archive's lines, by stream (two pipes: their relative order is the read order).
+    const lines = archived?.['lines'] as { stream: string; line: string }[];
+    const of = (stream: string): string[] =>
+      lines.filter((entry) => entry.stream === stream).map((entry) => entry.line);
+    assert.deepEqual(of('stdout'), ['token [REDACTED]\n']);
+    assert.deepEqual(of('stderr'), ['secret [REDACTED]\n']);
+    assert.equal(archived?.['redacted'], false);
     assert.equal(await daemon.stop(), 0);
     const output = daemon.lines.join('\n');
     assert.ok(!output.includes(token), 'the token is in the daemon output');
