@@ -5,11 +5,9 @@ import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { dedent, expectConfigError, loadTree, writeTree } from './config-fixture.test.js';
+import { dedent, expectConfigError, loadTree } from './config-fixture.test.js';
 import type { ResolvedCluster, ResolvedGossipCluster } from './index.js';
-import { loadConfig } from './index.js';
 
-const ACCEPT = { acceptClusterSection: true } as const;
 
 const GOSSIP = dedent(`
   listen: "0.0.0.0:8443"
@@ -36,7 +34,6 @@ async function cluster(
   files: Record<string, string> = {},
 ): Promise<ResolvedCluster> {
   const { config } = await loadTree({ 'jobs.yaml': clusterYaml(body), ...files }, 'jobs.yaml', {
-    ...ACCEPT,
     env,
   });
   assert.ok(config.cluster);
@@ -51,7 +48,6 @@ async function gossip(body: string): Promise<ResolvedGossipCluster> {
 
 async function errors(body: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const message = await expectConfigError({ 'jobs.yaml': clusterYaml(body) }, 'jobs.yaml', {
-    ...ACCEPT,
     env,
   });
   return message.split('\n');
@@ -66,7 +62,7 @@ async function error(body: string): Promise<string> {
 // --- gossip -------------------------------------------------------------------------------------
 
 void test('gossip: a minimal section resolves with the documented defaults', async () => {
-  const { config, dir } = await loadTree({ 'jobs.yaml': clusterYaml(GOSSIP) }, 'jobs.yaml', ACCEPT);
+  const { config, dir } = await loadTree({ 'jobs.yaml': clusterYaml(GOSSIP) }, 'jobs.yaml');
   const resolved = config.cluster as ResolvedGossipCluster;
   assert.equal(resolved.backend, 'gossip');
   assert.equal(resolved.nodeName, hostname());
@@ -548,13 +544,5 @@ void test('lease observability overlay: listen, tls and peers required; nodeName
       "cluster.observability.nodeName must be at most 256 printable characters (peers refuse any other name on /peer, so this node could never agree with them), got 'a\\x07'",
       'cluster.observability.connectTimeout must be > 0',
     ],
-  );
-});
-
-void test('without acceptClusterSection the daemon path refuses a valid section', async () => {
-  const dir = writeTree({ 'jobs.yaml': clusterYaml(GOSSIP) });
-  await assert.rejects(
-    loadConfig('jobs.yaml', { cwd: dir }),
-    /the 'cluster' section is not supported yet/,
   );
 });

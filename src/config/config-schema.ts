@@ -36,24 +36,18 @@ export type SingletonSection = (typeof SINGLETON_SECTIONS)[number];
 
 /**
  * The one decision about sections accepted but not run yet (docs/configuration.md "Top-level
- * sections"). A configuration holding one loads far enough to compute its job-set id (these
- * sections never count in it), so `--job-set-id` answers; a load for running it (the daemon, a
- * reload, `-v`) refuses it with `notYetSupportedMessage`.
- * - `dags` is accepted unread (LoadConfigOptions.purpose `job-set-id`).
- * - `cluster` is typed and validated in full (cluster-schema.ts), then refused for running
- *   unless the caller accepts it (LoadConfigOptions.acceptClusterSection: `-v` and
- *   `--job-set-id` do).
+ * sections"): `dags`. A configuration holding one loads far enough to compute its job-set id (it
+ * never counts in it), so `--job-set-id` answers (LoadConfigOptions.purpose `job-set-id`); a load
+ * for running it (the daemon, a reload, `-v`) refuses it with `notYetSupportedMessage`.
  * To support a section: give it a parser in file-unit.ts and remove it here.
  */
-export const NOT_YET_SUPPORTED_SECTIONS = ['cluster', 'dags'] as const;
+export const NOT_YET_SUPPORTED_SECTIONS = ['dags'] as const;
 export type NotYetSupportedSection = (typeof NOT_YET_SUPPORTED_SECTIONS)[number];
-/** The sections of NOT_YET_SUPPORTED_SECTIONS that are not parsed at all. */
-export type UnreadSection = Exclude<NotYetSupportedSection, 'cluster'>;
+/** The sections of NOT_YET_SUPPORTED_SECTIONS (none is parsed at all). */
+export type UnreadSection = NotYetSupportedSection;
 
 export function isUnreadSection(section: string): section is UnreadSection {
-  return (
-    section !== 'cluster' && (NOT_YET_SUPPORTED_SECTIONS as readonly string[]).includes(section)
-  );
+  return (NOT_YET_SUPPORTED_SECTIONS as readonly string[]).includes(section);
 }
 
 export function notYetSupportedMessage(section: NotYetSupportedSection): string {

@@ -164,7 +164,7 @@ void test('golden cases with a cluster section added keep the reference id and d
     if (statSync(config).isDirectory())
       writeFileSync(path.join(config, 'zz-cluster.yaml'), section);
     else appendFileSync(config, `\n${section}`);
-    const loaded = await load(caseDir, expected.config, { acceptClusterSection: true });
+    const loaded = await load(caseDir, expected.config);
     assert.deepEqual(Object.fromEntries(loaded.digests), expected.jobs, name);
     assert.equal(loaded.jobSetId, expected.job_set_id, name);
     checked++;

@@ -558,12 +558,11 @@ void test('a report shell command list from defaults and the job concatenate, as
 
 const CLUSTER = 'cluster:\n  backend: filesystem\n  filesystem:\n    path: /mnt/shared\n';
 
-void test('cluster and dags sections load for the job-set id only, and never count in it', async () => {
+void test('a cluster section loads for running and a dags section for the job-set id only; neither counts in it', async () => {
   const sections = `${CLUSTER}dags:\n  - name: nightly\n    tasks:\n      - id: t\n`;
   const plain = await loadTree({ 'jobs.yaml': singleJob('') });
   const { config } = await loadTree({ 'jobs.yaml': `${singleJob('')}${sections}` }, 'jobs.yaml', {
     purpose: 'job-set-id',
-    acceptClusterSection: true,
   });
   assert.equal(config.jobSetId, plain.config.jobSetId);
   assert.equal(config.jobs.length, 1);
@@ -572,23 +571,21 @@ void test('cluster and dags sections load for the job-set id only, and never cou
   assert.match(
     await expectConfigError({ 'a.yaml': CLUSTER, 'b.yaml': CLUSTER }, '.', {
       purpose: 'job-set-id',
-      acceptClusterSection: true,
     }),
     /Multiple 'cluster' configurations found/,
   );
   assert.equal(
     await expectConfigError({ 'jobs.yaml': 'cluster:\n  x: 1\n' }, 'jobs.yaml', {
       purpose: 'job-set-id',
-      acceptClusterSection: true,
     }),
     "Cannot load jobs.yaml at cluster.x (line 2): unknown key 'x'",
   );
-  // For running, both are refused at their line.
+  // For running, dags is refused at its line; the cluster section is run.
   assert.equal(
     await expectConfigError({ 'jobs.yaml': `${singleJob('')}${sections}` }, 'jobs.yaml'),
-    [
-      "Cannot load jobs.yaml at dags (line 10): the 'dags' section is not supported yet",
-      "Cannot load jobs.yaml at cluster (line 6): the 'cluster' section is not supported yet",
-    ].join('\n---\n'),
+    "Cannot load jobs.yaml at dags (line 10): the 'dags' section is not supported yet",
   );
+  const running = await loadTree({ 'jobs.yaml': `${singleJob('')}${CLUSTER}` });
+  assert.equal(running.config.cluster?.backend, 'filesystem');
+  assert.equal(running.config.jobSetId, plain.config.jobSetId);
 });

@@ -6,7 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { deepFreeze } from '../common/index.js';
 import { assertTimezone, localTimezone, parseSchedule, type Schedule } from '../schedule/index.js';
-import { notYetSupportedMessage, type SingletonSection } from './config-schema.js';
+import type { SingletonSection } from './config-schema.js';
 import type { ResolvedCluster } from './cluster-schema.js';
 import { resolveClusterSection } from './cluster-section.js';
 import { computeJobSetId } from './fingerprint.js';
@@ -44,13 +44,6 @@ export interface LoadConfigOptions {
   readonly euid?: number | null;
   readonly passwdPath?: string;
   readonly groupPath?: string;
-  /**
-   * Return a valid `cluster` section instead of refusing it. The daemon does not run clustering
-   * yet, so it loads without this and a cluster config is refused (after the section's own
-   * errors, which are always reported); `-v` and `--job-set-id` accept it. (The sections
-   * accepted but not run yet: config-schema.ts NOT_YET_SUPPORTED_SECTIONS.)
-   */
-  readonly acceptClusterSection?: boolean;
   /**
    * `run` (the default): a configuration the daemon is to run; sections not read yet
    * (config-schema.ts) are refused. `job-set-id`: only the id is wanted; such sections are
@@ -93,7 +86,6 @@ class ConfigLoad implements ResolveServices {
   readonly #sections = new Map<SingletonSection, SectionRef>();
   #state: ResolvedState | null = null;
   readonly #env: NodeJS.ProcessEnv;
-  readonly #acceptCluster: boolean;
   readonly onJobIdentity: ((jobName: string, canonicalText: string) => void) | undefined;
   #identity: Promise<IdentityDatabase> | undefined;
   #localZone: string | undefined;
@@ -110,7 +102,6 @@ class ConfigLoad implements ResolveServices {
     this.#passwdPath = options.passwdPath ?? '/etc/passwd';
     this.#groupPath = options.groupPath ?? '/etc/group';
     this.#env = options.env ?? process.env;
-    this.#acceptCluster = options.acceptClusterSection === true;
     this.onJobIdentity = options.onJobIdentity;
     this.#reader = new SourceReader({
       locs: this.locs,
@@ -158,10 +149,7 @@ class ConfigLoad implements ResolveServices {
     });
   }
 
-  /**
-   * The `cluster` section resolved (its password file read, its problems reported at their keys),
-   * then refused unless the caller accepts cluster sections.
-   */
+  /** The `cluster` section resolved (its password file read, its problems reported at their keys). */
   async #resolveCluster(): Promise<ResolvedCluster | null> {
     const ref = sectionRef(this.#sections, 'cluster');
     if (ref === undefined) return null;
@@ -175,10 +163,6 @@ class ConfigLoad implements ResolveServices {
     });
     if (Array.isArray(resolved)) {
       for (const issue of resolved) this.#issues.report(issue);
-      return null;
-    }
-    if (!this.#acceptCluster) {
-      this.#issues.report(issueAt(ref.loc, notYetSupportedMessage('cluster')));
       return null;
     }
     return resolved;

@@ -454,15 +454,6 @@ void test(`the 'dags' section is refused as not supported yet`, async () => {
   );
 });
 
-void test('a valid cluster section is refused as not supported yet (the daemon does not run it)', async () => {
-  assert.equal(
-    await errorFor(
-      'jobs:\ncluster:\n  listen: "127.0.0.1:8443"\n  tls:\n    ca: ca.pem\n    cert: a.pem\n    key: a.key\n  peers:\n    - host: b:8443\n',
-    ),
-    "Cannot load jobs.yaml at cluster (line 2): the 'cluster' section is not supported yet",
-  );
-});
-
 void test('an invalid cluster section reports its own errors first', async () => {
   assert.equal(
     await errorFor('jobs:\ncluster:\n  x: 1\n'),

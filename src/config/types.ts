@@ -222,10 +222,7 @@ export interface ResolvedConfig {
   readonly state: ResolvedState | null;
   /** The control API (`web` section); absent or null when not configured. */
   readonly web?: ResolvedWeb | null;
-  /**
-   * The `cluster` section; absent or null when not configured. Only a load with
-   * `acceptClusterSection` returns one (the daemon does not run clustering yet).
-   */
+  /** The `cluster` section; absent or null when not configured. */
   readonly cluster?: ResolvedCluster | null;
   /** Every file the parse read (config files, includes, env_files) for the reload signature. */
   readonly sourceFiles: readonly string[];

@@ -25,11 +25,9 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
   const startupLogger = createLineLogger({ level: options.logLevel });
   let config;
   try {
-    // -v checks a cluster section in full and --job-set-id never covers it; the daemon itself
-    // refuses the section until it runs clustering. Only the id wanted: sections not read yet
-    // are accepted too (config-schema.ts NOT_YET_SUPPORTED_SECTIONS: the one decision).
+    // Only the id wanted: sections not read yet are accepted (config-schema.ts
+    // NOT_YET_SUPPORTED_SECTIONS: the one decision).
     config = await loadConfig(options.configPath, {
-      acceptClusterSection: options.validateOnly || options.printJobSetId,
       purpose: options.printJobSetId ? 'job-set-id' : 'run',
     });
   } catch (error) {
@@ -53,14 +51,6 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
       const problems = await validateClusterSection(config.cluster, startupLogger);
       for (const problem of problems) startupLogger.error(`Configuration error: ${problem}`);
       if (problems.length > 0) return EXIT_FAILURE;
-      // Valid, but not run by this version: say so exactly as the daemon would.
-      try {
-        await loadConfig(options.configPath);
-      } catch (error) {
-        if (!isYacronError(error)) throw error;
-        startupLogger.error(`Configuration error: ${describeError(error)}`);
-        return EXIT_FAILURE;
-      }
     }
     startupLogger.info('Configuration is valid.');
     return EXIT_OK;
