@@ -15,3 +15,9 @@ export {
   StaticLeadershipSource,
   type StaticLeadershipState,
 } from './static-leadership.js';
+export {
+  denialDetail,
+  schedulerSeams,
+  type SchedulerSeamParts,
+  type SchedulerSeams,
+} from './scheduler-seams.js';

@@ -3,6 +3,7 @@
 // layers' tests build schedulers with.
 export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
 export type {
+  ClusterPort,
   DurableCollaborator,
   DurableOutcome,
   DurablePort,
@@ -10,6 +11,7 @@ export type {
   GateResult,
   LeadershipGate,
   RebootVerdict,
+  RetryGateResult,
   RetryJournal,
   RetrySettleReason,
   RunContext,
@@ -29,6 +31,7 @@ export type {
   LoopWokeEvent,
   ManualStartResult,
   ReportEvent,
+  RetryAbandonedEvent,
   RetryDiscardedEvent,
   RetryScheduledEvent,
   RetryState,

@@ -11,6 +11,7 @@ export function buildJobState(
   runtime: JobRuntime | undefined,
   nextFireAtMs: number | null,
   ladder: RetryLadder | null,
+  rebootPending: boolean,
 ): JobState {
   const pids: number[] = [];
   if (runtime !== undefined) {
@@ -23,6 +24,7 @@ export function buildJobState(
     nextFireAtMs,
     recentRuns: runtime?.history.newest(HISTORY_SUMMARY_LIMIT) ?? [],
     retry: retryStateOf(ladder),
+    rebootPending,
   };
 }
 

@@ -27,6 +27,37 @@ export interface GateRequest {
  */
 export type LeadershipGate = (request: GateRequest) => GateResult;
 
+// ---- the cluster's part in the loop (docs/clustering.md "The scheduler's interface") -------
+
+/** What a due retry does when the cluster is asked first (a value; the timers are the ladder's). */
+export type RetryGateResult =
+  | { readonly kind: 'launch' }
+  /** A transient denial: re-check after max(the retry delay, 1 s). */
+  | { readonly kind: 'defer'; readonly detail: string }
+  /** Ownership positively moved to another node: end the ladder with a cancelled record. */
+  | { readonly kind: 'abandon'; readonly detail: string };
+
+/**
+ * The cluster's part besides gate 2: a hook at the start of every pass, the due-retry decision,
+ * and the @reboot one-shots held until the cluster resolves an owner. Cheap and synchronous but
+ * for releaseReboots (it tells the peers before a launch).
+ */
+export interface ClusterPort {
+  /** The start of every scheduler pass (the transition logs). */
+  onPass(): void;
+  retryDecision(job: ResolvedJob): RetryGateResult;
+  /** The start-up pass: hold the deferrable @reboot jobs; returns the names held. */
+  holdReboots(jobs: readonly ResolvedJob[]): ReadonlySet<string>;
+  /** Whether some @reboot one-shot is still held. */
+  hasHeldReboots(): boolean;
+  rebootHeld(name: string): boolean;
+  /** One pass over the held one-shots: `launch` each this node now owns (current definition). */
+  releaseReboots(
+    lookup: (name: string) => ResolvedJob | undefined,
+    launch: (job: ResolvedJob) => void,
+  ): Promise<void>;
+}
+
 // ---- the run environment (the job API's per-run variables) ----------------------------------
 
 /** The run about to spawn, as handed to the run-environment hook (the job API's variables). */
@@ -96,7 +127,9 @@ export type RetrySettleReason =
   | 'job-disabled'
   | 'digest-changed'
   | 'stale'
-  | 'rebooted';
+  | 'rebooted'
+  /** The cluster moved the job's ownership to another node (docs/clustering.md, retries). */
+  | 'owner-moved';
 
 /** The newest success/failure a durable ledger knows of, for the depends-on-past gate. */
 export interface DurableOutcome {

@@ -3,7 +3,9 @@
 // retry"). Arming persists a pending record; a due retry settles it `launched` before the
 // relaunch (record-before-run; degrade proceeds unrecorded, fail-closed defers); every other end
 // of the ladder settles it with its reason; a shutdown aborts the timers and leaves the records
-// for the next boot, which re-arms them through resume().
+// for the next boot, which re-arms them through resume(). With a cluster, a due retry asks it
+// first (docs/clustering.md "Retries under election"): a transient denial re-arms the timer, an
+// observed ownership move ends the ladder with a cancelled run record.
 // Must not: launch anything itself (it asks `relaunch`, which goes through admission), or
 // settle a record twice.
 import {
@@ -14,12 +16,15 @@ import {
   type TypedEmitter,
 } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import type { RetryJournal, RetrySettleReason } from './ports.js';
+import type { RunSummary } from './history.js';
+import type { RetryGateResult, RetryJournal, RetrySettleReason } from './ports.js';
 import { RetryLadder } from './retry-ladder.js';
 import type { SchedulerEvents } from './types.js';
 
-/** A retry deferred by the durable store (fail-closed) re-checks after at least this long. */
+/** A retry deferred (by the durable store or the cluster) re-checks after at least this long. */
 const DEFERRED_RETRY_MIN_MS = 1000;
+/** The fail reason of the cancelled record an abandoned retry leaves. */
+export const OWNER_MOVED_FAIL_REASON = 'retry abandoned: cluster ownership moved to another node';
 
 export interface RetriesContext {
   readonly clock: Clock;
@@ -32,6 +37,10 @@ export interface RetriesContext {
   readonly currentJob: (name: string) => ResolvedJob | undefined;
   /** The journal of the durable backend serving now, null when stateless. */
   readonly journal: () => RetryJournal | null;
+  /** The cluster's decision for a due retry (launch when there is no cluster). */
+  readonly clusterDecision: (job: ResolvedJob) => RetryGateResult;
+  /** Record the cancelled run an abandoned retry leaves (history and event). */
+  readonly abandoned: (job: ResolvedJob, attempt: number, summary: RunSummary) => void;
   /** Admit and queue a retry launch holding `ladder` (through the admission decision). */
   readonly relaunch: (job: ResolvedJob, ladder: RetryLadder) => void;
   /** A job's ladder went away: its runtime may be forgotten if unconfigured. */
@@ -197,6 +206,17 @@ export class Retries {
       events.emit('retry:discarded', { jobName: ladder.jobName, reason });
       return;
     }
+    const cluster = this.#context.clusterDecision(job);
+    switch (cluster.kind) {
+      case 'launch':
+        break;
+      case 'defer':
+        this.#deferForCluster(ladder, cluster.detail);
+        return;
+      case 'abandon':
+        this.#abandon(job, ladder, cluster.detail);
+        return;
+    }
     // The backend serving now settles the launch (a state-section reload may have replaced the
     // one that armed it); without a store, or without a pending record, it just relaunches.
     const journal = this.#context.journal();
@@ -229,5 +249,39 @@ export class Retries {
       }
       this.#context.relaunch(this.#context.currentJob(job.name) ?? job, ladder);
     });
+  }
+
+  /** A transient cluster denial: re-check after max(the retry delay, 1 s); INFO once, then DEBUG. */
+  #deferForCluster(ladder: RetryLadder, detail: string): void {
+    const delayMs = Math.max(DEFERRED_RETRY_MIN_MS, ladder.lastDelayMs);
+    const line = `Cron job ${ladder.jobName} retry (#${ladder.count}) deferred: the cluster does not currently allow this node to run it and no other node positively owns it (${detail}); re-checking in ${formatSeconds(delayMs)} seconds`;
+    if (ladder.clusterDeferredAttempt === ladder.count) {
+      this.#context.logger.debug(line);
+    } else {
+      ladder.clusterDeferredAttempt = ladder.count;
+      this.#context.logger.info(line);
+    }
+    this.#arm(ladder, delayMs);
+  }
+
+  /** Ownership moved to another node: end the ladder, settled owner-moved, with a cancelled record. */
+  #abandon(job: ResolvedJob, ladder: RetryLadder, detail: string): void {
+    const { logger, clock } = this.#context;
+    logger.warn(
+      `Cron job ${job.name} retry (#${ladder.count}) abandoned: the cluster moved ownership of it to another node; it is not retried here so it cannot run twice (${detail})`,
+    );
+    this.#end(ladder, 'owner-moved');
+    if (this.#ladders.get(ladder.jobName) === ladder) this.#ladders.delete(ladder.jobName);
+    const nowMs = clock.now();
+    this.#context.abandoned(job, ladder.count, {
+      outcome: 'cancelled',
+      exitCode: null,
+      startedAtMs: null,
+      finishedAtMs: nowMs,
+      durationMs: null,
+      failReason: OWNER_MOVED_FAIL_REASON,
+      resources: null,
+    });
+    this.#context.released(ladder.jobName);
   }
 }

@@ -21,6 +21,8 @@ export class RetryLadder {
   lastDelayMs = 0;
   /** Epoch ms the pending retry is due, null when none is pending. */
   nextRetryAtMs: number | null = null;
+  /** The attempt the cluster last deferred (its first deferral is logged at INFO, later at DEBUG). */
+  clusterDeferredAttempt = 0;
   #cancelled = false;
   #timer: TimerHandle | null = null;
   /**

@@ -27,7 +27,7 @@ import type { LaunchTicket } from './job-runtime.js';
 import { JobTable } from './job-table.js';
 import { DEFAULT_LAUNCH_SLICE_BUDGET_MS, DEFAULT_LAUNCH_SLICE_SIZE } from './launch-queue.js';
 import { Launcher } from './launcher.js';
-import type { DurableCollaborator, DurablePort } from './ports.js';
+import type { ClusterPort, DurableCollaborator, DurablePort, RetryGateResult } from './ports.js';
 import { Retries } from './retries.js';
 import { noticeClockJump, reportLateWake, type WakeNoticeContext } from './wake-notices.js';
 import type {
@@ -50,6 +50,9 @@ export const DEFAULT_WAKE_LEAD_MS = 2;
 
 type Phase = 'idle' | 'running' | 'stopping' | 'stopped';
 
+const NONE_HELD: ReadonlySet<string> = new Set();
+const LAUNCH_RETRY: RetryGateResult = { kind: 'launch' };
+
 export function createScheduler(deps: SchedulerDeps, config: ResolvedConfig): Scheduler {
   return new CronScheduler(deps, config);
 }
@@ -64,6 +67,9 @@ class CronScheduler implements Scheduler {
   readonly #admitter: Admitter;
   readonly #launcher: Launcher;
   readonly #durable: DurablePort | null;
+  readonly #cluster: ClusterPort | null;
+  /** A pass over the held @reboot one-shots in progress (one at a time). */
+  #releasingReboots = false;
   #jobs = new Map<string, ConfiguredJob>();
   #heap = new FireHeap<ConfiguredJob>();
   #phase: Phase = 'idle';
@@ -94,6 +100,7 @@ class CronScheduler implements Scheduler {
       this.#logger.error({ err: error }, 'Scheduler background task failed'),
     );
     this.#durable = deps.durable ?? null;
+    this.#cluster = deps.cluster ?? null;
     this.#notices = { logger: deps.logger, events: this.events };
     const currentJob = (name: string): ResolvedJob | undefined => this.#jobs.get(name)?.job;
     const isStopping = (): boolean => this.#stopping;
@@ -105,6 +112,11 @@ class CronScheduler implements Scheduler {
       isStopping,
       currentJob,
       journal: () => this.#durable?.current()?.retries ?? null,
+      clusterDecision: (job) => this.#cluster?.retryDecision(job) ?? LAUNCH_RETRY,
+      abandoned: (job, attempt, summary) => {
+        this.#table.runtime(job.name).history.push(summary);
+        this.events.emit('retry:abandoned', { jobName: job.name, attempt, summary });
+      },
       relaunch: (job, ladder) => {
         const ticket = this.#admitter.admit(job, 'retry', null, ladder);
         if (ticket.kind === 'launch') this.#launcher.enqueue([ticket]);
@@ -159,21 +171,52 @@ class CronScheduler implements Scheduler {
     // Start-up pass: seed strictly after the start instant (cron jobs never fire on this pass;
     // a slot already due is fired by the first wake) ...
     this.#heap = FireHeap.from(seedFirstFires(this.#jobs.values(), startAtMs));
-    // ... and launch every enabled @reboot job once, in config order. With a store the boot
+    // ... and launch every enabled @reboot job once, in config order, but the ones the cluster
+    // holds until it resolves their owner (released by later passes). With a store the boot
     // marker decides first (once per OS boot); that read never holds up the other jobs.
+    const reboots = [...this.#jobs.values()]
+      .map(({ job }) => job)
+      .filter((job) => job.schedule.kind === 'reboot');
+    const held = this.#cluster?.holdReboots(reboots) ?? NONE_HELD;
     const tickets: LaunchTicket[] = [];
-    const durable = this.#durable?.current() ?? null;
-    for (const { job } of this.#jobs.values()) {
-      if (job.schedule.kind !== 'reboot') continue;
-      if (durable !== null && job.enabled) {
-        this.#tasks.run(() => this.#launchRebootAfterMarker(durable, job));
-        continue;
-      }
-      const ticket = this.#admitter.admit(job, 'reboot', null);
-      if (ticket.kind === 'launch') tickets.push(ticket);
+    for (const job of reboots) {
+      if (held.has(job.name)) continue;
+      const ticket = this.#bootRun(job);
+      if (ticket !== null) tickets.push(ticket);
     }
     this.#launcher.enqueue(tickets);
     this.#armTimer();
+  }
+
+  /** An @reboot job's run: a ticket now, or null (refused, or decided by the boot marker). */
+  #bootRun(job: ResolvedJob): LaunchTicket | null {
+    const durable = this.#durable?.current() ?? null;
+    if (durable !== null && job.enabled) {
+      this.#tasks.run(() => this.#launchRebootAfterMarker(durable, job));
+      return null;
+    }
+    const ticket = this.#admitter.admit(job, 'reboot', null);
+    return ticket.kind === 'launch' ? ticket : null;
+  }
+
+  /** One pass over the cluster's held @reboot one-shots (never two at once). */
+  #releaseHeldReboots(cluster: ClusterPort): void {
+    if (this.#releasingReboots || !cluster.hasHeldReboots()) return;
+    this.#releasingReboots = true;
+    this.#tasks.run(async () => {
+      try {
+        await cluster.releaseReboots(
+          (name) => this.#jobs.get(name)?.job,
+          (job) => {
+            if (this.#phase !== 'running') return;
+            const ticket = this.#bootRun(job);
+            if (ticket !== null) this.#launcher.enqueue([ticket]);
+          },
+        );
+      } finally {
+        this.#releasingReboots = false;
+      }
+    });
   }
 
   async #launchRebootAfterMarker(durable: DurableCollaborator, job: ResolvedJob): Promise<void> {
@@ -309,6 +352,11 @@ class CronScheduler implements Scheduler {
     if (next !== undefined && next.atMs > nowMs && next.atMs - nowMs <= this.#wakeLeadMs) {
       this.#waitOutLead();
       return;
+    }
+    const cluster = this.#cluster;
+    if (cluster !== null) {
+      cluster.onPass();
+      this.#releaseHeldReboots(cluster);
     }
     noticeClockJump(
       this.#notices,
@@ -464,6 +512,7 @@ class CronScheduler implements Scheduler {
       this.#table.find(job.name),
       entry === undefined ? null : this.#nextFireOf(entry),
       this.#retries.current(job.name),
+      this.#cluster?.rebootHeld(job.name) ?? false,
     );
   }
 

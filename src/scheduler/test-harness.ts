@@ -7,6 +7,7 @@ import { FakeRunner } from './fake-runner.js';
 import { makeConfig } from '../config/testing.js';
 import { createScheduler } from './scheduler.js';
 import type {
+  ClusterPort,
   DurablePort,
   GateRequest,
   GateResult,
@@ -35,6 +36,8 @@ export interface HarnessOptions {
   readonly runMonitor?: RunMonitor;
   /** The run-environment hook the scheduler is built with (default: none). */
   readonly runEnvironment?: RunEnvironmentHook;
+  /** The cluster port (default: none). */
+  readonly cluster?: ClusterPort;
 }
 
 export interface Harness {
@@ -59,6 +62,7 @@ const EVENT_NAMES: readonly (keyof SchedulerEvents)[] = [
   'schedule:late',
   'retry:scheduled',
   'retry:discarded',
+  'retry:abandoned',
   'report:failed',
   'report:succeeded',
   'report:permanently-failed',
@@ -100,6 +104,7 @@ export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOpti
       ...(options.runEnvironment === undefined
         ? {}
         : { runEnvironment: { current: () => options.runEnvironment ?? null } }),
+      ...(options.cluster === undefined ? {} : { cluster: options.cluster }),
     },
     makeConfig(jobs),
   );

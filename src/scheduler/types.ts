@@ -5,7 +5,13 @@ import type { Clock, Logger, TypedEmitter } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import type { OutputStream, RunOutcome, Runner } from '../runner/index.js';
 import type { RunSummary } from './history.js';
-import type { DurablePort, LeadershipGate, RunEnvironmentSource, RunMonitor } from './ports.js';
+import type {
+  ClusterPort,
+  DurablePort,
+  LeadershipGate,
+  RunEnvironmentSource,
+  RunMonitor,
+} from './ports.js';
 
 /** What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed). */
 export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual' | 'catchup';
@@ -37,6 +43,8 @@ export interface SchedulerDeps {
    * launches, never asked for manual starts. Absent = always allowed (a single node).
    */
   readonly gate?: LeadershipGate;
+  /** The cluster's pass hook, retry decision and held @reboot one-shots (absent = no cluster). */
+  readonly cluster?: ClusterPort;
   /** The durable backend serving now (absent or empty = stateless). */
   readonly durable?: DurablePort;
   /** The per-run environment hook serving now (the job API), absent or empty = none. */
@@ -86,6 +94,8 @@ export interface JobState {
   readonly recentRuns: readonly RunSummary[];
   /** Present while a ladder is armed with count > 0 and not cancelled. */
   readonly retry: RetryState | null;
+  /** An @reboot one-shot held until the cluster resolves its owner. */
+  readonly rebootPending: boolean;
 }
 
 export type ManualStartResult =
@@ -163,6 +173,13 @@ export interface RetryDiscardedEvent {
   readonly reason: 'job-removed' | 'job-disabled';
 }
 
+/** A due retry the cluster abandoned: its ladder ended with a cancelled run record. */
+export interface RetryAbandonedEvent {
+  readonly jobName: string;
+  readonly attempt: number;
+  readonly summary: RunSummary;
+}
+
 export interface ReportEvent {
   /** The config the run was launched under (reports use it, not a reloaded one). */
   readonly job: ResolvedJob;
@@ -213,6 +230,7 @@ export type SchedulerEvents = {
   'schedule:late': ScheduleLateEvent;
   'retry:scheduled': RetryScheduledEvent;
   'retry:discarded': RetryDiscardedEvent;
+  'retry:abandoned': RetryAbandonedEvent;
   /** onFailure hook: every failed run outside shutdown. */
   'report:failed': ReportEvent;
   /** onSuccess hook. */
