@@ -4,6 +4,7 @@
 // Must not: show a leader under spread (there is none; per-job owners are on the jobs).
 import type { ClusterMetricsView } from '../metrics/index.js';
 import type { GossipNode } from './gossip-node.js';
+import { freshNodeStats } from './node-stats.js';
 import { PEER_STATUSES, type NodeStatsReading, type PeerStatus } from './types.js';
 
 export interface PeerStatusReport {
@@ -72,12 +73,7 @@ export function describeCluster(
       lastSeenMs: peer.lastSeenMs,
       lastError: peer.lastError,
       mismatchStreak: peer.mismatchStreak,
-      nodeStats:
-        peer.nodeStats !== null &&
-        peer.nodeStatsAtMs !== null &&
-        nowMs - peer.nodeStatsAtMs <= 3 * intervalMs
-          ? peer.nodeStats
-          : null,
+      nodeStats: freshNodeStats(peer, nowMs, intervalMs),
     })),
   };
 }

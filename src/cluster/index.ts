@@ -33,6 +33,8 @@ export {
   type ClusterStatus,
   type PeerStatusReport,
 } from './cluster-status.js';
+export { describeFleet, type FleetNode, type FleetStatus } from './fleet-status.js';
+export { summariesToWire } from './job-summaries.js';
 export { MemoryNetwork, MemoryTransport, type LinkState } from './memory-transport.js';
 export { TlsPeerTransport, type TlsTransportOptions } from './tls-transport.js';
 export {

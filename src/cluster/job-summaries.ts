@@ -18,21 +18,36 @@ export interface SummariesWire {
 }
 
 /**
- * Our advertisement: names longer than 128 code points dropped, sorted by code point, the first
+ * What we advertise: names longer than 128 code points dropped, sorted by code point, the first
  * 512 kept; `truncated` when anything was left out.
  */
-export function buildSummariesWire(jobs: ReadonlyMap<string, JobSummary>): SummariesWire {
+export function advertisedSummaries(jobs: ReadonlyMap<string, JobSummary>): {
+  readonly jobs: ReadonlyMap<string, JobSummary>;
+  readonly truncated: boolean;
+} {
   const names = sortByCodePoint(
     [...jobs.keys()].filter((name) => atMostCodePoints(name, MAX_SUMMARY_NAME)),
   );
   const truncated = names.length !== jobs.size || names.length > MAX_SUMMARY_JOBS;
-  // A null-prototype object: a job named `__proto__` is an ordinary key.
-  const out = Object.create(null) as Record<string, unknown>;
+  const kept = new Map<string, JobSummary>();
   for (const name of names.slice(0, MAX_SUMMARY_JOBS)) {
     const job = jobs.get(name);
-    if (job !== undefined) out[name] = summaryToWire(job);
+    if (job !== undefined) kept.set(name, job);
   }
-  return { jobSummaries: out, truncated };
+  return { jobs: kept, truncated };
+}
+
+/** Our advertisement as the `job_summaries` wire object. */
+export function buildSummariesWire(jobs: ReadonlyMap<string, JobSummary>): SummariesWire {
+  const advertised = advertisedSummaries(jobs);
+  return { jobSummaries: summariesToWire(advertised.jobs), truncated: advertised.truncated };
+}
+
+/** Summaries as a wire object (a null-prototype object: `__proto__` is an ordinary key). */
+export function summariesToWire(jobs: ReadonlyMap<string, JobSummary>): Record<string, unknown> {
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const [name, job] of jobs) out[name] = summaryToWire(job);
+  return out;
 }
 
 /** One job's wire object (`running`, `enabled`, `scheduled_in`, `last`). */

@@ -2,7 +2,7 @@
 // responses (200 and 304) when the cluster shares node stats, and a peer's reading parsed back.
 // Pure. Must not: make a bad header a poll failure (it only means "no reading").
 import { parseStrictJsonText, isJsonObject, ownField } from './strict-json.js';
-import type { NodeStatsReading } from './types.js';
+import type { NodeStatsReading, PeerView } from './types.js';
 
 export const NODE_STATS_HEADER = 'X-Yacron2-Node-Stats';
 const MAX_HEADER_CHARS = 1024;
@@ -43,4 +43,17 @@ export function parseNodeStatsHeader(value: string | undefined): NodeStatsReadin
     out[field] = raw;
   }
   return Object.keys(out).length === 0 ? null : Object.freeze(out);
+}
+
+/** A peer's reading while it is younger than 3 intervals (shown), else null. */
+export function freshNodeStats(
+  peer: PeerView,
+  nowMs: number,
+  intervalMs: number,
+): NodeStatsReading | null {
+  return peer.nodeStats !== null &&
+    peer.nodeStatsAtMs !== null &&
+    nowMs - peer.nodeStatsAtMs <= 3 * intervalMs
+    ? peer.nodeStats
+    : null;
 }

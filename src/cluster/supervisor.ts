@@ -12,6 +12,7 @@ import {
 } from '../leadership/index.js';
 import type { ClusterMetricsSource, ClusterMetricsView } from '../metrics/index.js';
 import { clusterMetricsView, describeCluster, type ClusterStatus } from './cluster-status.js';
+import { describeFleet, type FleetStatus } from './fleet-status.js';
 import { GossipManager } from './gossip-manager.js';
 import type { GossipNode } from './gossip-node.js';
 import {
@@ -88,6 +89,19 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
       this.#deps.clock.now(),
       running.config.intervalMs,
     );
+  }
+
+  /** GET /fleet's view; null without a running manager. */
+  fleet(): FleetStatus | null {
+    const running = this.#running;
+    if (running === null) return null;
+    const deps = this.#deps;
+    return describeFleet(running.manager.node, {
+      ownJobs: deps.jobSummaries?.() ?? new Map(),
+      ownStats: deps.nodeStats?.() ?? null,
+      nowMs: deps.clock.now(),
+      intervalMs: running.config.intervalMs,
+    });
   }
 
   // ClusterMetricsSource (the daemon registers createClusterFamilies(supervisor)).

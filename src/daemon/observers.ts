@@ -3,7 +3,12 @@
 import { Counter } from 'prom-client';
 import { describeError, TaskSet, type Clock, type Logger } from '../common/index.js';
 import type { ResolvedConfig } from '../config/index.js';
-import { createMetrics, createStatsdPublisher, type Metrics } from '../metrics/index.js';
+import {
+  createMetrics,
+  createStatsdPublisher,
+  type ClusterMetricsSource,
+  type Metrics,
+} from '../metrics/index.js';
 import { dispatchReport, type ReporterDeps } from '../report/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 
@@ -22,6 +27,8 @@ export interface ObserverDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly env: NodeJS.ProcessEnv;
+  /** The yacron2_cluster_* families' source (the cluster supervisor). */
+  readonly cluster?: ClusterMetricsSource;
 }
 
 export function subscribeObservers(
@@ -33,7 +40,12 @@ export function subscribeObservers(
   const reports = new TaskSet((error) =>
     logger.error(`Problem running a reporter: ${describeError(error)}`),
   );
-  const metrics = createMetrics({ clock, logger, config });
+  const metrics = createMetrics({
+    clock,
+    logger,
+    config,
+    ...(deps.cluster === undefined ? {} : { cluster: deps.cluster }),
+  });
   // Reporter failures are logged by the dispatcher and counted here (not a reference family).
   const reportFailures = new Counter({
     name: 'yacron2_report_failures_total',

@@ -24,6 +24,7 @@ import {
   type RunEnvironmentHook,
   type Scheduler,
 } from '../scheduler/index.js';
+import { createDaemonCluster } from './cluster.js';
 import { durableBackendReconciler } from './durable-backend.js';
 import { jobApiReconciler, type JobApiHandle } from './job-api.js';
 import { createNodeStats } from './node.js';
@@ -112,6 +113,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   // monitorResources: one sampler for every monitored run (its timer runs only while one does).
   const runResources = createRunResources({ clock, logger });
+  // The cluster, built once per process: the scheduler's gate and @reboot deferral read it.
+  const cluster = createDaemonCluster({
+    clock,
+    logger,
+    config: () => config,
+    scheduler: () => scheduler,
+  });
   const scheduler = createScheduler(
     {
       clock,
@@ -120,15 +128,23 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       durable: durableSlot,
       runEnvironment: runEnvironmentSlot,
       runMonitor: runResources.monitor,
+      gate: cluster.seams.gate,
+      cluster: cluster.seams.cluster,
     },
     config,
   );
 
   // 2. Its observers, subscribed before anything can fire.
-  const observers = subscribeObservers({ clock, logger, env }, scheduler, config);
+  const observers = subscribeObservers(
+    { clock, logger, env, cluster: cluster.supervisor },
+    scheduler,
+    config,
+  );
   const { metrics } = observers;
   logJobSet(logger, config);
   let signature = await configSignature(config);
+  // The cluster manager starts (its first round included) before the scheduler's first pass.
+  await cluster.reconcile();
 
   // 3. The reloadable parts, each a Reconciler (reconciler.ts), in dependency order.
   let jobApi: JobApiHandle | undefined;
@@ -197,6 +213,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       resources: runResources.view(scheduler),
       node: node.view,
       stateInspector: () => state?.inspector ?? null,
+      cluster: cluster.api,
     },
     metrics,
   );
@@ -210,6 +227,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const reloadIntervalMs = options.reloadIntervalMs ?? RELOAD_INTERVAL_MS;
 
   async function reloadIfChanged(): Promise<void> {
+    await applyChangedConfig();
+    // Every pass, changed or not: a certificate renewed in place is noticed here.
+    if (!stopping) await cluster.reconcile();
+  }
+
+  async function applyChangedConfig(): Promise<void> {
     const current = await configSignature(config);
     if (current === signature || stopping) return;
     let next: ResolvedConfig;
@@ -291,7 +314,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       // A reload in flight applies nothing once stopping is set; it is waited for in the
       // teardown (its stat() may queue behind hung fs calls, so never before the jobs).
       reloadTimer?.cancel();
-      await scheduler.shutdown(options.shutdownGraceMs);
+      // The cluster manager stops as soon as firing stopped, while the jobs drain: its peers
+      // see it gone at their next poll (its stop is bounded by the cluster's connectTimeout).
+      const drained = scheduler.shutdown(options.shutdownGraceMs);
+      await cluster.stop();
+      await drained;
       // The teardown shares what is left of the grace, and gets at least
       // SHUTDOWN_TEARDOWN_FLOOR_MS.
       await teardown.run(Math.max(graceEndsMs, clock.monotonic() + SHUTDOWN_TEARDOWN_FLOOR_MS));

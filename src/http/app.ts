@@ -20,6 +20,7 @@ import { registerNodeRoutes } from './routes-node.js';
 import { registerResourceRoutes } from './routes-resources.js';
 import { registerStateRoutes } from './routes-state.js';
 import type {
+  ClusterApiView,
   DaemonControl,
   DaemonView,
   JobSetInfo,
@@ -59,6 +60,8 @@ export interface HttpAppDeps {
   readonly node?: NodeView;
   /** Absent: the /state routes are not served. */
   readonly stateInspector?: StateInspectorSource;
+  /** GET /cluster, /fleet and the jobs' cluster keys (absent: no cluster). */
+  readonly cluster?: ClusterApiView;
 }
 
 /** What the routes share: deps, settings and the set of open SSE streams. */

@@ -10,6 +10,7 @@ import { buildHttpApp } from './app.js';
 import { JobListCache } from './job-list-cache.js';
 import { OutputTracker } from './output-tracker.js';
 import type {
+  ClusterApiView,
   DaemonView,
   NodeView,
   RenderMetrics,
@@ -75,6 +76,8 @@ export interface ApiFixtureOptions {
   readonly resources?: ResourcesView;
   readonly node?: NodeView;
   readonly stateInspector?: StateInspectorSource;
+  /** The cluster views (absent: no cluster). */
+  readonly cluster?: ClusterApiView;
 }
 
 /** The scheduler as the DaemonView, plus getTrends when given. */
@@ -91,7 +94,7 @@ export async function createApiFixture(
   const config = makeConfig(jobs);
   const scheduler = createScheduler({ clock, logger: silentLogger(), runner }, config);
   const outputs = new OutputTracker(scheduler.events);
-  const jobList = new JobListCache(scheduler, clock, options.resources);
+  const jobList = new JobListCache(scheduler, clock, options.resources, options.cluster);
   const app = await buildHttpApp(
     {
       view: viewOf(scheduler, options.getTrends),
@@ -107,6 +110,7 @@ export async function createApiFixture(
       ...(options.resources ? { resources: options.resources } : {}),
       ...(options.node ? { node: options.node } : {}),
       ...(options.stateInspector ? { stateInspector: options.stateInspector } : {}),
+      ...(options.cluster ? { cluster: options.cluster } : {}),
     },
     makeWeb(options.web),
     options.listener ?? { kind: 'tcp', url: 'http://127.0.0.1:0', host: '127.0.0.1', port: 0 },

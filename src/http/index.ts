@@ -9,9 +9,11 @@ export { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
 export { describeRelativeSeconds, formatStatusText } from './status-text.js';
 export { readPackageVersion } from './version.js';
 export type {
+  ClusterApiView,
   DaemonControl,
   DaemonEvents,
   DaemonView,
+  JobClusterFields,
   JobSetInfo,
   MetricsExposition,
   MonitoredRun,

@@ -8,9 +8,10 @@
 // and jobs with an armed retry are never cached, and an entry older than MAX_AGE_MS is rebuilt
 // so a state change without an event can never be stale for long.
 import type { Clock } from '../common/index.js';
+import { clusterFieldsJson } from './cluster-views.js';
 import { jobObject } from './job-object.js';
 import { renderJobView, type JobView } from './job-views.js';
-import type { DaemonView, ResourcesView } from './types.js';
+import type { ClusterApiView, DaemonView, ResourcesView } from './types.js';
 
 /** Upper bound on how long a cached job fragment is trusted. */
 const MAX_AGE_MS = 5_000;
@@ -29,6 +30,7 @@ export class JobListCache implements Disposable {
   readonly #view: DaemonView;
   readonly #clock: Clock;
   readonly #resources: ResourcesView | undefined;
+  readonly #cluster: ClusterApiView | undefined;
   readonly #fragments = new Map<string, Fragment>();
   readonly #unsubscribe: (() => void)[];
   #order: readonly string[] | null = null;
@@ -37,11 +39,16 @@ export class JobListCache implements Disposable {
   /** The last body: reused while neither the version nor the clock's millisecond moved. */
   #last: { readonly version: number; readonly nowMs: number; readonly body: Buffer } | null = null;
 
-  /** `resources`: running jobs then carry `running_resources` (never cached: they run). */
-  constructor(view: DaemonView, clock: Clock, resources?: ResourcesView) {
+  /**
+   * `resources`: running jobs then carry `running_resources` (never cached: they run).
+   * `cluster`: the jobs' cluster keys, appended fresh on every render (an owner moves with the
+   * cluster's membership, not with a scheduler event).
+   */
+  constructor(view: DaemonView, clock: Clock, resources?: ResourcesView, cluster?: ClusterApiView) {
     this.#view = view;
     this.#clock = clock;
     this.#resources = resources;
+    this.#cluster = cluster;
     const forget = (name: string): void => {
       this.#fragments.delete(name);
       this.#version++;
@@ -52,6 +59,7 @@ export class JobListCache implements Disposable {
       events.on('run:finished', (event) => forget(event.job.name)),
       events.on('retry:scheduled', (event) => forget(event.jobName)),
       events.on('retry:discarded', (event) => forget(event.jobName)),
+      events.on('retry:abandoned', (event) => forget(event.jobName)),
       events.on('config:applied', () => {
         this.#fragments.clear();
         this.#order = null;
@@ -69,14 +77,18 @@ export class JobListCache implements Disposable {
     if (last !== null && last.version === this.#version && last.nowMs === nowMs) return last.body;
     this.#order ??= this.#view.getJobStates().map((state) => state.job.name);
     const monotonicMs = this.#clock.monotonic();
-    // One entry per job: its cached JSON, split around the scheduled_in value when it has one.
-    const entries: { head: Buffer; value: string; tail: Buffer | null }[] = [];
+    // One entry per job: its cached JSON, split around the scheduled_in value when it has one,
+    // and its cluster keys (fresh), written in front of its closing brace.
+    const entries: { head: Buffer; value: string; tail: Buffer | null; extra: Buffer | null }[] =
+      [];
     let length = 2; // [ ]
     for (const name of this.#order) {
       const fragment = this.#fragment(name, monotonicMs);
       if (fragment === undefined) continue;
+      const extra = this.#clusterFields(name);
+      length += extra?.length ?? 0;
       if (Buffer.isBuffer(fragment)) {
-        entries.push({ head: fragment, value: '', tail: null });
+        entries.push({ head: fragment, value: '', tail: null, extra });
         length += fragment.length;
         continue;
       }
@@ -86,7 +98,7 @@ export class JobListCache implements Disposable {
         // String() equals JSON.stringify() for finite numbers.
         if (nextMs !== null) value = String((nextMs - nowMs) / 1000);
       }
-      entries.push({ head: fragment.head, value, tail: fragment.tail });
+      entries.push({ head: fragment.head, value, tail: fragment.tail, extra });
       length += fragment.head.length + value.length + fragment.tail.length;
     }
     length += Math.max(0, entries.length - 1); // commas
@@ -94,20 +106,36 @@ export class JobListCache implements Disposable {
     body[0] = 0x5b; // [
     let offset = 1;
     for (let index = 0; index < entries.length; index++) {
-      const { head, value, tail } = entries[index]!;
+      const { head, value, tail, extra } = entries[index]!;
       if (index > 0) body[offset++] = 0x2c; // ,
-      body.set(head, offset);
-      offset += head.length;
+      // With cluster keys, the object's closing brace is written after them.
+      const trim = extra === null ? 0 : 1;
+      body.set(tail === null ? head.subarray(0, head.length - trim) : head, offset);
+      offset += tail === null ? head.length - trim : head.length;
       // Short ASCII: a byte loop is cheaper than a native write call per value.
       for (let char = 0; char < value.length; char++) body[offset++] = value.charCodeAt(char);
       if (tail !== null) {
-        body.set(tail, offset);
-        offset += tail.length;
+        body.set(tail.subarray(0, tail.length - trim), offset);
+        offset += tail.length - trim;
+      }
+      if (extra !== null) {
+        body.set(extra, offset);
+        offset += extra.length;
+        body[offset++] = 0x7d; // }
       }
     }
     body[offset] = 0x5d; // ]
     this.#last = { version: this.#version, nowMs, body };
     return body;
+  }
+
+  /** A job's cluster keys as JSON members (`,"clusterPolicy":…`), null when it has none. */
+  #clusterFields(name: string): Buffer | null {
+    const cluster = this.#cluster;
+    if (cluster === undefined) return null;
+    const job = this.#view.getJobConfig(name);
+    const members = job === undefined ? '' : clusterFieldsJson(cluster.jobFields(job));
+    return members === '' ? null : Buffer.from(members);
   }
 
   /** A cached fragment, or the job's complete JSON when it must not be cached. */

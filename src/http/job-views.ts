@@ -49,6 +49,8 @@ export interface JobView {
   }[];
   /** Present only while a retry ladder is armed with count > 0. */
   readonly retry?: RetryView;
+  /** Present only for an @reboot one-shot the cluster holds until it resolves its owner. */
+  readonly rebootPending?: true;
 }
 
 export function renderCommand(command: JobCommand): string {
@@ -113,5 +115,6 @@ export function renderJobView(state: JobState, nowMs: number): JobView {
       .slice(Math.max(0, recentRuns.length - HISTORY_SUMMARY_LIMIT))
       .map((run) => ({ outcome: run.outcome, duration: durationSeconds(run) })),
   };
-  return state.retry === null ? view : { ...view, retry: renderRetryView(state.retry) };
+  const withRetry = state.retry === null ? view : { ...view, retry: renderRetryView(state.retry) };
+  return state.rebootPending ? { ...withRetry, rebootPending: true } : withRetry;
 }

@@ -4,6 +4,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { describeError, isYacronError } from '../common/index.js';
 import type { RouteContext } from './app.js';
+import {
+  CLUSTER_DISABLED,
+  FLEET_DISABLED,
+  renderClusterStatus,
+  renderFleet,
+  withClusterFields,
+} from './cluster-views.js';
 import { jobObject } from './job-object.js';
 import { readJobTrends } from './job-trends.js';
 import { loadDashboardPage } from './dashboard-page.js';
@@ -66,9 +73,11 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
 
   app.get<{ Params: NameParams }>('/jobs/:name', (request, reply) => {
     const { name } = request.params;
-    if (view.getJobConfig(name) === undefined) return sendError(reply, 404);
-    const job = renderJobView(view.getJobState(name), context.clock.now());
-    return sendJson(reply, JSON.stringify(jobObject(job, context.resources)));
+    const job = view.getJobConfig(name);
+    if (job === undefined) return sendError(reply, 404);
+    const rendered = renderJobView(view.getJobState(name), context.clock.now());
+    const json = JSON.stringify(jobObject(rendered, context.resources));
+    return sendJson(reply, withClusterFields(json, context.cluster?.jobFields(job) ?? null));
   });
 
   app.get<{ Params: NameParams }>('/jobs/:name/runs', (request, reply) => {
@@ -114,13 +123,19 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
     return reply.code(200).headers(headers).send();
   });
 
-  // No cluster section exists yet (A.12, A.13).
-  app.get('/cluster', (_request, reply) =>
-    sendJson(reply, JSON.stringify({ enabled: false, peers: [] })),
-  );
-  app.get('/fleet', (_request, reply) =>
-    sendJson(reply, JSON.stringify({ enabled: false, nodes: [] })),
-  );
+  // Served from held state (docs/http-api.md "GET /cluster", "GET /fleet"): no peer traffic.
+  app.get('/cluster', (_request, reply) => {
+    const status = context.cluster?.status() ?? null;
+    const body =
+      status === null
+        ? CLUSTER_DISABLED
+        : renderClusterStatus(status, context.cluster?.nodeStats() ?? null);
+    return sendJson(reply, JSON.stringify(body));
+  });
+  app.get('/fleet', (_request, reply) => {
+    const fleet = context.cluster?.fleet() ?? null;
+    return sendJson(reply, JSON.stringify(fleet === null ? FLEET_DISABLED : renderFleet(fleet)));
+  });
 
   const { renderMetrics } = context;
   if (settings.metrics.enabled && renderMetrics !== null) {

@@ -315,6 +315,57 @@ void describe('GET /cluster, /fleet, /metrics and /', () => {
       assert.deepEqual(fleet.json(), { enabled: false, nodes: [] });
     }));
 
+  void it('appends the cluster keys last to every job object, fresh on each render', async () => {
+    let owner = 'node-b';
+    const api = await createApiFixture(
+      [
+        makeJob({ name: 'lead', schedule: '*/5 * * * *' }),
+        makeJob({ name: 'every', schedule: '@reboot', clusterPolicy: 'EveryNode' }),
+        makeJob({ name: 'plain', schedule: '*/5 * * * *' }),
+      ],
+      {
+        cluster: {
+          status: () => null,
+          fleet: () => null,
+          nodeStats: () => null,
+          jobFields: (job) =>
+            job.name === 'plain'
+              ? null
+              : job.clusterPolicy === 'EveryNode'
+                ? { clusterPolicy: 'EveryNode' }
+                : { clusterPolicy: job.clusterPolicy, clusterOwner: owner },
+        },
+      },
+    );
+    try {
+      const first = await api.app.inject({ method: 'GET', url: '/jobs' });
+      const jobs = first.json<Record<string, unknown>[]>();
+      assert.deepEqual(Object.keys(jobs[0]!).slice(-3), [
+        'history',
+        'clusterPolicy',
+        'clusterOwner',
+      ]);
+      assert.deepEqual(
+        jobs.map((job) => [job.clusterPolicy, job.clusterOwner]),
+        [
+          ['Leader', 'node-b'],
+          ['EveryNode', undefined],
+          [undefined, undefined],
+        ],
+      );
+      owner = 'nöde-ç';
+      await api.clock.advance(1);
+      const second = await api.app.inject({ method: 'GET', url: '/jobs' });
+      assert.equal(second.json<Record<string, unknown>[]>()[0]!.clusterOwner, 'nöde-ç');
+      const one = await api.app.inject({ method: 'GET', url: '/jobs/lead' });
+      assert.equal(one.json<Record<string, unknown>>().clusterOwner, 'nöde-ç');
+      const status = await api.app.inject({ method: 'GET', url: '/cluster' });
+      assert.equal(status.body, '{"enabled":false,"peers":[]}', 'no running manager');
+    } finally {
+      await api.close();
+    }
+  });
+
   void it('delegates /metrics with the Accept header; web.headers minus any content-type', async () => {
     const api = await createApiFixture([], {
       web: { headers: { 'content-TYPE': 'text/html', 'X-Operator': 'yes' } },

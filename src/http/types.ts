@@ -1,7 +1,8 @@
 // What the control API needs from the daemon, declared here so http/ never imports daemon/: a
 // read-only view in domain values (the scheduler's view satisfies it; http/ renders the wire
 // shapes) and manual control, plus the dependencies of one server. Types only.
-import type { ResolvedJob } from '../config/index.js';
+import type { ClusterStatus, FleetStatus, NodeStatsReading } from '../cluster/index.js';
+import type { ClusterPolicy, ResolvedJob } from '../config/index.js';
 import type { ResolvedWeb } from '../config/index.js';
 import type {
   JobState,
@@ -50,6 +51,25 @@ export interface DaemonView {
 export interface DaemonControl {
   startJob(name: string): Promise<ManualStartResult>;
   cancelJob(name: string): Promise<void>;
+}
+
+/** A job's cluster keys in GET /jobs; an absent key is not emitted. */
+export interface JobClusterFields {
+  /** Only while `cluster.electLeader` is configured. */
+  readonly clusterPolicy?: ClusterPolicy;
+  /** Only under `distribution: spread` for Leader/PreferLeader jobs; null = no owner. */
+  readonly clusterOwner?: string | null;
+}
+
+/** The cluster as the API shows it (GET /cluster, GET /fleet, the jobs' cluster keys). */
+export interface ClusterApiView {
+  /** The running backend's view; null without one (no section, or it failed to start). */
+  status(): ClusterStatus | null;
+  fleet(): FleetStatus | null;
+  /** This node's resources reading (`node_stats`); null when none. */
+  nodeStats(): NodeStatsReading | null;
+  /** null when election is not configured (no cluster keys at all). */
+  jobFields(job: ResolvedJob): JobClusterFields | null;
 }
 
 /** A rendered metrics scrape. */

@@ -18,6 +18,7 @@ import { OutputTracker } from './output-tracker.js';
 import { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
 import { StreamSlots } from './stream-slots.js';
 import type {
+  ClusterApiView,
   DaemonControl,
   DaemonView,
   JobSetInfo,
@@ -47,6 +48,8 @@ export interface WebServerDeps {
   readonly node?: NodeView;
   /** The state inspector (GET /state...). */
   readonly stateInspector?: StateInspectorSource;
+  /** GET /cluster, /fleet and the jobs' cluster keys (absent: no cluster). */
+  readonly cluster?: ClusterApiView;
 }
 
 interface BoundServer {
@@ -126,7 +129,7 @@ export class WebServer implements AsyncDisposable {
   async #start(web: ResolvedWeb): Promise<BoundServer[]> {
     const deps = this.#deps;
     this.#outputs ??= new OutputTracker(deps.view.events);
-    this.#jobList ??= new JobListCache(deps.view, deps.clock, deps.resources);
+    this.#jobList ??= new JobListCache(deps.view, deps.clock, deps.resources, deps.cluster);
     const servers: BoundServer[] = [];
     for (const listener of web.listen) {
       const server = await this.#bind(web, listener);
@@ -166,6 +169,7 @@ export class WebServer implements AsyncDisposable {
         ...(this.#deps.resources ? { resources: this.#deps.resources } : {}),
         ...(this.#deps.node ? { node: this.#deps.node } : {}),
         ...(this.#deps.stateInspector ? { stateInspector: this.#deps.stateInspector } : {}),
+        ...(this.#deps.cluster ? { cluster: this.#deps.cluster } : {}),
       },
       web,
       listener,

@@ -1,0 +1,131 @@
+// The cluster, built once per process (docs/clustering.md "The scheduler's interface"): the
+// supervisor that owns the gossip manager across reloads, the gate and @reboot deferral behind
+// the scheduler's seams, and the views GET /cluster, /fleet and /jobs read. The daemon reconciles
+// it on every housekeeping pass (certificate rotation is seen there) and stops it at shutdown.
+// Must not: skip a reconcile because the configuration did not change.
+import { formatIsoUtc, type Clock, type Logger } from '../common/index.js';
+import {
+  ClusterSupervisor,
+  type ClusterSupervisorDeps,
+  type JobSummary,
+  type NodeStatsReading,
+} from '../cluster/index.js';
+import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
+import type { ClusterApiView, JobClusterFields } from '../http/index.js';
+import {
+  ClusterGate,
+  DeferredReboots,
+  schedulerSeams,
+  type SchedulerSeams,
+} from '../leadership/index.js';
+import type { SchedulerView } from '../scheduler/index.js';
+
+export interface DaemonClusterDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The live configuration (its job-set id and cluster section). */
+  config(): ResolvedConfig;
+  /** The scheduler's view, for the job summaries gossiped to the fleet view. */
+  scheduler(): SchedulerView;
+  /** This node's resources reading, when the daemon samples one (none: no stats are shared). */
+  nodeStats?(): NodeStatsReading | null;
+  /** Test seams: certificate loading and the transport (default: the files and mTLS). */
+  readonly supervisorSeams?: Pick<
+    ClusterSupervisorDeps,
+    'loadTls' | 'snapshotTls' | 'createTransport'
+  >;
+}
+
+export interface DaemonCluster {
+  readonly supervisor: ClusterSupervisor;
+  /** The scheduler's gate 2 and cluster port. */
+  readonly seams: SchedulerSeams;
+  readonly api: ClusterApiView;
+  /** One housekeeping pass with the live configuration (changed or not). */
+  reconcile(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createDaemonCluster(deps: DaemonClusterDeps): DaemonCluster {
+  const { clock, logger } = deps;
+  const nodeStats = (): NodeStatsReading | null => deps.nodeStats?.() ?? null;
+  const supervisor = new ClusterSupervisor({
+    clock,
+    logger,
+    jobSetId: () => deps.config().jobSetId,
+    jobSummaries: () => jobSummaries(deps.scheduler(), clock.now()),
+    ...(deps.nodeStats === undefined ? {} : { nodeStats }),
+    ...deps.supervisorSeams,
+  });
+  const gate = new ClusterGate(supervisor, logger);
+  const seams = schedulerSeams({
+    gate,
+    deferrals: new DeferredReboots(supervisor, logger),
+    onPass: () => supervisor.onSchedulerPass(),
+  });
+  const api: ClusterApiView = {
+    status: () => supervisor.describe(),
+    fleet: () => supervisor.fleet(),
+    nodeStats,
+    jobFields: (job) => jobClusterFields(job, supervisor, deps.config()),
+  };
+  return {
+    supervisor,
+    seams,
+    api,
+    reconcile: () => supervisor.reconcile(deps.config().cluster ?? null),
+    stop: () => supervisor.stop(),
+  };
+}
+
+/**
+ * A job's cluster keys in GET /jobs: `clusterPolicy` only while election is configured,
+ * `clusterOwner` only under spread and not for EveryNode (null without an owner or a manager).
+ */
+function jobClusterFields(
+  job: ResolvedJob,
+  supervisor: ClusterSupervisor,
+  config: ResolvedConfig,
+): JobClusterFields | null {
+  if (!supervisor.electLeaderConfigured()) return null;
+  const backend = supervisor.current();
+  const distribution = backend?.distribution ?? config.cluster?.distribution;
+  if (distribution !== 'spread' || job.clusterPolicy === 'EveryNode') {
+    return { clusterPolicy: job.clusterPolicy };
+  }
+  let owner: string | null = null;
+  if (backend !== null) {
+    owner =
+      job.clusterPolicy === 'PreferLeader'
+        ? backend.availableJobOwner(job.name)
+        : backend.jobOwner(job.name);
+  }
+  return { clusterPolicy: job.clusterPolicy, clusterOwner: owner };
+}
+
+/** The scheduler's view as the per-job summaries this node gossips (display only). */
+export function jobSummaries(view: SchedulerView, nowMs: number): Map<string, JobSummary> {
+  const out = new Map<string, JobSummary>();
+  for (const state of view.getJobStates()) {
+    const { job } = state;
+    const running = state.runningInstances > 0;
+    const timed = job.enabled && !running && job.schedule.kind !== 'reboot';
+    const last = state.recentRuns.at(-1);
+    out.set(job.name, {
+      running,
+      enabled: job.enabled,
+      scheduledInSeconds:
+        timed && state.nextFireAtMs !== null ? (state.nextFireAtMs - nowMs) / 1000 : null,
+      last:
+        last === undefined || !Number.isFinite(last.finishedAtMs)
+          ? null
+          : {
+              outcome: last.outcome,
+              finishedAt: formatIsoUtc(last.finishedAtMs),
+              durationSeconds: last.durationMs === null ? null : last.durationMs / 1000,
+              exitCode: last.exitCode,
+            },
+    });
+  }
+  return out;
+}

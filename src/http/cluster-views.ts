@@ -1,0 +1,86 @@
+// The cluster's wire shapes (docs/http-api.md "GET /cluster", "GET /fleet", and the jobs'
+// `clusterPolicy` / `clusterOwner`), rendered from the cluster's domain values: snake_case keys
+// in the reference's order, ISO instants, seconds. Pure.
+import { formatIsoUtc } from '../common/index.js';
+import { summariesToWire, type ClusterStatus, type FleetStatus } from '../cluster/index.js';
+import type { NodeStatsReading } from '../cluster/index.js';
+import type { JobClusterFields } from './types.js';
+
+export const CLUSTER_DISABLED = { enabled: false, peers: [] } as const;
+export const FLEET_DISABLED = { enabled: false, nodes: [] } as const;
+
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : formatIsoUtc(ms));
+
+export function renderClusterStatus(
+  status: ClusterStatus,
+  nodeStats: NodeStatsReading | null,
+): Record<string, unknown> {
+  return {
+    enabled: true,
+    backend: status.backend,
+    node_name: status.nodeName,
+    job_set_id: status.jobSetId,
+    cluster_size: status.clusterSize,
+    quorum: status.quorum,
+    elect_leader: status.electLeader,
+    distribution: status.distribution,
+    conflict: status.conflict,
+    conflict_names: status.conflictNames,
+    size_conflict: status.sizeConflict,
+    conflicting_sizes: status.conflictingSizes,
+    policy_conflict: status.policyConflict,
+    conflicting_policies: status.conflictingPolicies,
+    quorate: status.quorate,
+    leader: status.leader,
+    is_leader: status.isLeader,
+    peers: status.peers.map((peer) => ({
+      host: peer.host,
+      status: peer.status,
+      node_name: peer.nodeName,
+      job_set_id: peer.jobSetId,
+      last_seen: isoOrNull(peer.lastSeenMs),
+      last_error: peer.lastError,
+      mismatch_streak: peer.mismatchStreak,
+      node_stats: peer.nodeStats,
+    })),
+    node_stats: nodeStats,
+  };
+}
+
+export function renderFleet(fleet: FleetStatus): Record<string, unknown> {
+  return {
+    enabled: true,
+    backend: fleet.backend,
+    node_name: fleet.nodeName,
+    distribution: fleet.distribution,
+    elect_leader: fleet.electLeader,
+    interval: fleet.intervalMs / 1000,
+    nodes: fleet.nodes.map((node) => ({
+      node_name: node.nodeName,
+      host: node.host,
+      self: node.self,
+      status: node.status,
+      as_of: isoOrNull(node.asOfMs),
+      truncated: node.truncated,
+      jobs: node.jobs === null ? null : summariesToWire(node.jobs),
+      node_stats: node.nodeStats,
+    })),
+  };
+}
+
+/** The job object's cluster keys as JSON members (`,"clusterPolicy":…`), '' when none. */
+export function clusterFieldsJson(fields: JobClusterFields | null): string {
+  if (fields === null) return '';
+  let out = '';
+  if (fields.clusterPolicy !== undefined)
+    out += `,"clusterPolicy":${JSON.stringify(fields.clusterPolicy)}`;
+  if (fields.clusterOwner !== undefined)
+    out += `,"clusterOwner":${JSON.stringify(fields.clusterOwner)}`;
+  return out;
+}
+
+/** A job object's JSON with its cluster keys appended (they come last in the reference's order). */
+export function withClusterFields(json: string, fields: JobClusterFields | null): string {
+  const members = clusterFieldsJson(fields);
+  return members === '' ? json : `${json.slice(0, -1)}${members}}`;
+}
