@@ -1,0 +1,211 @@
+// Helpers (no tests here) for clusters of real daemons on 127.0.0.1: free ports, a TCP proxy
+// per directed link that the test can cut and heal (a partition), per-node configs over mTLS
+// certificates made with openssl, the control API's JSON, and the shared witness file the jobs
+// append to. Used by the cluster e2e test and the bench soak.
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeConfig } from './harness.js';
+
+/** A TCP port free right now on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}
+
+/** One directed link: forwards to `targetPort` until cut (then every connection is reset). */
+export class TcpProxy {
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  #cut = false;
+  port = 0;
+
+  private constructor(targetPort: number) {
+    this.#server = createServer((client) => {
+      if (this.#cut) {
+        client.destroy();
+        return;
+      }
+      const upstream = connect(targetPort, '127.0.0.1');
+      for (const socket of [client, upstream]) {
+        this.#sockets.add(socket);
+        socket.on('close', () => this.#sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+  }
+
+  static async start(targetPort: number): Promise<TcpProxy> {
+    const proxy = new TcpProxy(targetPort);
+    await new Promise<void>((resolve) => proxy.#server.listen(0, '127.0.0.1', resolve));
+    const address = proxy.#server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    proxy.port = address.port;
+    return proxy;
+  }
+
+  get isCut(): boolean {
+    return this.#cut;
+  }
+
+  /** Reset every open connection and every new one. */
+  cut(): void {
+    this.#cut = true;
+    for (const socket of this.#sockets) socket.destroy();
+  }
+
+  heal(): void {
+    this.#cut = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+export interface NodeTls {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
+}
+
+export interface NodeConfig {
+  readonly name: string;
+  readonly listenPort: number;
+  /** The peers' addresses as this node reaches them (through the proxies). */
+  readonly peers: readonly string[];
+  readonly tls: NodeTls;
+  readonly witness: string;
+  readonly distribution?: 'single-leader' | 'spread';
+  readonly intervalSeconds?: number;
+  /** Extra job YAML (list items). */
+  readonly extraJobs?: string;
+}
+
+/** A one-second job that appends `<epoch second> <node> <job>` to the witness file. */
+export function witnessJob(
+  name: string,
+  policy: string,
+  witness: string,
+  schedule = '* * * * * * *',
+): string {
+  return (
+    `  - name: ${name}\n` +
+    `    command: echo "$(date +%s) $YC_NODE ${name}" >> ${witness}\n` +
+    `    schedule: "${schedule}"\n` +
+    `    clusterPolicy: ${policy}\n` +
+    `    captureStderr: false\n`
+  );
+}
+
+export function nodeConfigYaml(node: NodeConfig): string {
+  const peers = node.peers.map((host) => `    - host: "${host}"\n`).join('');
+  return (
+    `jobs:\n` +
+    witnessJob('lead', 'Leader', node.witness) +
+    witnessJob('prefer', 'PreferLeader', node.witness) +
+    witnessJob('every', 'EveryNode', node.witness) +
+    witnessJob('boot', 'Leader', node.witness, '@reboot') +
+    (node.extraJobs ?? '') +
+    `web:\n  listen:\n    - http://127.0.0.1:0\n` +
+    `cluster:\n` +
+    `  listen: "127.0.0.1:${node.listenPort}"\n` +
+    `  tls:\n    ca: ${node.tls.ca}\n    cert: ${node.tls.cert}\n    key: ${node.tls.key}\n` +
+    `  peers:\n${peers}` +
+    `  nodeName: ${node.name}\n` +
+    `  interval: ${node.intervalSeconds ?? 1}\n` +
+    `  connectTimeout: 2\n` +
+    `  electLeader: true\n` +
+    `  distribution: ${node.distribution ?? 'single-leader'}\n`
+  );
+}
+
+/** Write `<file>.yaml` (the file a daemon runs; the node may be renamed inside it). */
+export async function writeNodeConfig(
+  dir: string,
+  file: string,
+  node: NodeConfig,
+): Promise<string> {
+  return writeConfig(dir, nodeConfigYaml(node), `${file}.yaml`);
+}
+
+/** GET a JSON route of a control API (bounded). */
+export async function getJson<T>(base: string, path: string): Promise<T> {
+  const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(5_000) });
+  if (!response.ok) throw new Error(`GET ${path}: HTTP ${response.status}`);
+  return (await response.json()) as T;
+}
+
+/** What GET /cluster reports (the fields the tests read). */
+export interface ClusterBody {
+  readonly enabled: boolean;
+  readonly node_name: string;
+  readonly cluster_size: number;
+  readonly quorate: boolean;
+  readonly leader: string | null;
+  readonly is_leader: boolean;
+  readonly distribution: string;
+  readonly conflict: boolean;
+  readonly conflict_names: readonly string[];
+  readonly conflicting_sizes: readonly number[];
+  readonly peers: readonly { host: string; status: string; node_name: string | null }[];
+}
+
+/** One witness line: a job ran on a node in that epoch second. */
+export interface Firing {
+  readonly second: number;
+  readonly node: string;
+  readonly job: string;
+}
+
+export function readWitness(path: string): Firing[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [second, node, job] = line.split(' ');
+      return { second: Number(second), node: node ?? '', job: job ?? '' };
+    });
+}
+
+export function witnessPath(dir: string): string {
+  return join(dir, 'witness.log');
+}
+
+/** Resolve once the async `check()` returns a value other than undefined/false (bounded). */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  what: string,
+  { timeoutMs = 15_000, intervalMs = 100 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (performance.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
