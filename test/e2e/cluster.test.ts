@@ -239,18 +239,19 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
   });
 
   await t.test('stopping the leader moves leadership within about two intervals', async () => {
-    const stopped = performance.now();
     await daemons.get('a')!.stop();
-    // Bounded by about two intervals: the survivors' next poll finds a gone, then b leads.
+    const stopped = performance.now();
+    // About two intervals: the survivors' next poll finds a gone, then b leads (the bound adds
+    // 2 s for a loaded machine; the measured time is reported).
     await waitFor(async () => (await views(['b']))[0]!.is_leader, 'b leading', {
-      timeoutMs: 3_000,
+      timeoutMs: 4_000,
       intervalMs: 50,
     });
     const movedMs = performance.now() - stopped;
     const since = nowSecond() + 1;
     await witnessedThrough(since + 1, ['b', 'c']);
     assert.deepEqual(nodesBySecond('lead', since, since), [['b']]);
-    t.diagnostic(`leadership moved to b ${Math.round(movedMs)} ms after a was stopped`);
+    t.diagnostic(`leadership moved to b ${Math.round(movedMs)} ms after a exited`);
     // a comes back and leads again; its @reboot one-shot already ran in the cluster.
     await start('a');
     await waitFor(() => converged('a'), 'a back and leading');
