@@ -10,7 +10,14 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { writeBurstConfig } from '../lib/config-file.js';
-import { importYacron2, intArg, reportSample, stringArg, wallNowMs } from '../lib/worker-io.js';
+import {
+  importDaemon,
+  importYacron2,
+  intArg,
+  reportSample,
+  stringArg,
+  wallNowMs,
+} from '../lib/worker-io.js';
 
 const count = intArg(0, 'count');
 const workDir = stringArg(1, 'workDir');
@@ -112,6 +119,14 @@ const runner = runnerModule.createRunner({
 // Two flat arrays, not a Map: the gate runs inside the timed pass and should cost next to nothing.
 const gateJobs: string[] = [];
 const gateObservedAtMs: number[] = [];
+// The scheduler's cluster seams as the daemon builds them without a cluster section (election
+// off): every measured decision includes the real gate's cost.
+const daemonCluster = (await importDaemon()).createDaemonCluster({
+  clock: common.systemClock,
+  logger,
+  config: () => config,
+  scheduler: () => scheduler,
+});
 const scheduler = schedulerModule.createScheduler(
   {
     clock: common.systemClock,
@@ -122,8 +137,9 @@ const scheduler = schedulerModule.createScheduler(
         gateObservedAtMs.push(wallNowMs());
         gateJobs.push(request.job.name);
       }
-      return { kind: 'run' };
+      return daemonCluster.seams.gate(request);
     },
+    cluster: daemonCluster.seams.cluster,
   },
   config,
 );

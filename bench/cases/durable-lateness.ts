@@ -21,6 +21,7 @@ import type * as RunnerModule from '../../src/runner/index.js';
 import type * as FaultyStoreModule from '../../src/state/faulty-store.js';
 import type * as StateModule from '../../src/state/index.js';
 import {
+  importDaemon,
   importYacron2,
   intArg,
   repoRoot,
@@ -96,6 +97,14 @@ function buildRunner(): RunnerModule.Runner {
 const runner = buildRunner();
 const gateObservedAtMs: number[] = [];
 const gateSlotMs: number[] = [];
+// The scheduler's cluster seams as the daemon builds them without a cluster section (election
+// off): every measured decision includes the real gate's cost.
+const daemonCluster = (await importDaemon()).createDaemonCluster({
+  clock: clock,
+  logger,
+  config: () => config,
+  scheduler: () => scheduler,
+});
 const scheduler = schedulerModule.createScheduler(
   {
     clock,
@@ -106,8 +115,9 @@ const scheduler = schedulerModule.createScheduler(
         gateObservedAtMs.push(wallNowMs());
         gateSlotMs.push(request.scheduledAtMs);
       }
-      return { kind: 'run' };
+      return daemonCluster.seams.gate(request);
     },
+    cluster: daemonCluster.seams.cluster,
     // The durable port: serves the collaborator built below (before the start-up pass).
     durable: { current: () => durable ?? null },
   },

@@ -4,6 +4,7 @@
 import type * as ClusterModule from '../../src/cluster/index.js';
 import type * as CommonModule from '../../src/common/index.js';
 import type * as ConfigModule from '../../src/config/index.js';
+import type * as DaemonModule from '../../src/daemon/index.js';
 import type * as LeadershipModule from '../../src/leadership/index.js';
 import type * as ResourcesModule from '../../src/resources/index.js';
 import type * as RunnerModule from '../../src/runner/index.js';
@@ -43,6 +44,11 @@ export interface Yacron2Modules {
   readonly runner: typeof RunnerModule;
   readonly schedule: typeof ScheduleModule;
   readonly scheduler: typeof SchedulerModule;
+}
+
+/** The daemon door (it loads every layer): for workers that build what the daemon builds. */
+export function importDaemon(): Promise<typeof DaemonModule> {
+  return importDist<typeof DaemonModule>('daemon/index.js');
 }
 
 async function importDist<T>(relative: string): Promise<T> {

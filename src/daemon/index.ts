@@ -1,3 +1,5 @@
-// The daemon door: the composition root (startDaemon) and the CLI's signal-driven run.
+// The daemon door: the composition root (startDaemon), the CLI's signal-driven run, and the
+// cluster as the daemon builds it (the bench measures the scheduler with it).
 export { startDaemon, RELOAD_INTERVAL_MS, type Daemon, type DaemonOptions } from './start.js';
 export { runDaemonUntilSignalled } from './signals.js';
+export { createDaemonCluster, type DaemonCluster, type DaemonClusterDeps } from './cluster.js';

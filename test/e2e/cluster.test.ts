@@ -285,7 +285,7 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     );
     // Each job's owner is the rendezvous winner over the three agreeing members, on every node
     // (a rebuilt view converges within a few rounds of the last rebuild).
-    const expected = (job: string): string => hrwOwner(job, [...NAMES]);
+    const expected = (job: string): string | null => hrwOwner(job, [...NAMES]);
     let owners: Record<string, (string | null | undefined)[]>[] = [];
     await waitFor(
       async () => {
