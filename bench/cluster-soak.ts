@@ -87,13 +87,16 @@ for (const name of NAMES) {
 
 const daemons = new Map<Name, DaemonProcess>();
 const bases = new Map<Name, string>();
-async function start(name: Name): Promise<void> {
+/** Start a node; resolves with the instant its cluster manager began serving (its own log). */
+async function start(name: Name): Promise<number> {
   const daemon = new DaemonProcess(['-c', join(dir, `${name}.yaml`)], {
     env: { ...process.env, YC_NODE: name },
   });
   daemons.set(name, daemon);
+  const serving = await daemon.waitForLog(/^cluster: node '.*' serving mTLS \/peer on /);
   const line = await daemon.waitForLog(/^web: started listening on http:\/\/127\.0\.0\.1:\d+$/);
   bases.set(name, /http:\/\/\S+$/.exec(line.msg)![0]);
+  return serving.time;
 }
 
 /** The nodes that call themselves leader right now (running nodes only). */
@@ -119,9 +122,14 @@ async function chaosStep(): Promise<void> {
   const current = await leaders();
   const up = NAMES.filter((name) => !down.has(name) && !cut.has(name));
   if (up.length < 3) return; // one disturbance at a time: a quorum stays possible
-  const target = current[0] ?? up[Math.floor(random() * up.length)]!;
+  const kill = random() < 0.5;
+  // Kills hit the leader; a partition cuts the leader or another node at random.
+  const target =
+    kill || random() < 0.5
+      ? (current[0] ?? up[Math.floor(random() * up.length)]!)
+      : up[Math.floor(random() * up.length)]!;
   const wasLeader = current.includes(target);
-  if (random() < 0.5) {
+  if (kill) {
     const kind = random() < 0.5 ? 'kill' : 'term';
     events.push({ kind, node: target, atMs: Date.now(), wasLeader });
     down.add(target);
@@ -130,8 +138,9 @@ async function chaosStep(): Promise<void> {
     else await daemon.stop('SIGTERM');
     log(`${new Date().toISOString()} ${kind} ${target}${wasLeader ? ' (leader)' : ''}`);
     await pause(between(2_000, 6_000));
-    await start(target);
-    events.push({ kind: 'restart', node: target, atMs: Date.now(), wasLeader: false });
+    // Timed when its manager began serving (before its web listener and its first pass).
+    const servingAtMs = await start(target);
+    events.push({ kind: 'restart', node: target, atMs: servingAtMs, wasLeader: false });
     down.delete(target);
     log(`${new Date().toISOString()} restart ${target}`);
   } else {
@@ -184,7 +193,11 @@ try {
     const nodes = (perSecond.get(second) ?? []).sort();
     if (nodes.length === 1) continue;
     const slotMs = second * 1000;
-    const before = events.filter((event) => event.atMs <= slotMs).at(-1) ?? null;
+    const before =
+      events
+        .filter((event) => event.atMs <= slotMs)
+        .sort((x, y) => x.atMs - y.atMs)
+        .at(-1) ?? null;
     incidents.push({
       kind: nodes.length === 0 ? 'skip' : 'double',
       second,

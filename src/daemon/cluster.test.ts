@@ -7,7 +7,8 @@ import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
 import { MemoryNetwork } from '../cluster/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { renderClusterStatus, renderFleet } from '../http/cluster-views.js';
-import { createScheduler, FakeRunner, makeConfig, makeJob } from '../scheduler/index.js';
+import { makeConfig, makeJob } from '../config/testing.js';
+import { createScheduler, FakeRunner } from '../scheduler/index.js';
 import { gossipConfig } from '../cluster/cluster-fixture.test.js';
 import { createDaemonCluster, type DaemonCluster } from './cluster.js';
 

@@ -3,7 +3,7 @@
 // or abandoned, @reboot one-shots held and released, the pass hook.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { makeJob } from '../config/index.js';
+import { makeJob } from '../config/testing.js';
 import type { RetryJournal, RetrySettleReason } from '../scheduler/index.js';
 import { createHarness, T0 } from '../scheduler/test-harness.js';
 import { ClusterGate } from './gate.js';
