@@ -11,19 +11,15 @@
 //   npm run build && node --import tsx bench/cluster-soak.ts [--firings 300] [--seed 1]
 //
 // Prints one JSON summary on stdout; progress and the per-incident lines on stderr.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTestCa } from '../src/cluster/tls-fixture.test.js';
 import {
-  freePort,
   getJson,
+  ProxiedMesh,
   readWitness,
-  TcpProxy,
-  witnessPath,
-  writeNodeConfig,
   type ClusterBody,
-  type NodeConfig,
 } from '../test/e2e/cluster-harness.js';
 import { DaemonProcess } from '../test/e2e/harness.js';
 
@@ -59,32 +55,8 @@ interface ChaosEvent {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'yacron2-soak-'));
-const witness = witnessPath(dir);
-const ca = makeTestCa('soak');
-const listen = new Map<Name, number>();
-for (const name of NAMES) listen.set(name, await freePort());
-const proxies = new Map<string, TcpProxy>();
-for (const from of NAMES) {
-  for (const to of NAMES) {
-    if (from !== to) proxies.set(`${from}>${to}`, await TcpProxy.start(listen.get(to)!));
-  }
-}
-const config = (name: Name): NodeConfig => ({
-  name,
-  listenPort: listen.get(name)!,
-  peers: NAMES.filter((other) => other !== name).map(
-    (other) => `127.0.0.1:${proxies.get(`${name}>${other}`)!.port}`,
-  ),
-  tls: { ca: ca.caPath, cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) },
-  witness,
-});
-for (const name of NAMES) {
-  const made = ca.issue(name, [`DNS:${name}`, 'IP:127.0.0.1']);
-  copyFileSync(made.certPath, join(dir, `${name}.pem`));
-  copyFileSync(made.keyPath, join(dir, `${name}.key`));
-  await writeNodeConfig(dir, name, config(name));
-}
-
+const mesh = await ProxiedMesh.create(dir, NAMES, makeTestCa('soak'));
+const { witness } = mesh;
 const daemons = new Map<Name, DaemonProcess>();
 const bases = new Map<Name, string>();
 /** Start a node; resolves with the instant its cluster manager began serving (its own log). */
@@ -146,14 +118,10 @@ async function chaosStep(): Promise<void> {
   } else {
     events.push({ kind: 'cut', node: target, atMs: Date.now(), wasLeader });
     cut.add(target);
-    for (const other of NAMES) {
-      if (other === target) continue;
-      proxies.get(`${target}>${other}`)!.cut();
-      proxies.get(`${other}>${target}`)!.cut();
-    }
+    mesh.isolate(target);
     log(`${new Date().toISOString()} cut ${target}${wasLeader ? ' (leader)' : ''}`);
     await pause(between(3_000, 8_000));
-    for (const proxy of proxies.values()) proxy.heal();
+    mesh.healAll();
     events.push({ kind: 'heal', node: target, atMs: Date.now(), wasLeader: false });
     cut.delete(target);
     log(`${new Date().toISOString()} heal ${target}`);
@@ -242,6 +210,6 @@ try {
   );
 } finally {
   for (const daemon of daemons.values()) await daemon.kill();
-  for (const proxy of proxies.values()) await proxy.close();
+  await mesh.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { makeJob } from '../config/testing.js';
-import type { RetryJournal, RetrySettleReason } from '../scheduler/index.js';
+import type { ResolvedJob } from '../config/index.js';
+import type { DurablePort, RetryJournal, RetrySettleReason } from '../scheduler/index.js';
 import { createHarness, T0 } from '../scheduler/test-harness.js';
 import { ClusterGate } from './gate.js';
 import { DeferredReboots } from './reboot-deferral.js';
@@ -18,15 +19,25 @@ const silent = {
   debug: () => undefined,
 } as never;
 
-function seams(backend: StaticLeadership | null, electLeader = true) {
-  const source = new StaticLeadershipSource(electLeader, backend);
+/** A scheduler harness whose cluster seams read `backend`; `passes()` counts the pass hook. */
+function clustered(
+  jobs: readonly ResolvedJob[],
+  backend: StaticLeadership | null,
+  options: { electLeader?: boolean; durable?: DurablePort } = {},
+) {
+  const source = new StaticLeadershipSource(options.electLeader ?? true, backend);
   let passes = 0;
   const built = schedulerSeams({
     gate: new ClusterGate(source, silent),
     deferrals: new DeferredReboots(source, silent),
     onPass: () => (passes += 1),
   });
-  return { source, ...built, passes: () => passes };
+  const h = createHarness(jobs, {
+    gate: built.gate,
+    cluster: built.cluster,
+    ...(options.durable === undefined ? {} : { durable: options.durable }),
+  });
+  return Object.assign(h, { passes: () => passes });
 }
 
 const retry = {
@@ -39,13 +50,12 @@ const retry = {
 void describe('the cluster through the scheduler seams', () => {
   void it('a follower skips a Leader fire with the verdict as the detail; EveryNode and manual starts run', async () => {
     const backend = new StaticLeadership({ nodeName: 'b', leaderName: 'a' });
-    const s = seams(backend);
-    const h = createHarness(
+    const h = clustered(
       [
         makeJob({ name: 'lead', schedule: '* * * * *' }),
         makeJob({ name: 'every', schedule: '* * * * *', clusterPolicy: 'EveryNode' }),
       ],
-      { gate: s.gate, cluster: s.cluster },
+      backend,
     );
     h.scheduler.start();
     await h.clock.advance(60_000);
@@ -60,7 +70,7 @@ void describe('the cluster through the scheduler seams', () => {
     assert.deepEqual(h.logged('skipped on this node'), [
       'Job lead skipped on this node: not-leader: the elected leader is a',
     ]);
-    assert.equal(s.passes(), 2, 'one pass per wake (the loop wakes at 30 s and at the fire)');
+    assert.equal(h.passes(), 2, 'one pass per wake (the loop wakes at 30 s and at the fire)');
     const manual = await h.scheduler.startJob('lead');
     assert.equal(manual.kind, 'started');
     await h.stop();
@@ -68,11 +78,7 @@ void describe('the cluster through the scheduler seams', () => {
 
   void it('a transiently denied retry is deferred (INFO once, then DEBUG) and runs once the gate allows', async () => {
     const backend = new StaticLeadership({ nodeName: 'a' });
-    const s = seams(backend);
-    const h = createHarness([makeJob({ name: 'flaky', schedule: '0 * * * *', retry })], {
-      gate: s.gate,
-      cluster: s.cluster,
-    });
+    const h = clustered([makeJob({ name: 'flaky', schedule: '0 * * * *', retry })], backend);
     h.runner.setDefault({ exitCode: 1 });
     h.scheduler.start();
     await h.clock.advance(3_600_000);
@@ -109,7 +115,6 @@ void describe('the cluster through the scheduler seams', () => {
 
   void it('an observed ownership move abandons the retry: WARNING, a cancelled record, settled owner-moved', async () => {
     const backend = new StaticLeadership({ nodeName: 'a' });
-    const s = seams(backend);
     const settled: [string, number, RetrySettleReason][] = [];
     const journal: RetryJournal = {
       armed: () => undefined,
@@ -124,9 +129,7 @@ void describe('the cluster through the scheduler seams', () => {
         retries: journal,
       }),
     };
-    const h = createHarness([makeJob({ name: 'flaky', schedule: '0 * * * *', retry })], {
-      gate: s.gate,
-      cluster: s.cluster,
+    const h = clustered([makeJob({ name: 'flaky', schedule: '0 * * * *', retry })], backend, {
       durable,
     });
     h.runner.setDefault({ exitCode: 1 });
@@ -155,14 +158,13 @@ void describe('the cluster through the scheduler seams', () => {
 
   void it('a Leader @reboot job is held until this node leads, recorded as ran, then run once; EveryNode runs at once', async () => {
     const backend = new StaticLeadership({ nodeName: 'a', quorate: false });
-    const s = seams(backend);
-    const h = createHarness(
+    const h = clustered(
       [
         makeJob({ name: 'boot-lead', schedule: '@reboot' }),
         makeJob({ name: 'boot-every', schedule: '@reboot', clusterPolicy: 'EveryNode' }),
         makeJob({ name: 'tick', schedule: '* * * * *', clusterPolicy: 'EveryNode' }),
       ],
-      { gate: s.gate, cluster: s.cluster },
+      backend,
     );
     h.scheduler.start();
     await h.clock.advance(0);
@@ -202,13 +204,12 @@ void describe('the cluster through the scheduler seams', () => {
 
   void it('a held one-shot that already ran elsewhere stands down; without election nothing is held', async () => {
     const backend = new StaticLeadership({ nodeName: 'a', rebootRan: new Set(['boot']) });
-    const s = seams(backend);
-    const h = createHarness(
+    const h = clustered(
       [
         makeJob({ name: 'boot', schedule: '@reboot' }),
         makeJob({ name: 'tick', schedule: '* * * * *', clusterPolicy: 'EveryNode' }),
       ],
-      { gate: s.gate, cluster: s.cluster },
+      backend,
     );
     h.scheduler.start();
     await h.clock.advance(60_000);
@@ -219,10 +220,8 @@ void describe('the cluster through the scheduler seams', () => {
     );
     await h.stop();
 
-    const off = seams(null, false);
-    const plain = createHarness([makeJob({ name: 'boot', schedule: '@reboot' })], {
-      gate: off.gate,
-      cluster: off.cluster,
+    const plain = clustered([makeJob({ name: 'boot', schedule: '@reboot' })], null, {
+      electLeader: false,
     });
     plain.scheduler.start();
     await plain.clock.advance(0);

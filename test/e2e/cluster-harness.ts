@@ -3,19 +3,12 @@
 // certificates made with openssl, the control API's JSON, and the shared witness file the jobs
 // append to. Used by the cluster e2e test and the bench soak.
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeConfig } from './harness.js';
+import type { TestCa } from '../../src/cluster/tls-fixture.test.js';
+import { freePort, writeConfig } from './harness.js';
 
-/** A TCP port free right now on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
-}
+export { freePort };
 
 /** One directed link: forwards to `targetPort` until cut (then every connection is reset). */
 export class TcpProxy {
@@ -68,6 +61,100 @@ export class TcpProxy {
   async close(): Promise<void> {
     this.cut();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+/**
+ * Nodes on 127.0.0.1 whose every directed link goes through its own TcpProxy (`link('a', 'c')`
+ * carries a's polls of c), with their certificates at fixed paths in `dir` (a rotation rewrites
+ * them in place) and the config each node runs.
+ */
+export class ProxiedMesh<Name extends string> {
+  readonly #listen = new Map<Name, number>();
+  readonly #proxies = new Map<string, TcpProxy>();
+
+  private constructor(
+    readonly dir: string,
+    readonly names: readonly Name[],
+    readonly ca: TestCa,
+    readonly witness: string,
+  ) {}
+
+  static async create<Name extends string>(
+    dir: string,
+    names: readonly Name[],
+    ca: TestCa,
+  ): Promise<ProxiedMesh<Name>> {
+    const mesh = new ProxiedMesh(dir, names, ca, witnessPath(dir));
+    for (const name of names) mesh.#listen.set(name, await freePort());
+    for (const from of names) {
+      for (const to of names) {
+        if (from === to) continue;
+        mesh.#proxies.set(`${from}>${to}`, await TcpProxy.start(mesh.#listen.get(to)!));
+      }
+    }
+    for (const name of names) {
+      mesh.install(name, mesh.issue(name));
+      await writeNodeConfig(dir, name, mesh.config(name));
+    }
+    return mesh;
+  }
+
+  get proxies(): readonly TcpProxy[] {
+    return [...this.#proxies.values()];
+  }
+
+  link(from: Name, to: Name): TcpProxy {
+    return this.#proxies.get(`${from}>${to}`)!;
+  }
+
+  /** The address `from` polls `to` at. */
+  hostOf(from: Name, to: Name): string {
+    return `127.0.0.1:${this.link(from, to).port}`;
+  }
+
+  /** A certificate for `name` (DNS name and 127.0.0.1) from `authority` (default: the mesh's CA). */
+  issue(name: string, authority: TestCa = this.ca): { cert: string; key: string } {
+    const made = authority.issue(name, [`DNS:${name}`, 'IP:127.0.0.1']);
+    return { cert: made.certPath, key: made.keyPath };
+  }
+
+  /** Put a certificate and key at the node's fixed paths (in place). */
+  install(name: Name, made: { cert: string; key: string }): void {
+    copyFileSync(made.cert, join(this.dir, `${name}.pem`));
+    copyFileSync(made.key, join(this.dir, `${name}.key`));
+  }
+
+  config(name: Name, overrides: Partial<NodeConfig> = {}): NodeConfig {
+    return {
+      name,
+      listenPort: this.#listen.get(name)!,
+      peers: this.names.filter((other) => other !== name).map((other) => this.hostOf(name, other)),
+      tls: {
+        ca: this.ca.caPath,
+        cert: join(this.dir, `${name}.pem`),
+        key: join(this.dir, `${name}.key`),
+      },
+      witness: this.witness,
+      ...overrides,
+    };
+  }
+
+  /** Cut every link to and from `name`. */
+  isolate(name: Name): void {
+    for (const other of this.names) {
+      if (other === name) continue;
+      this.link(name, other).cut();
+      this.link(other, name).cut();
+    }
+  }
+
+  healAll(): void {
+    for (const proxy of this.#proxies.values()) proxy.heal();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.proxies.map((proxy) => proxy.close()));
   }
 }
 

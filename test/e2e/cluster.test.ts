@@ -4,7 +4,6 @@
 // of daemons serves every step, in order: election, a partition, a botched then a good
 // certificate rotation, a duplicate nodeName, a size mismatch, the leader stopping, spread.
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hrwOwner } from '../../src/cluster/index.js';
@@ -12,10 +11,9 @@ import { makeTestCa } from '../../src/cluster/tls-fixture.test.js';
 import {
   freePort,
   getJson,
+  ProxiedMesh,
   readWitness,
-  TcpProxy,
   waitFor,
-  witnessPath,
   writeNodeConfig,
   type ClusterBody,
   type Firing,
@@ -30,39 +28,13 @@ const nowSecond = (): number => Math.floor(Date.now() / 1000);
 
 test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflicts, failover, spread', async (t) => {
   const dir = await useTempDir(t);
-  const witness = witnessPath(dir);
-  const ca = makeTestCa('e2e');
+  const mesh = await ProxiedMesh.create(dir, NAMES, makeTestCa('e2e'));
+  defer(t, () => mesh.close());
+  const { witness } = mesh;
   const rogueCa = makeTestCa('rogue');
-  const listen = new Map<Name, number>();
-  for (const name of NAMES) listen.set(name, await freePort());
-  // One proxy per directed link: proxies.get('a>c') carries a's polls of c.
-  const proxies = new Map<string, TcpProxy>();
-  for (const from of NAMES) {
-    for (const to of NAMES) {
-      if (from !== to) proxies.set(`${from}>${to}`, await TcpProxy.start(listen.get(to)!));
-    }
-  }
-  defer(t, () => Promise.all([...proxies.values()].map((proxy) => proxy.close())));
-  const link = (from: Name, to: Name): TcpProxy => proxies.get(`${from}>${to}`)!;
-  const hostOf = (from: Name, to: Name): string => `127.0.0.1:${link(from, to).port}`;
-
-  // Each node's certificate lives at its own path, so a rotation rewrites it in place.
-  const issue = (name: string, authority = ca): { cert: string; key: string } => {
-    const made = authority.issue(name, [`DNS:${name}`, 'IP:127.0.0.1']);
-    return { cert: made.certPath, key: made.keyPath };
-  };
-  const install = (name: Name, made: { cert: string; key: string }): void => {
-    copyFileSync(made.cert, join(dir, `${name}.pem`));
-    copyFileSync(made.key, join(dir, `${name}.key`));
-  };
-  const config = (name: Name, overrides: Partial<NodeConfig> = {}): NodeConfig => ({
-    name,
-    listenPort: listen.get(name)!,
-    peers: NAMES.filter((other) => other !== name).map((other) => hostOf(name, other)),
-    tls: { ca: ca.caPath, cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) },
-    witness,
-    ...overrides,
-  });
+  const hostOf = (from: Name, to: Name): string => mesh.hostOf(from, to);
+  const config = (name: Name, overrides: Partial<NodeConfig> = {}): NodeConfig =>
+    mesh.config(name, overrides);
   const daemons = new Map<Name, DaemonProcess>();
   const bases = new Map<Name, string>();
   const start = async (name: Name): Promise<void> => {
@@ -116,10 +88,6 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     return out;
   };
 
-  for (const name of NAMES) {
-    install(name, issue(name));
-    await writeNodeConfig(dir, name, config(name));
-  }
   for (const name of NAMES) await start(name);
 
   await t.test('three nodes elect one leader; each Leader firing runs once', async () => {
@@ -147,10 +115,7 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
   });
 
   await t.test('a node cut off stands down; PreferLeader runs on both sides', async () => {
-    for (const other of ['a', 'b'] as const) {
-      link('c', other).cut();
-      link(other, 'c').cut();
-    }
+    mesh.isolate('c');
     await waitFor(async () => {
       const [a, c] = await views(['a', 'c']);
       return (
@@ -173,7 +138,7 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
       ['a', 'b', 'c'],
       ['a', 'b', 'c'],
     ]);
-    for (const proxy of proxies.values()) proxy.heal();
+    mesh.healAll();
     await waitFor(() => converged('a'), 'c back in the quorum');
   });
 
@@ -182,13 +147,13 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     async () => {
       const c = daemons.get('c')!;
       const pid = c.pid;
-      install('c', issue('c', rogueCa));
+      mesh.install('c', mesh.issue('c', rogueCa));
       await waitFor(async () => {
         const [a] = await views(['a']);
         return a!.peers.find((peer) => peer.host === hostOf('a', 'c'))?.status === 'untrusted';
       }, "a seeing c's certificate from another CA as untrusted");
       await c.waitForLog(/^cluster: TLS certificate files changed, stopping$/);
-      install('c', issue('c'));
+      mesh.install('c', mesh.issue('c'));
       await waitFor(() => converged('a'), 'c agreed again with its renewed certificate');
       assert.equal(c.pid, pid, 'no restart');
       assert.ok(c.running);

@@ -8,6 +8,7 @@ import { mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 
 /** The CLI under test; YACRON2_E2E_CLI points the suite at another build (e.g. a candidate fix). */
 export const CLI =
@@ -687,4 +688,14 @@ export async function waitForInstant(epochMs: number): Promise<void> {
 export function secondsSchedule(instantsMs: readonly number[]): string {
   const seconds = [...new Set(instantsMs.map((ms) => Math.floor(ms / 1000) % 60))];
   return `${seconds.sort((a, b) => a - b).join(',')} * * * * * *`;
+}
+
+/** A TCP port free right now on 127.0.0.1 (bound and released; a listener takes it next). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolvePort) => server.listen(0, '127.0.0.1', resolvePort));
+  const address = server.address();
+  await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
 }

@@ -2,27 +2,17 @@
 // applyJobApi): the old endpoint still holds the port, so the new one binds after it closes —
 // and job commands keep working afterwards instead of the API being lost.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readLines, startDaemon, waitForFile } from './harness.js';
+import { freePort, readLines, startDaemon, waitForFile } from './harness.js';
 import { SKIP_WITHOUT_JOB_API, useJobState } from './job-fixture.test.js';
-
-async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 test(
   'a reload that restarts the job API on its fixed port keeps job commands working',
   { timeout: 60_000 },
   async (t) => {
     const setup = await useJobState(t);
-    const port = await freeLoopbackPort();
+    const port = await freePort();
     const results = join(setup.dir, 'results');
     const jobs = `jobs:
   - name: counter
