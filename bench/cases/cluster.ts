@@ -2,7 +2,8 @@
 // over the in-memory network on a FakeClock, then node 0 answers 1,000 distinct Leader jobs
 // (cold: every rendezvous score computed) and the same jobs again (warm: memoised scores), in
 // spread and single-leader mode; a round of all 7 nodes, and one /peer body of 512 job summaries
-// parsed by a poller, are timed too.
+// parsed by a poller, are timed too; and 1,000 decisions of the scheduler's gate with election
+// off (what every decision pays without a cluster section).
 import { importYacron2, intArg, reportSample, wallNowMs } from '../lib/worker-io.js';
 
 const { cluster, common, leadership } = await importYacron2();
@@ -62,7 +63,34 @@ function timeVerdicts(node: InstanceType<typeof cluster.GossipNode>): number {
   return elapsed;
 }
 
+/**
+ * The scheduler's gate 2 as the daemon builds it without a cluster section (election off): what
+ * every scheduled decision pays when clustering is not configured.
+ */
+function timeElectionOff(): number {
+  const source = new leadership.StaticLeadershipSource(false, null);
+  const logger = common.silentLogger();
+  const { gate } = leadership.schedulerSeams({
+    gate: new leadership.ClusterGate(source, logger),
+    deferrals: new leadership.DeferredReboots(source, logger),
+    onPass: () => undefined,
+  });
+  const requests = JOBS.map((job) => ({
+    job: job as unknown as Parameters<typeof gate>[0]['job'],
+    trigger: 'schedule' as const,
+    scheduledAtMs: 0,
+  }));
+  const start = wallNowMs();
+  let allowed = 0;
+  for (const request of requests) if (gate(request).kind === 'run') allowed += 1;
+  const elapsed = wallNowMs() - start;
+  if (allowed !== JOBS.length) throw new Error('election off must allow every job');
+  return elapsed;
+}
+
 for (let repetition = 0; repetition < repetitions; repetition++) {
+  timeElectionOff(); // warm-up: the first pass compiles the path
+  reportSample({ kind: 'election-off', offMs: timeElectionOff() });
   for (const distribution of ['spread', 'single-leader'] as const) {
     const nodes = await mesh(distribution, 0);
     const cold = timeVerdicts(nodes[0]!);

@@ -48,6 +48,14 @@ export const clusterGroup: BenchGroup = {
         'the same 1,000 decisions again',
       );
     }
+    emit(
+      'cluster.verdicts-1000.election-off',
+      samples
+        .filter((sample) => sample['kind'] === 'election-off')
+        .map((sample) => numberField(sample, 'offMs')),
+      'ms',
+      "1,000 decisions of the scheduler's gate 2 as the daemon builds it without a cluster section (after one warm-up pass)",
+    );
     const rounds = samples.filter((sample) => sample['kind'] === 'round');
     emit(
       'cluster.round.7-nodes-512-jobs',
