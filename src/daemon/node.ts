@@ -3,13 +3,16 @@
 // The reading is a plain value, so the gossip node-stats header can read the same one later.
 // Must not: read /proc before something asks (a daemon without a web section never does); keep
 // the ring's timer while the ring is off.
+import type { NodeStatsReading } from '../cluster/index.js';
 import type { Clock } from '../common/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { NodeView } from '../http/index.js';
-import { NodeHistory, NodeStatsReader } from '../resources/index.js';
+import { NodeHistory, NodeStatsReader, renderNodeResources } from '../resources/index.js';
 
 export interface NodeStatsHandle {
   readonly view: NodeView;
+  /** The reading as the cluster shares it (the `/node` resources object), null when none. */
+  clusterReading(): NodeStatsReading | null;
   /** Apply the config's `web.nodeHistory` (no web section: the ring is off). */
   configure(config: ResolvedConfig): void;
   close(): void;
@@ -27,6 +30,15 @@ export function createNodeStats(deps: { clock: Clock; nodeName: string }): NodeS
       nodeName: () => deps.nodeName,
       reading: read,
       history: () => history.snapshot(),
+    },
+    clusterReading: () => {
+      const reading = read();
+      if (reading === null) return null;
+      const shared: Record<string, number> = {};
+      for (const [key, value] of Object.entries(renderNodeResources(reading))) {
+        if (typeof value === 'number') shared[key] = value;
+      }
+      return shared;
     },
     configure: (config) => history.configure(config.web?.nodeHistory ?? null),
     close: () => history.close(),

@@ -113,12 +113,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   // monitorResources: one sampler for every monitored run (its timer runs only while one does).
   const runResources = createRunResources({ clock, logger });
+  // This node's CPU and memory (GET /node, and the reading a cluster shares with its peers).
+  const node = createNodeStats({ clock, nodeName: host });
   // The cluster, built once per process: the scheduler's gate and @reboot deferral read it.
   const cluster = createDaemonCluster({
     clock,
     logger,
     config: () => config,
     scheduler: () => scheduler,
+    nodeStats: () => node.clusterReading(),
   });
   const scheduler = createScheduler(
     {
@@ -199,7 +202,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   );
 
   // 5. The control API last: it serves views of everything above.
-  const node = createNodeStats({ clock, nodeName: host });
   node.configure(config);
   const reconcileWeb = webReconciler(
     {

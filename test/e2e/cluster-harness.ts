@@ -244,6 +244,7 @@ export interface ClusterBody {
   readonly conflict_names: readonly string[];
   readonly conflicting_sizes: readonly number[];
   readonly peers: readonly { host: string; status: string; node_name: string | null }[];
+  readonly node_stats: Readonly<Record<string, number>> | null;
 }
 
 /** One witness line: a job ran on a node in that epoch second. */

@@ -112,6 +112,7 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     const [a] = await views(['a']);
     assert.equal(a!.cluster_size, 3);
     assert.equal(a!.is_leader, true);
+    assert.equal(typeof a!.node_stats?.mem_total_bytes, 'number', "this node's own reading");
   });
 
   await t.test('a node cut off stands down; PreferLeader runs on both sides', async () => {
