@@ -8,7 +8,6 @@ import { test } from 'node:test';
 import { dedent, expectConfigError, loadTree } from './config-fixture.test.js';
 import type { ResolvedCluster, ResolvedGossipCluster } from './index.js';
 
-
 const GOSSIP = dedent(`
   listen: "0.0.0.0:8443"
   tls:
