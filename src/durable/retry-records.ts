@@ -34,6 +34,7 @@ export function settledReasonOf(reason: RetrySettleReason): RetrySettledReason {
     case 'cancelled':
     case 'exhausted':
     case 'job-removed':
+    case 'owner-moved':
       return reason;
     case 'job-disabled':
       return 'disabled';
