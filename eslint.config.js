@@ -1,8 +1,10 @@
-// Lint rules: type-checked TypeScript, no floating promises, no import cycles, and time only
-// from the injected Clock (common/clock.ts is the one place allowed to touch timers).
+// Lint rules: type-checked TypeScript, no floating promises, no import cycles, exhaustive
+// switches, time only from the injected Clock (common/clock.ts is the one place allowed to touch
+// timers), and folder doors with the layer order of docs/architecture.md#layers.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
+import doors, { LAYERS } from './scripts/eslint-doors.mjs';
 
 export default tseslint.config(
   {
@@ -81,6 +83,22 @@ export default tseslint.config(
               message: 'Test-only module: it is not built into dist/.',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    plugins: { yacron: doors },
+    rules: {
+      'yacron/doors': [
+        'error',
+        {
+          srcRoot: `${import.meta.dirname}/src`,
+          layers: LAYERS,
+          // The dashboard is bundled for the browser: it takes the node-free common modules
+          // one by one (common/index.ts also re-exports modules that need node:fs).
+          deepAllowed: { web: ['common'] },
         },
       ],
     },

@@ -18,7 +18,6 @@ import { pathToFileURL } from 'node:url';
 import type * as PromClient from 'prom-client';
 import type * as DurableModule from '../../src/durable/index.js';
 import type * as RunnerModule from '../../src/runner/index.js';
-import type * as FaultyStoreModule from '../../src/state/faulty-store.js';
 import type * as StateModule from '../../src/state/index.js';
 import {
   importDaemon,
@@ -55,7 +54,6 @@ const {
 } = await importYacron2();
 const durableModule = (await import(dist('durable/index.js'))) as typeof DurableModule;
 const stateModule = (await import(dist('state/index.js'))) as typeof StateModule;
-const faultyModule = (await import(dist('state/faulty-store.js'))) as typeof FaultyStoreModule;
 const promClientPath = createRequire(path.join(repoRoot(), 'package.json')).resolve('prom-client');
 const { Registry } = (await import(pathToFileURL(promClientPath).href)) as typeof PromClient;
 
@@ -127,7 +125,7 @@ const scheduler = schedulerModule.createScheduler(
 const registry = new Registry();
 let durable: DurableModule.DurableState | undefined;
 let bundle: StateModule.StateStoreBundle | undefined;
-let faulty: FaultyStoreModule.FaultyStateStore | undefined;
+let faulty: StateModule.FaultyStateStore | undefined;
 if (config.state !== null) {
   bundle = stateModule.createStateStore(
     { path: config.state.path, topology: 'single-node' },
@@ -137,7 +135,7 @@ if (config.state !== null) {
   await bundle.store.open();
   let store: StateModule.StateStore = bundle.store;
   if (variant === 'hung') {
-    faulty = new faultyModule.FaultyStateStore(bundle.store);
+    faulty = new stateModule.FaultyStateStore(bundle.store);
     faulty.setFault('hang');
     store = faulty;
   }

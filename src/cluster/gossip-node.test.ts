@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeClock, silentLogger } from '../common/index.js';
-import { recordingLogger, type RecordingLogger } from '../state/test-logger.js';
+import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 import { GossipNode, type GossipSettings } from './gossip-node.js';
 import { MemoryNetwork } from './memory-transport.js';
 

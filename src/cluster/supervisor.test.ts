@@ -10,10 +10,10 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { systemClock } from '../common/index.js';
 import type { ResolvedCluster } from '../config/index.js';
-import { recordingLogger } from '../state/test-logger.js';
+import { recordingLogger } from '../common/testing.js';
 import { gossipConfig, TestCluster } from './cluster-fixture.test.js';
 import { ClusterSupervisor } from './supervisor.js';
-import { makeTestCa } from './tls-fixture.test.js';
+import { makeTestCa } from './test-tls-fixture.js';
 
 const THREE = [{ name: 'node-a' }, { name: 'node-b' }, { name: 'node-c' }];
 

@@ -15,7 +15,7 @@ import {
 } from '../common/index.js';
 import type { ClusterAddress } from '../config/index.js';
 import { GossipNode } from './gossip-node.js';
-import { makeTestCa, type NodeCert, type TestCa } from './tls-fixture.test.js';
+import { makeTestCa, type NodeCert, type TestCa } from './test-tls-fixture.js';
 import { loadTlsMaterial, type TlsMaterial } from './tls-material.js';
 import { bindTarget } from './tls-server.js';
 import { TlsPeerTransport } from './tls-transport.js';

@@ -8,7 +8,7 @@
 import type { Clock, Logger, Slot } from '../common/index.js';
 import type { CounterSnapshots, DurableProcessState, DurableState } from '../durable/index.js';
 import type { DurableCollaborator, DurableHost } from '../scheduler/index.js';
-import type { DaemonStateHandle } from '../state/service.js';
+import type { DaemonStateHandle } from '../state/index.js';
 import type { Change, Reconciler } from './reconciler.js';
 
 export interface DurableBackendDeps {

@@ -10,7 +10,7 @@
 import { describeError, type Clock, type Logger, type Slot } from '../common/index.js';
 import type { JobApi } from '../jobapi/index.js';
 import type { RunEnvironmentHook } from '../scheduler/index.js';
-import type { DaemonStateHandle } from '../state/service.js';
+import type { DaemonStateHandle } from '../state/index.js';
 import type { Change, Reconciler } from './reconciler.js';
 
 export interface JobApiHandle {

@@ -22,7 +22,7 @@ import {
   type SchedulerEvents,
 } from '../scheduler/index.js';
 import { makeConfig } from '../config/testing.js';
-import { captureLogger } from '../scheduler/test-harness.js';
+import { captureLogger } from '../scheduler/testing.js';
 import {
   MemoryStateStore,
   StateWriteQueue,

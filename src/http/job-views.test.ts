@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { makeJob } from '../config/testing.js';
-import { createHarness } from '../scheduler/test-harness.js';
+import { createHarness } from '../scheduler/testing.js';
 import { renderJobView, renderStatusEntry } from './job-views.js';
 import { renderJobRuns } from './run-records.js';
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { FakeClock, silentLogger } from '../common/index.js';
 import { FsStateStore } from '../state/index.js';
-import { extractGoldenStore, readGoldenExpected } from '../state/test-golden.js';
+import { extractGoldenStore, readGoldenExpected } from '../state/testing.js';
 import { T0, withFixture } from './job-api-fixture.test.js';
 
 interface ProbeAnswer {

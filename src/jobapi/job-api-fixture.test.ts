@@ -10,7 +10,7 @@ import type { ResolvedJobApi } from '../config/index.js';
 import { type RunContext, type RunEnvironment } from '../scheduler/index.js';
 import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { FsStateStore, MemoryStateStore, type StateStore } from '../state/index.js';
-import { recordingLogger, type RecordingLogger } from '../state/test-logger.js';
+import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 import { startJobApi, type JobApi } from './index.js';
 import type { JobApiLimits } from './request-limits.js';
 

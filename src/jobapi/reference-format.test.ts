@@ -9,8 +9,8 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { dumpPythonJson, pyFloat } from '../common/index.js';
-import { extractGoldenStore } from '../state/test-golden.js';
 import {
+  extractGoldenStore,
   field,
   filesUnder,
   keysOf,
@@ -19,7 +19,7 @@ import {
   specEncode,
   toValue,
   type Node,
-} from '../state/test-reference-reader.js';
+} from '../state/testing.js';
 import { withFixture } from './job-api-fixture.test.js';
 
 void test('the independent reader accepts every golden file, and our serializer rewrites each byte for byte', async () => {

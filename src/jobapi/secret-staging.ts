@@ -4,8 +4,7 @@
 // source's file or variable, never a value.
 import { describeError, type Logger } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import { ReportError } from '../report/index.js';
-import { resolveSecret } from '../report/secrets.js';
+import { ReportError, resolveSecret } from '../report/index.js';
 
 /** Resolve every declared secret of `job`; never rejects. */
 export async function stageSecrets(

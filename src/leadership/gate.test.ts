@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger } from '../common/index.js';
-import { recordingLogger } from '../state/test-logger.js';
+import { recordingLogger } from '../common/testing.js';
 import { ClusterGate, decideClusterGate } from './gate.js';
 import { StaticLeadership, StaticLeadershipSource } from './static-leadership.js';
 import type { ClusterPolicy, GatedJob } from './types.js';

@@ -13,7 +13,7 @@ import {
   makeJob,
   NODE,
   recordingLogger,
-} from '../runner/job-fixture.test.js';
+} from '../runner/testing.js';
 import { dispatchReport, type ReporterDeps } from './dispatch.js';
 import type { ReporterName } from './report-error.js';
 import { SHELL_REPORT_KILL_GRACE_MS, SHELL_REPORT_TIMEOUT_MS } from './shell.js';

@@ -15,6 +15,7 @@ export {
   type ReportInput,
 } from './dispatch.js';
 export { ReportError, type ReporterName } from './report-error.js';
+export { resolveSecret } from './secrets.js';
 export {
   createTemplateRenderer,
   buildTemplateVariables,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { FakeClock, silentLogger } from '../common/index.js';
 import type { MailReport } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { makeJob } from '../runner/job-fixture.test.js';
+import { makeJob } from '../runner/testing.js';
 import { MAIL_TOTAL_TIMEOUT_MS, sendMailReport, type MailReportDeps } from './mail.js';
 import { ReportError } from './report-error.js';
 import {

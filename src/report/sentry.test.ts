@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { FakeClock, silentLogger } from '../common/index.js';
 import type { SentryReport } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { makeJob } from '../runner/job-fixture.test.js';
+import { makeJob } from '../runner/testing.js';
 import { ReportError } from './report-error.js';
 import {
   makeOutcome,

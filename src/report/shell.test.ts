@@ -7,7 +7,7 @@ import { FakeClock } from '../common/index.js';
 import type { ShellReport } from '../config/index.js';
 import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { fixture, LEVEL, makeJob, NODE, recordingLogger } from '../runner/job-fixture.test.js';
+import { fixture, LEVEL, makeJob, NODE, recordingLogger } from '../runner/testing.js';
 import { cutToCodePoints, runShellReport, SHELL_REPORT_OUTPUT_LIMIT } from './shell.js';
 
 function makeOutcome(overrides: Partial<RunOutcome> = {}): RunOutcome {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { RunOutcome } from '../runner/index.js';
 import { makeOutcome, SUCCESS } from './report-fixture.test.js';
-import { makeJob } from '../runner/job-fixture.test.js';
+import { makeJob } from '../runner/testing.js';
 import {
   buildTemplateVariables,
   createTemplateRenderer,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { buildChildEnvironment } from './child-environment.js';
 import { buildCommandArgv, wrapWithSetpriv } from './command-line.js';
-import { makeJob } from './job-fixture.test.js';
+import { makeJob } from './test-job-fixture.js';
 
 void test('buildCommandArgv() execs a list verbatim and ignores the shell', () => {
   assert.deepEqual(buildCommandArgv({ kind: 'argv', argv: ['echo', '$HOME', '*'] }, '/bin/bash'), [

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../common/index.js';
 import { createRunner } from './create-runner.js';
-import { makeJob, recordingLogger, TextSink } from './job-fixture.test.js';
+import { makeJob, recordingLogger, TextSink } from './test-job-fixture.js';
 import type { RunOutcome } from './types.js';
 
 const isRoot = process.getuid?.() === 0;

@@ -19,7 +19,7 @@ import {
   recordingLogger,
   TextSink,
   type LogRecord,
-} from './job-fixture.test.js';
+} from './test-job-fixture.js';
 import { OUTPUT_DRAIN_MS } from './child-run.js';
 import type { RunHandle } from './types.js';
 

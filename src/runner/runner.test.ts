@@ -13,7 +13,7 @@ import {
   recordingLogger,
   TextSink,
   type LogRecord,
-} from './job-fixture.test.js';
+} from './test-job-fixture.js';
 import type { OutputLine, RunOutcome, RunRequest } from './types.js';
 
 interface Harness {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, flushMicrotasks } from '../common/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
 import { FaultyStateStore, storeFaultError } from './faulty-store.js';
 import { MemoryStateStore } from './memory-store.js';
 import { storeContract } from './store.contract.js';

@@ -16,7 +16,7 @@
 //   (an NFS mount that gives up). close() leaves held calls held.
 import { constants as osConstants } from 'node:os';
 import { getSystemErrorMap } from 'node:util';
-import { createDeferred, type Deferred } from '../common/deferred.js';
+import { createDeferred, type Deferred } from '../common/index.js';
 import { DelegatingStateStore, type StoreMethod } from './delegating-store.js';
 import type { StateStore } from './types.js';
 

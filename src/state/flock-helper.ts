@@ -8,7 +8,7 @@
 // This is, with processLockQueue (flock.ts), the deliberate module state of src/state.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { describeError } from '../common/errors.js';
+import { describeError } from '../common/index.js';
 
 // CommonJS source evaluated in the thread, so it needs no build step and works the same from
 // src/ (tsx) and dist/.

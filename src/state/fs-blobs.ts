@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { constants, lstat, open, readdir, unlink, utimes } from 'node:fs/promises';
 import * as path from 'node:path';
-import { YacronError, describeError } from '../common/errors.js';
+import { YacronError, describeError } from '../common/index.js';
 import type { FsContext } from './fs-context.js';
 import { ensureOwnDir, errorCode, placeTemp, writeTemp } from './fs-files.js';
 import { assertSha256, isSha256 } from './record-format.js';

@@ -7,7 +7,7 @@
 // take no lock and read what they cannot use as missing. A `.lock` is never removed here.
 import { readdir, unlink, utimes } from 'node:fs/promises';
 import * as path from 'node:path';
-import { YacronError, describeError } from '../common/errors.js';
+import { YacronError, describeError } from '../common/index.js';
 import type { FsContext } from './fs-context.js';
 import { ensureOwnDir, errorCode, readCapped, writeAtomic } from './fs-files.js';
 import { decodeName, encodeName, encodeStoreName, isTruncatedToken } from './name-encoding.js';

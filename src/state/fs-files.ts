@@ -7,7 +7,7 @@ import * as fsCallbacks from 'node:fs';
 import { constants, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { YacronError, describeError } from '../common/errors.js';
+import { YacronError, describeError } from '../common/index.js';
 import { encodeName } from './name-encoding.js';
 
 export const FILE_MODE = 0o600;

@@ -20,12 +20,12 @@ import {
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { isYacronError } from '../common/errors.js';
-import { FakeClock } from '../common/fake-clock.js';
+import { isYacronError } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
 import { FsStateStore } from './fs-store.js';
 import { encodeName } from './name-encoding.js';
 import { formatRecordTime } from './record-format.js';
-import { recordingLogger, type RecordingLogger } from './test-logger.js';
+import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 let base: string;

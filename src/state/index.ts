@@ -75,3 +75,8 @@ export {
   type StateOverview,
   type StoreView,
 } from './inspector.js';
+export {
+  applyDaemonStateSection,
+  type DaemonStateDeps,
+  type DaemonStateHandle,
+} from './service.js';

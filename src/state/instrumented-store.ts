@@ -2,7 +2,7 @@
 // _op_seconds_total by op) and passes all but lease operations through the maxOpsPerSecond token
 // bucket. Leases bypass the bucket on purpose (spec "Rate limiting"): a renew queued behind bulk
 // writes could overshoot its TTL and expire a live holder. Throttle waits are counted too.
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../common/index.js';
 import type { StateMetrics, StateOp } from './metrics.js';
 import { TokenBucket } from './rate-limiter.js';
 import { DelegatingStateStore, type StoreMethod } from './delegating-store.js';

@@ -3,7 +3,7 @@
 // and fences"): given the current state and the clock, what the next state and the caller's
 // answer are. A released lease keeps its holder and fence with expiry 0.
 // Must not: do I/O or read a clock.
-import { YacronError } from '../common/errors.js';
+import { YacronError } from '../common/index.js';
 import type { LeaseResult, LeaseState } from './types.js';
 
 export interface LeaseDecision {

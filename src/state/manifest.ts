@@ -4,7 +4,7 @@
 // `{at: ISO, dags, host, jobSetId, jobs, scopes}` (lists sorted). They are GC's only evidence that
 // something is still wanted; this module builds, writes, prunes and reads them. It never
 // deletes anything but this host's own old manifest records.
-import { compareCodePoints, pythonIsoformatUtc } from '../common/python-json.js';
+import { compareCodePoints, pythonIsoformatUtc } from '../common/index.js';
 import { GLOBAL_SCOPE, MANIFEST_STREAM_PREFIX, manifestStream } from './gc-rules.js';
 import type { StateRecord, StateStore } from './types.js';
 

@@ -2,8 +2,8 @@
 // filesystem store, so tests of durable features run without disks. Values are JSON round-tripped
 // exactly like the real store's, and leases expire by the injected clock. One process only.
 import { createHash } from 'node:crypto';
-import type { Clock } from '../common/clock.js';
-import { YacronError } from '../common/errors.js';
+import type { Clock } from '../common/index.js';
+import { YacronError } from '../common/index.js';
 import { maxOverRecords } from './derive.js';
 import {
   assertDecideInputs,

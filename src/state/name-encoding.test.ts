@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { isYacronError } from '../common/errors.js';
+import { isYacronError } from '../common/index.js';
 import {
   MAX_TOKEN_LENGTH,
   decodeName,

@@ -7,7 +7,7 @@
 // be decoded, so its name is kept elsewhere (a sidecar, a document body, the lease body).
 // Must not: touch the filesystem.
 import { createHash } from 'node:crypto';
-import { YacronError } from '../common/errors.js';
+import { YacronError } from '../common/index.js';
 
 /** Longest token kept whole; longer ones are truncated (NAME_MAX is 255 with suffixes). */
 export const MAX_TOKEN_LENGTH = 130;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, flushMicrotasks } from '../common/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
 import { TokenBucket } from './rate-limiter.js';
 
 void test('a token bucket lets one second of operations through at once, then queues at the rate', async () => {

@@ -1,6 +1,6 @@
 // `state.maxOpsPerSecond`: a token bucket (burst = one second's tokens) that queues operations
 // past the rate, first come first served, rather than failing them. Time comes from the Clock.
-import type { Clock, TimerHandle } from '../common/clock.js';
+import type { Clock, TimerHandle } from '../common/index.js';
 
 interface Waiter {
   readonly resolve: (waitedMs: number) => void;

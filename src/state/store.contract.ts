@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { isYacronError, type ErrorCode } from '../common/errors.js';
-import { FakeClock } from '../common/fake-clock.js';
+import { isYacronError, type ErrorCode } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
 import type { DocumentChange, StateStore } from './types.js';
 
 export interface ContractStore {

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { systemClock } from '../common/clock.js';
+import { systemClock } from '../common/index.js';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 

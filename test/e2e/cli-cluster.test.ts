@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeTestCa } from '../../src/cluster/tls-fixture.test.js';
+import { makeTestCa } from '../../src/cluster/testing.js';
 import { runCli, useTempDir, writeConfig } from './harness.js';
 
 const JOBS = 'jobs:\n  - name: a\n    command: echo a\n    schedule: "*/5 * * * *"\n';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { silentLogger, systemClock } from '../../src/common/index.js';
 import { FsStateStore, type StateStore } from '../../src/state/index.js';
-import { TarGzWriter } from '../../src/state/admin/tar-writer.js';
+import { TarGzWriter } from '../../src/state/testing.js';
 import { runCli, startDaemon, useTempDir, writeConfig } from './harness.js';
 
 function stateConfig(storePath: string, extra = ''): string {

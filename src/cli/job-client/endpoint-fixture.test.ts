@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { systemClock, type Clock } from '../../common/clock.js';
+import { systemClock, type Clock } from '../../common/index.js';
 import type { JobProcess } from './job-command.js';
 import { runJobCli } from './main.js';
 

@@ -5,7 +5,7 @@
 // and turns every transport failure into an `unreachable` value; what a status means is the
 // commands' business.
 import { request, type IncomingHttpHeaders } from 'node:http';
-import type { Clock } from '../../common/clock.js';
+import type { Clock } from '../../common/index.js';
 
 /** Per-request limit (spec/cli.md §7); `lock --wait` adds its own --timeout on top. */
 export const REQUEST_TIMEOUT_MS = 30_000;

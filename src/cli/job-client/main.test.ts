@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
-import { FakeClock } from '../../common/fake-clock.js';
+import { FakeClock } from '../../common/index.js';
 import { FakeStateEndpoint, runJob } from './endpoint-fixture.test.js';
 
 const BIN = resolve(import.meta.dirname, '../../../bin/yacron2.js');

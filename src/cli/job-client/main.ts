@@ -1,7 +1,7 @@
 // Entry of the job-facing commands (spec/cli.md §7) once route.ts has matched: splits off `--`,
 // picks the command and action, parses, checks the run's environment and runs the handler. Only
 // the one command module asked for is loaded; nothing of the daemon CLI is.
-import { systemClock } from '../../common/clock.js';
+import { systemClock } from '../../common/index.js';
 import { endpointFromEnv } from './endpoint.js';
 import {
   EXIT_FAILURE,

@@ -1,5 +1,5 @@
-// Test support shared by the runner and reporter tests (no tests of its own; the .test.ts name
-// keeps it out of the build): a fully resolved job with built-in defaults, fixture paths, a
+// Test support shared by the runner and reporter tests (no tests of its own; reached from other
+// folders through runner/testing.ts): a fully resolved job with built-in defaults, fixture paths, a
 // log-capturing logger and process probes.
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';

@@ -1,5 +1,5 @@
 // A Logger that records what it is given, for tests that assert on warnings.
-import type { LogMethod, Logger } from '../common/logger.js';
+import type { LogMethod, Logger } from './logger.js';
 
 export interface LoggedLine {
   readonly level: 'debug' | 'info' | 'warn' | 'error' | 'fatal';

@@ -1,0 +1,21 @@
+// The state test door: the reference store's golden records, the independent reader of the
+// reference's file grammar, and the tar writer the admin tests
+// build hostile archives with (left out of dist/ with the other test-only modules).
+export {
+  extractGoldenStore,
+  readGoldenExpected,
+  type GoldenExpected,
+  type GoldenRecord,
+  type GoldenStore,
+} from './test-golden.js';
+export {
+  field,
+  filesUnder,
+  keysOf,
+  readReferenceJson,
+  RECORD_NAME,
+  specEncode,
+  toValue,
+  type Node,
+} from './test-reference-reader.js';
+export { TarGzWriter, type TarMember, type TarMemberType } from './admin/tar-writer.js';
