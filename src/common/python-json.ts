@@ -139,7 +139,9 @@ export function dumpPythonJson(value: unknown): string {
         return item.toString();
       case 'object':
         break;
-      default:
+      case 'function':
+      case 'symbol':
+      case 'undefined':
         throw new TypeError(`a ${typeof item} has no JSON form`);
     }
     if (stack.has(item)) throw new TypeError('the value holds a cycle');

@@ -38,9 +38,13 @@ export function canonicalJson(value: unknown): string {
       if (value instanceof WrittenScalar) return canonicalString(value.text);
       if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
       return canonicalObject(value as Readonly<Record<string, unknown>>);
-    default:
-      throw new TypeError(`cannot fingerprint a ${typeof value}`);
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+    case 'undefined':
+      break;
   }
+  throw new TypeError(`cannot fingerprint a ${typeof value}`);
 }
 
 function canonicalObject(record: Readonly<Record<string, unknown>>): string {

@@ -81,8 +81,16 @@ export function canonicalJobText(job: TypedJob, facts: IdentityFacts): string {
         json = fieldJson(spec, job[key], platform);
         if (json === defaultJson(spec, platform)) continue;
         break;
-      default:
+      case 'hashed':
+      case undefined:
         json = fieldJson(spec, job[key], platform);
+        break;
+      case 'excluded': // not in IDENTITY_KEYS
+        continue;
+      default: {
+        const unknownRule: never = spec.identity;
+        throw new TypeError(`unknown identity rule ${String(unknownRule)}`);
+      }
     }
     out += `${out.length > 1 ? ',' : ''}"${key}":${json}`;
   }
@@ -170,7 +178,14 @@ function valueJson(schema: Schema, value: unknown, platform: NodeJS.Platform): s
     }
     case 'emptyNone':
       return valueJson(schema.inner, value, platform);
-    default:
+    case 'any':
+    case 'bool':
+    case 'enum':
+    case 'float':
+    case 'int':
+    case 'intOrStr':
+    case 'str':
+    case 'written':
       return canonicalJson(value);
   }
   throw new TypeError(`a ${schema.kind} value does not have the shape its schema gives`);

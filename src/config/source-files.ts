@@ -41,7 +41,7 @@ export function displayPath(absolute: string, cwd: string): string {
 
 /** A short reason for a failed read, without the stack or the errno noise. */
 export function describeIoError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const code = (error as NodeJS.ErrnoException | null)?.code ?? '';
   switch (code) {
     case 'ENOENT':
       return 'no such file or directory';

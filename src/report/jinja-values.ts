@@ -162,7 +162,7 @@ export function textOf(value: unknown): string {
       return value.toString();
     case 'function':
       return '[function]';
-    default: {
+    case 'object': {
       if (value === null) return 'null';
       const { toString } = value as { toString?: unknown };
       const text: unknown = typeof toString === 'function' ? toString.call(value) : undefined;

@@ -192,8 +192,14 @@ export class ZoneRules {
         case 'second':
           second = value;
           break;
-        default:
-          break;
+        case 'dayPeriod':
+        case 'era':
+        case 'fractionalSecond':
+        case 'literal':
+        case 'timeZoneName':
+        case 'unknown':
+        case 'weekday':
+          break; // not asked for, or separators
       }
     }
     return wallMsOf({ year, month, day, hour, minute, second }) - instant;
