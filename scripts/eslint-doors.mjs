@@ -24,6 +24,7 @@ export const LAYERS = [
   ['leadership'],
   ['scheduler'],
   ['report'],
+  ['resources'],
   ['state'],
   ['runner'],
   ['config'],

@@ -4,8 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { isYacronError } from '../common/index.js';
-import { FakeClock } from '../common/index.js';
+import { isYacronError, FakeClock } from '../common/index.js';
 import {
   BOOT_ID_FILE_ENV,
   BOOT_TIME_TOLERANCE_MS,

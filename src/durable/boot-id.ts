@@ -8,8 +8,7 @@
 // REJECTS instead of falling back to the real boot id: falling back would quietly test (or run)
 // against the wrong source.
 import { readFile as readFileFromDisk } from 'node:fs/promises';
-import { systemClock, type Clock } from '../common/index.js';
-import { YacronError, describeError } from '../common/index.js';
+import { systemClock, type Clock, YacronError, describeError } from '../common/index.js';
 
 /** The environment variable naming a file that holds a fake boot id. */
 export const BOOT_ID_FILE_ENV = 'YACRON2_BOOT_ID_FILE';

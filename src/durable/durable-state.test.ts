@@ -5,8 +5,7 @@
 // through the FakeClock; orderings are read from one journal of landed appends and events.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createDeferred, FakeClock } from '../common/index.js';
-import { formatIsoUtc } from '../common/index.js';
+import { createDeferred, FakeClock, formatIsoUtc } from '../common/index.js';
 import { computeTrends, renderJobRuns, renderRunRecord } from '../http/index.js';
 import { makeConfig, makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { DEFAULT_MAX_RECORD_BYTES, type MemoryStateStore } from '../state/index.js';

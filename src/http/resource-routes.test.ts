@@ -3,7 +3,7 @@
 // RunSampler reading a fake /proc.
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeProc } from '../resources/resources-fixture.test.js';
+import { FakeProc } from '../resources/testing.js';
 import {
   NodeHistory,
   RunSampler,

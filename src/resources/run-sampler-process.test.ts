@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger, systemClock } from '../common/index.js';
 import { createRunner } from '../runner/index.js';
-import { fixture, makeJob, NODE, TextSink } from '../runner/job-fixture.test.js';
+import { fixture, makeJob, NODE, TextSink } from '../runner/testing.js';
 import { RunSampler } from './run-sampler.js';
 import type { LiveRunUsage } from './run-usage.js';
 

@@ -4,8 +4,7 @@ import { mkdtemp, readFile, readdir, readlink, rm, stat, unlink } from 'node:fs/
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { systemClock } from '../common/index.js';
-import { isYacronError } from '../common/index.js';
+import { systemClock, isYacronError } from '../common/index.js';
 import { FileLocker } from './flock.js';
 
 let dir: string;

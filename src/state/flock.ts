@@ -10,8 +10,7 @@
 // bounded by the caller's timeout. Closing the fd releases the lock.
 import type { Stats } from 'node:fs';
 import { constants, type FileHandle, open, stat } from 'node:fs/promises';
-import type { Clock } from '../common/index.js';
-import { YacronError } from '../common/index.js';
+import { type Clock, YacronError } from '../common/index.js';
 import { flockHelper } from './flock-helper.js';
 import { KeyedMutex } from './keyed-mutex.js';
 

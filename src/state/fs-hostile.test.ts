@@ -20,8 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { isYacronError } from '../common/index.js';
-import { FakeClock } from '../common/index.js';
+import { isYacronError, FakeClock } from '../common/index.js';
 import { FsStateStore } from './fs-store.js';
 import { encodeName } from './name-encoding.js';
 import { formatRecordTime } from './record-format.js';

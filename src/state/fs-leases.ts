@@ -7,8 +7,7 @@
 // (YC_ERR_STATE_CORRUPT), never "absent": guessing would restart the fence at 1.
 import { readdir, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { YacronError, describeError } from '../common/index.js';
-import { pyFloat, pythonFloatRepr } from '../common/index.js';
+import { YacronError, describeError, pyFloat, pythonFloatRepr } from '../common/index.js';
 import type { FsContext } from './fs-context.js';
 import { LOCK_SUFFIX } from './fs-docs.js';
 import { errorCode, readCapped, writeAtomic } from './fs-files.js';

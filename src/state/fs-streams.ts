@@ -8,8 +8,7 @@
 // Must not: quarantine anything in the `meta` stream (a newer build's stamp must survive).
 import { readdir, rename, rm, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { compareCodePoints } from '../common/index.js';
-import { YacronError, describeError } from '../common/index.js';
+import { compareCodePoints, YacronError, describeError } from '../common/index.js';
 import { maxOverRecords } from './derive.js';
 import type { FsContext } from './fs-context.js';
 import { ensureOwnDir, errorCode, placeNewFile, readCapped, writeAtomic } from './fs-files.js';

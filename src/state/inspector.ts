@@ -6,9 +6,7 @@
 // seconds and shared by concurrent requests, so a dashboard polling it costs the store little.
 // Must not: hand out a KV value (reduced to its size and type here, before it leaves the store
 // layer); throw for store trouble (the overview degrades to health only, lists come back empty).
-import type { Clock } from '../common/clock.js';
-import { describeError } from '../common/errors.js';
-import type { Logger } from '../common/logger.js';
+import { type Clock, describeError, type Logger } from '../common/index.js';
 import type { StateMetrics, StateStatsSnapshot } from './metrics.js';
 import type { JsonObject, LeaseState, StateStore, StateTopology, StoreInventory } from './types.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';

@@ -2,8 +2,7 @@
 // filesystem store, so tests of durable features run without disks. Values are JSON round-tripped
 // exactly like the real store's, and leases expire by the injected clock. One process only.
 import { createHash } from 'node:crypto';
-import type { Clock } from '../common/index.js';
-import { YacronError } from '../common/index.js';
+import { type Clock, YacronError } from '../common/index.js';
 import { maxOverRecords } from './derive.js';
 import {
   assertDecideInputs,

@@ -4,9 +4,7 @@
 // instance and sequence behind record names (`<time %020.6f>-<instance>-<seq %012d>.json`) and
 // temp names (`w-<instance>-<seq>.tmp`), which share one counter. Must not: do I/O.
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../common/index.js';
-import { YacronError, describeError } from '../common/index.js';
-import { dumpPythonJson } from '../common/index.js';
+import { type Clock, YacronError, describeError, dumpPythonJson } from '../common/index.js';
 import { RECORD_SCHEMA_VERSION, type JsonObject } from './types.js';
 
 export const RECORD_FILE_SUFFIX = '.json';

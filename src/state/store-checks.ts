@@ -1,7 +1,6 @@
 // Argument checks and small helpers every backend shares, so bad input fails alike everywhere
 // (YC_ERR_STATE_NAME_INVALID / YC_ERR_STATE_VALUE_INVALID) before any I/O happens.
-import { YacronError } from '../common/index.js';
-import { compareCodePoints } from '../common/index.js';
+import { YacronError, compareCodePoints } from '../common/index.js';
 import { assertTtl } from './lease-logic.js';
 import { assertValidName } from './name-encoding.js';
 import type { QuarantineReason } from './types.js';

@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { isYacronError, type ErrorCode } from '../common/index.js';
-import { FakeClock } from '../common/index.js';
+import { isYacronError, type ErrorCode, FakeClock } from '../common/index.js';
 import type { DocumentChange, StateStore } from './types.js';
 
 export interface ContractStore {

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createDeferred } from '../common/index.js';
-import { isYacronError } from '../common/index.js';
-import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { createDeferred, isYacronError, FakeClock, flushMicrotasks } from '../common/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';
 
 void test('withTimeout() passes through an answer that comes in time and cancels its timer', async () => {

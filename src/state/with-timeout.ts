@@ -2,8 +2,7 @@
 // the deadline the caller gets YC_ERR_STATE_TIMEOUT and falls back, so a hung NFS server
 // degrades the durable features instead of stalling launches. The read itself keeps running
 // (nothing can cancel a blocked syscall); its late result or error is swallowed.
-import type { Clock } from '../common/index.js';
-import { YacronError } from '../common/index.js';
+import { type Clock, YacronError } from '../common/index.js';
 
 /** The seed's bound on reads that sit on a scheduling path. */
 export const SCHEDULING_READ_TIMEOUT_MS = 10_000;

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
-import { createDeferred, type Deferred } from '../common/index.js';
-import { flushMicrotasks } from '../common/index.js';
+import { createDeferred, type Deferred, flushMicrotasks } from '../common/index.js';
 import { StateMetrics } from './metrics.js';
 import { recordingLogger } from '../common/testing.js';
 import { DROP_WARNING_INTERVAL_MS, StateWriteQueue } from './write-queue.js';
