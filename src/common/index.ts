@@ -64,6 +64,7 @@ export {
   codePointLength,
   isPythonPrintable,
   minByCodePoint,
+  pythonAscii,
   pythonRepr,
   sortByCodePoint,
 } from './python-text.js';

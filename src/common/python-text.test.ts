@@ -6,6 +6,7 @@ import {
   codePointLength,
   isPythonPrintable,
   minByCodePoint,
+  pythonAscii,
   pythonRepr,
   sortByCodePoint,
 } from './python-text.js';
@@ -74,4 +75,11 @@ void test('pythonRepr quotes and escapes like Python repr()', () => {
   assert.equal(pythonRepr('a\x07\n'), "'a\\x07\\n'");
   assert.equal(pythonRepr('\u200D\u00A0'), "'\\u200d\\xa0'");
   assert.equal(pythonRepr('\u{E0001}é\u{1F600}'), "'\\U000e0001é\u{1F600}'");
+});
+
+void test("pythonAscii is repr() with non-ASCII escaped (Python's ascii())", () => {
+  assert.equal(pythonAscii('job'), "'job'");
+  assert.equal(pythonAscii('é€\u{1F600}'), "'\\xe9\\u20ac\\U0001f600'");
+  assert.equal(pythonAscii("it's\n"), '"it\'s\\n"');
+  assert.equal(pythonRepr('é€\u{1F600}\x7f\x85'), "'é€\u{1F600}\\x7f\\x85'");
 });

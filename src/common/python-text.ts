@@ -53,6 +53,18 @@ export function isPythonPrintable(text: string): boolean {
  * `\xhh`, `\uhhhh` or `\Uhhhhhhhh`.
  */
 export function pythonRepr(text: string): string {
+  return quoted(text, false);
+}
+
+/**
+ * Python's ascii() of a str: repr() with every non-ASCII character escaped as well (`\xe9`,
+ * `\u20ac`, `\U0001f600`), for the `!a` conversion of a log prefix.
+ */
+export function pythonAscii(text: string): string {
+  return quoted(text, true);
+}
+
+function quoted(text: string, asciiOnly: boolean): string {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let out = quote;
   for (const char of text) {
@@ -60,8 +72,9 @@ export function pythonRepr(text: string): string {
     else if (char === '\n') out += '\\n';
     else if (char === '\r') out += '\\r';
     else if (char === '\t') out += '\\t';
-    else if (char === ' ' || !NON_PRINTABLE.test(char)) out += char;
-    else {
+    else if (char === ' ' || (!NON_PRINTABLE.test(char) && !(asciiOnly && char > '\x7f'))) {
+      out += char;
+    } else {
       const code = char.codePointAt(0) ?? 0;
       if (code < 0x100) out += `\\x${hex(code, 2)}`;
       else if (code < 0x10000) out += `\\u${hex(code, 4)}`;

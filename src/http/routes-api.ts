@@ -2,7 +2,7 @@
 // the `GET /` dashboard page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are
 // bare.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { describeError, isYacronError } from '../common/index.js';
+import { describeError, isYacronError, pythonRepr } from '../common/index.js';
 import type { RouteContext } from './app.js';
 import {
   CLUSTER_DISABLED,
@@ -15,7 +15,6 @@ import { jobObject } from './job-object.js';
 import { readJobTrends } from './job-trends.js';
 import { loadDashboardPage } from './dashboard-page.js';
 import { renderJobView, renderStatusEntry } from './job-views.js';
-import { pythonRepr } from './python-repr.js';
 import {
   HTML_TYPE,
   JSON_TYPE,

@@ -1,6 +1,7 @@
 // Renders `streamPrefix` the way Python's str.format does for the two fields yacron2 offers
 // ({job_name}, {stream_name}, `{{`/`}}` escapes, !s/!r conversions, string format specs).
 // A template that does not parse (e.g. an unmatched `{`) is used verbatim: this renderer never throws.
+import { pythonAscii, pythonRepr } from '../common/index.js';
 
 export interface StreamPrefixFields {
   readonly job_name: string;
@@ -56,8 +57,8 @@ function renderField(field: string, fields: StreamPrefixFields): string {
   const [, name, conversion, spec] = match;
   if (name !== 'job_name' && name !== 'stream_name') throw new Error(`Unknown field: ${name}`);
   let value: string = fields[name];
-  if (conversion === 'r') value = pythonRepr(value, false);
-  else if (conversion === 'a') value = pythonRepr(value, true);
+  if (conversion === 'r') value = pythonRepr(value);
+  else if (conversion === 'a') value = pythonAscii(value);
   return spec === undefined || spec === '' ? value : applyStringSpec(value, spec);
 }
 
@@ -82,25 +83,4 @@ function applyStringSpec(value: string, spec: string): string {
     default:
       return text + fill.repeat(padding);
   }
-}
-
-/** Python's repr()/ascii() of a str, close enough for a log prefix. */
-function pythonRepr(value: string, asciiOnly: boolean): string {
-  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of value) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += '\\' + ch;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
-    else if (asciiOnly && code > 0x7f) {
-      if (code <= 0xff) out += '\\x' + code.toString(16).padStart(2, '0');
-      else if (code <= 0xffff) out += '\\u' + code.toString(16).padStart(4, '0');
-      else out += '\\U' + code.toString(16).padStart(8, '0');
-    } else out += ch;
-  }
-  return out + quote;
 }

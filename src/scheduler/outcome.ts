@@ -24,18 +24,6 @@ export function spawnFailureOutcome(job: ResolvedJob, error: unknown, nowMs: num
   };
 }
 
-/** Python's repr of an optional string, for the per-run log line. */
-export function pythonRepr(value: string | null): string {
-  if (value === null) return 'None';
-  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-  const escaped = value
-    .replaceAll('\\', '\\\\')
-    .replaceAll('\n', '\\n')
-    .replaceAll('\r', '\\r')
-    .replaceAll('\t', '\\t');
-  return quote + (quote === "'" ? escaped.replaceAll("'", "\\'") : escaped) + quote;
-}
-
 export function pythonBool(value: boolean): string {
   return value ? 'True' : 'False';
 }

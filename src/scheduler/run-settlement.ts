@@ -1,10 +1,10 @@
 // What happens after a run completes (jobs.md §6, §7.2): classify it, record it, emit run:finished
 // and the report hooks, and tell the retry ladders (retries.ts) how it ended. Reporters are
 // subscribers; nothing is awaited.
-import type { Logger, TypedEmitter } from '../common/index.js';
+import { pythonRepr, type Logger, type TypedEmitter } from '../common/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { summarizeRun, type RunResources } from './history.js';
-import { pythonBool, pythonRepr } from './outcome.js';
+import { pythonBool } from './outcome.js';
 import type { JobRuntime, RunningInstance } from './job-runtime.js';
 import type { Retries } from './retries.js';
 import type { ReportEvent, RunDisposition, SchedulerEvents } from './types.js';
@@ -41,7 +41,7 @@ export function settleFinishedRun(
   const { job } = instance;
   logger.info(
     `Job ${job.name} exit code ${outcome.exitCode}; has stdout: ${pythonBool(Boolean(outcome.stdout?.text))}, ` +
-      `has stderr: ${pythonBool(Boolean(outcome.stderr?.text))}; fail_reason: ${pythonRepr(outcome.failReason)}`,
+      `has stderr: ${pythonBool(Boolean(outcome.stderr?.text))}; fail_reason: ${outcome.failReason === null ? 'None' : pythonRepr(outcome.failReason)}`,
   );
   const disposition = classifyFinishedRun(instance, outcome, context.stopping);
   const summary = summarizeRun(outcome, disposition === 'cancelled', resources);
