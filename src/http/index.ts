@@ -7,7 +7,6 @@ export { viewWithTrends } from './view-with-trends.js';
 export { OutputTracker, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './output-tracker.js';
 export { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
 export { describeRelativeSeconds, formatStatusText } from './status-text.js';
-export { readPackageVersion } from './version.js';
 export type {
   ClusterApiView,
   DaemonControl,

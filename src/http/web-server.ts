@@ -10,7 +10,7 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { describeError, type Clock, type Logger } from '../common/index.js';
+import { describeError, readPackageVersion, type Clock, type Logger } from '../common/index.js';
 import type { ResolvedWeb, WebListener } from '../config/index.js';
 import { buildHttpApp } from './app.js';
 import { JobListCache } from './job-list-cache.js';
@@ -28,7 +28,6 @@ import type {
   StateInspectorSource,
   StreamLimits,
 } from './types.js';
-import { readPackageVersion } from './version.js';
 
 export interface WebServerDeps {
   readonly view: DaemonView;
