@@ -22,6 +22,16 @@ export const ERROR_CODES = {
   YC_ERR_STATE_UNSAFE: 'a state store directory is not safe to use',
   YC_ERR_CLUSTER_TLS: 'the cluster mTLS material (CA, certificate, key) cannot be loaded',
   YC_ERR_CLUSTER_LISTEN: 'the cluster peer listener cannot be started',
+  YC_ERR_REPORT_FAILED: 'a reporter could not send its report',
+  YC_ERR_STATE_ADMIN_REFUSED: 'an offline state administration action was refused',
+  YC_ERR_STATE_ADMIN_FAILED: 'an offline state administration action cannot proceed',
+  YC_ERR_REQUEST_INVALID: 'an API request is malformed or names something invalid',
+  YC_ERR_REQUEST_FORBIDDEN: 'the job may not use this state scope',
+  YC_ERR_REQUEST_CONFLICT: 'the request conflicts with the state it would change',
+  YC_ERR_BLOB_GONE: "a record's blob was garbage-collected",
+  YC_ERR_REQUEST_TOO_LARGE: 'a request body or value is over its size limit',
+  YC_ERR_REQUEST_RATE_LIMITED: 'too many requests in flight or per second',
+  YC_ERR_STATE_UNAVAILABLE: 'the state backend is not available to serve the request',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -58,6 +58,7 @@ export {
   pythonIsoformatUtc,
 } from './python-json.js';
 export { Slot, type Provider } from './slot.js';
+export { HTTP_STATUS, httpStatusOf } from './http-status.js';
 export { formatIsoUtc, parseIsoInstantMs } from './iso-time.js';
 export {
   atMostCodePoints,

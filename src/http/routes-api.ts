@@ -2,7 +2,7 @@
 // the `GET /` dashboard page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are
 // bare.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { describeError, isYacronError, pythonRepr } from '../common/index.js';
+import { describeError, httpStatusOf, isYacronError, pythonRepr } from '../common/index.js';
 import type { RouteContext } from './app.js';
 import {
   CLUSTER_DISABLED,
@@ -96,12 +96,12 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
     try {
       await control.startJob(name);
     } catch (error) {
-      if (isYacronError(error, 'YC_ERR_JOB_UNKNOWN')) return sendError(reply, 404);
+      if (isYacronError(error, 'YC_ERR_JOB_UNKNOWN')) return sendError(reply, httpStatusOf(error));
       if (isYacronError(error, 'YC_ERR_JOB_DISABLED')) {
-        return sendText(reply, `job ${pythonRepr(name)} is disabled`, 409);
+        return sendText(reply, `job ${pythonRepr(name)} is disabled`, httpStatusOf(error));
       }
       if (isYacronError(error, 'YC_ERR_SHUTTING_DOWN')) {
-        return sendError(reply, 503, describeError(error));
+        return sendError(reply, httpStatusOf(error), describeError(error));
       }
       throw error;
     }
@@ -113,9 +113,9 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
     try {
       await control.cancelJob(name);
     } catch (error) {
-      if (isYacronError(error, 'YC_ERR_JOB_UNKNOWN')) return sendError(reply, 404);
+      if (isYacronError(error, 'YC_ERR_JOB_UNKNOWN')) return sendError(reply, httpStatusOf(error));
       if (isYacronError(error, 'YC_ERR_JOB_NOT_RUNNING')) {
-        return sendText(reply, `job ${pythonRepr(name)} is not running`, 409);
+        return sendText(reply, `job ${pythonRepr(name)} is not running`, httpStatusOf(error));
       }
       throw error;
     }

@@ -44,7 +44,10 @@ export function createRequestHandler(
 }
 
 function busy(message: string): ApiError {
-  return new ApiError(429, message, { closeConnection: true, retryAfterSeconds: 1 });
+  return new ApiError('YC_ERR_REQUEST_RATE_LIMITED', message, {
+    closeConnection: true,
+    retryAfterSeconds: 1,
+  });
 }
 
 async function serve(

@@ -24,7 +24,10 @@ export function checkPortable(value: unknown, rawText: string): void {
     const node = pending.pop();
     if (typeof node === 'number') {
       if (!Number.isFinite(node)) {
-        throw new ApiError(400, 'value is not portable: NaN and Infinity have no JSON form');
+        throw new ApiError(
+          'YC_ERR_REQUEST_INVALID',
+          'value is not portable: NaN and Infinity have no JSON form',
+        );
       }
       if (Number.isInteger(node) && !Number.isSafeInteger(node)) suspicious = true;
     } else if (Array.isArray(node)) {
@@ -34,7 +37,10 @@ export function checkPortable(value: unknown, rawText: string): void {
     }
   }
   if (suspicious && hasOversizedIntegerLiteral(rawText)) {
-    throw new ApiError(400, 'value is not portable: an integer is outside the 64-bit range');
+    throw new ApiError(
+      'YC_ERR_REQUEST_INVALID',
+      'value is not portable: an integer is outside the 64-bit range',
+    );
   }
 }
 
@@ -61,7 +67,7 @@ export function checkValueSize(value: unknown, maxValueBytes: number | null, wha
   const size = encodedBytes(value);
   if (size > maxValueBytes) {
     throw new ApiError(
-      413,
+      'YC_ERR_REQUEST_TOO_LARGE',
       `${what} is ${size} bytes, over the maxValueBytes limit of ${maxValueBytes}`,
     );
   }
@@ -74,7 +80,10 @@ export function checkDepth(value: unknown): void {
     const [node, depth] = entry;
     if (typeof node !== 'object' || node === null) continue;
     if (depth > MAX_JSON_DEPTH) {
-      throw new ApiError(400, `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      throw new ApiError(
+        'YC_ERR_REQUEST_INVALID',
+        `request body nests deeper than ${MAX_JSON_DEPTH} levels`,
+      );
     }
     for (const child of Array.isArray(node) ? (node as unknown[]) : Object.values(node)) {
       if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);

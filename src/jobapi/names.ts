@@ -26,7 +26,7 @@ export function nameProblem(field: string, name: string): string | undefined {
 /** `name` when acceptable; a 400 naming the field otherwise. */
 export function checkName(field: string, name: string): string {
   const problem = nameProblem(field, name);
-  if (problem !== undefined) throw new ApiError(400, problem);
+  if (problem !== undefined) throw new ApiError('YC_ERR_REQUEST_INVALID', problem);
   return name;
 }
 

@@ -46,10 +46,14 @@ export function bodyCapsOf(settings: ResolvedJobApi): BodyCaps {
 }
 
 function tooLarge(capBytes: number): ApiError {
-  return new ApiError(413, `request body is over the ${capBytes}-byte limit`, {
-    bare: true,
-    closeConnection: true,
-  });
+  return new ApiError(
+    'YC_ERR_REQUEST_TOO_LARGE',
+    `request body is over the ${capBytes}-byte limit`,
+    {
+      bare: true,
+      closeConnection: true,
+    },
+  );
 }
 
 /** The Content-Length the client declared, or null (chunked, absent, garbage). */

@@ -32,10 +32,10 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new ApiError(400, 'request body is not valid JSON');
+    throw new ApiError('YC_ERR_REQUEST_INVALID', 'request body is not valid JSON');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ApiError(400, 'request body must be a JSON object');
+    throw new ApiError('YC_ERR_REQUEST_INVALID', 'request body must be a JSON object');
   }
   checkDepth(parsed);
   return parsed as Record<string, unknown>;
@@ -45,9 +45,10 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 export function requiredString(source: FieldSource, field: string): string {
   const value = source.get(field);
   if (value === undefined || value === null || value === '') {
-    throw new ApiError(400, `${field} is required`);
+    throw new ApiError('YC_ERR_REQUEST_INVALID', `${field} is required`);
   }
-  if (typeof value !== 'string') throw new ApiError(400, `${field} must be a string`);
+  if (typeof value !== 'string')
+    throw new ApiError('YC_ERR_REQUEST_INVALID', `${field} must be a string`);
   return value;
 }
 
@@ -55,7 +56,8 @@ export function requiredString(source: FieldSource, field: string): string {
 export function optionalString(source: FieldSource, field: string): string | undefined {
   const value = source.get(field);
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ApiError(400, `${field} must be a string`);
+  if (typeof value !== 'string')
+    throw new ApiError('YC_ERR_REQUEST_INVALID', `${field} must be a string`);
   return value;
 }
 
@@ -69,7 +71,8 @@ export function optionalNumber(source: FieldSource, field: string): number | und
       : typeof value === 'string' && value.trim() !== ''
         ? Number(value)
         : NaN;
-  if (!Number.isFinite(number)) throw new ApiError(400, `${field} must be a number`);
+  if (!Number.isFinite(number))
+    throw new ApiError('YC_ERR_REQUEST_INVALID', `${field} must be a number`);
   return number;
 }
 

@@ -86,5 +86,5 @@ export function epochSeconds(ms: number): number {
 }
 
 export function conflict(message: string): ApiError {
-  return new ApiError(409, message);
+  return new ApiError('YC_ERR_REQUEST_CONFLICT', message);
 }

@@ -69,7 +69,7 @@ export function artifactRoutes(services: RouteServices): Record<string, Route> {
         const { size } = upload;
         if (settings.maxArtifactBytes !== null && size > settings.maxArtifactBytes) {
           throw new ApiError(
-            413,
+            'YC_ERR_REQUEST_TOO_LARGE',
             `artifact is ${size} bytes, over the maxArtifactBytes limit of ${settings.maxArtifactBytes}`,
           );
         }
@@ -105,7 +105,7 @@ export function artifactRoutes(services: RouteServices): Record<string, Route> {
         );
         if (bytes === undefined) {
           throw new ApiError(
-            410,
+            'YC_ERR_BLOB_GONE',
             `artifact '${name}' in scope '${scope}' has a record but its blob ${entry.sha256} was garbage-collected`,
           );
         }

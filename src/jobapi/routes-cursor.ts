@@ -55,7 +55,7 @@ export function cursorRoutes(services: RouteServices): Record<string, Route> {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);
         const { ns, name } = cursorRef(request, fields);
-        if (!fields.has('value')) throw new ApiError(400, 'value is required');
+        if (!fields.has('value')) throw new ApiError('YC_ERR_REQUEST_INVALID', 'value is required');
         const value = fields.get('value');
         checkPortable(value, text);
         checkValueSize(value, services.settings.maxValueBytes, 'cursor value');

@@ -36,7 +36,7 @@ export function idempotencyRoutes(services: RouteServices): Record<string, Route
         const fields = bodyFields(readJsonBody(request).object);
         const { ns, key } = claimRef(request, fields);
         const ttl = optionalNumber(fields, 'ttl') ?? 0;
-        if (ttl < 0) throw new ApiError(400, 'ttl must not be negative');
+        if (ttl < 0) throw new ApiError('YC_ERR_REQUEST_INVALID', 'ttl must not be negative');
         const outcome = await gate.call('claim an idempotency key', (store) =>
           store.updateDocument(ns, key, (current) => claimKey(current, key, ttl, clock.now())),
         );

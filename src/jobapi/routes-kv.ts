@@ -42,7 +42,10 @@ function listPage(query: FieldSource): ListPage {
   if (limitText !== undefined) {
     limit = Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-      throw new ApiError(400, `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
+      throw new ApiError(
+        'YC_ERR_REQUEST_INVALID',
+        `limit must be an integer from 1 to ${MAX_LIST_LIMIT}`,
+      );
     }
   }
   const valuesText = optionalString(query, 'values');
@@ -82,7 +85,7 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);
         const { scope, key } = scopeAndKey(request, fields);
-        if (!fields.has('value')) throw new ApiError(400, 'value is required');
+        if (!fields.has('value')) throw new ApiError('YC_ERR_REQUEST_INVALID', 'value is required');
         const value = fields.get('value');
         checkPortable(value, text);
         checkValueSize(value, services.settings.maxValueBytes, 'value');
@@ -133,7 +136,7 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
           if (full || (bytes > maxBytes && keys.length > 0)) {
             if (page.limit === null) {
               throw new ApiError(
-                413,
+                'YC_ERR_REQUEST_TOO_LARGE',
                 `the keys of scope '${scope}' are over ${maxBytes} bytes; list them in pages with limit and after`,
               );
             }

@@ -40,13 +40,16 @@ export function lockRoutes(services: RouteServices): Record<string, Route> {
         const name = checkName('name', requiredString(fields, 'name'));
         const permitsInput = optionalNumber(fields, 'permits') ?? 1;
         const permits = Math.trunc(permitsInput);
-        if (permits < 1) throw new ApiError(400, 'permits must be at least 1');
+        if (permits < 1) throw new ApiError('YC_ERR_REQUEST_INVALID', 'permits must be at least 1');
         if (permits > MAX_PERMITS)
-          throw new ApiError(400, `permits must be at most ${MAX_PERMITS}`);
+          throw new ApiError('YC_ERR_REQUEST_INVALID', `permits must be at most ${MAX_PERMITS}`);
         // An absent or zero ttl means the configured lockTtlSeconds.
         const ttlSeconds = optionalNumber(fields, 'ttl') ?? 0;
         if (ttlSeconds > MAX_LOCK_TTL_SECONDS) {
-          throw new ApiError(400, `ttl must be at most ${MAX_LOCK_TTL_SECONDS} seconds (one day)`);
+          throw new ApiError(
+            'YC_ERR_REQUEST_INVALID',
+            `ttl must be at most ${MAX_LOCK_TTL_SECONDS} seconds (one day)`,
+          );
         }
         const ttlMs =
           ttlSeconds === 0 ? settings.lockTtlMs : Math.max(MIN_LOCK_TTL_SECONDS, ttlSeconds) * 1000;

@@ -14,7 +14,7 @@ export function resolveScope(job: ResolvedJob, requested: string | undefined): s
   if (requested === job.name || requested === GLOBAL_SCOPE) return requested;
   if (job.stateAllowedScopes.includes(requested)) return requested;
   throw new ApiError(
-    403,
+    'YC_ERR_REQUEST_FORBIDDEN',
     `scope '${requested}' is not permitted for job '${job.name}'; add it to stateAllowedScopes to allow it`,
   );
 }

@@ -2,7 +2,7 @@
 // open, then the call itself, each bounded by the seed's 10 s, and any failure becomes the 503
 // `state backend unavailable: ...` of docs/http-api.md "The job API". A name or value the store
 // refuses is the caller's fault (400), not the backend's.
-import { describeError, isYacronError, type Clock } from '../common/index.js';
+import { describeError, httpStatusOf, isYacronError, type Clock } from '../common/index.js';
 import type { StateStore } from '../state/index.js';
 import { withTimeout } from '../state/index.js';
 import { ApiError } from './api-error.js';
@@ -28,11 +28,9 @@ export class StoreGate {
     try {
       return await withTimeout(work(this.#store), STORE_CALL_TIMEOUT_MS, this.#clock, what);
     } catch (error) {
-      if (
-        isYacronError(error, 'YC_ERR_STATE_NAME_INVALID') ||
-        isYacronError(error, 'YC_ERR_STATE_VALUE_INVALID')
-      ) {
-        throw new ApiError(400, describeError(error));
+      // The store's refusals of a name or value are the client's fault (400 in the one table).
+      if (isYacronError(error) && httpStatusOf(error) === 400) {
+        throw new ApiError('YC_ERR_REQUEST_INVALID', describeError(error));
       }
       throw unavailable(describeError(error));
     }
@@ -56,5 +54,5 @@ export class StoreGate {
 }
 
 export function unavailable(detail: string): ApiError {
-  return new ApiError(503, `state backend unavailable: ${detail}`);
+  return new ApiError('YC_ERR_STATE_UNAVAILABLE', `state backend unavailable: ${detail}`);
 }

@@ -1,16 +1,16 @@
 // The reporters' one error type and the helpers that keep secrets out of it. A ReportError
 // carries only a message built here (never a cause object): loggers serialise whole error
 // graphs, and an undici or URL error can hold the webhook URL or the DSN in a property.
-import { formatSeconds, type Clock } from '../common/index.js';
+import { formatSeconds, YacronError, type Clock } from '../common/index.js';
 import { textOf } from './jinja-values.js';
 
 export type ReporterName = 'sentry' | 'mail' | 'shell' | 'webhook';
 
-export class ReportError extends Error {
+export class ReportError extends YacronError {
   readonly reporter: ReporterName;
 
   constructor(reporter: ReporterName, message: string) {
-    super(message);
+    super('YC_ERR_REPORT_FAILED', message);
     this.name = 'ReportError';
     this.reporter = reporter;
   }

@@ -1,6 +1,7 @@
 // `yacron2 state check`: open the store (which creates the layout and stamps the scheme), prove
 // it writable with a probe write, and print an inventory: backend, namespace, topology, streams
 // and records by prefix, documents, blobs, leases and quarantine.
+import { YacronError } from '../../common/index.js';
 import type { AdminContext } from './context.js';
 
 export async function checkStore(ctx: AdminContext): Promise<void> {
@@ -8,7 +9,8 @@ export async function checkStore(ctx: AdminContext): Promise<void> {
   try {
     const description = await store.describe({ probeWrite: true });
     const where = description.root ?? ctx.nsDir;
-    if (description.writable !== true) throw new Error(`the store at ${where} is not writable`);
+    if (description.writable !== true)
+      throw new YacronError('YC_ERR_STATE_ADMIN_FAILED', `the store at ${where} is not writable`);
     ctx.print(`state: store at ${where} is writable`);
     ctx.print(`state: backend: ${description.backend}`);
     ctx.print(`state: namespace: ${description.namespace}`);

@@ -1,6 +1,6 @@
 // What every admin action gets: the store's settings, where its namespace lives, a clock, and
 // the one output channel (stdout, spec/cli.md §6). Must not: exit the process.
-import type { Clock } from '../../common/index.js';
+import { YacronError, type Clock } from '../../common/index.js';
 import type { StateStore } from '../types.js';
 
 /** The slice of the resolved `state` section the admin actions read. */
@@ -28,9 +28,9 @@ export interface AdminContext {
  * An expected refusal (not a crash): its message is printed as is, and the action exits 1. Any
  * other error is printed as `yacron2 state error: <detail>`.
  */
-export class AdminRefusal extends Error {
+export class AdminRefusal extends YacronError {
   constructor(message: string) {
-    super(message);
+    super('YC_ERR_STATE_ADMIN_REFUSED', message);
     this.name = 'AdminRefusal';
   }
 }

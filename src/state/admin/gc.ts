@@ -1,5 +1,6 @@
 // `yacron2 state gc [--dry-run]`: one GC pass with the daemon's rules (gc-plan.ts), printing what
 // was (or would be) removed and why, what was kept, and the blob sweep's result or skip reason.
+import { YacronError } from '../../common/index.js';
 import { formatDuration } from '../gc-plan.js';
 import { runGcPass, type GcReport } from '../gc-run.js';
 import type { AdminContext } from './context.js';
@@ -8,7 +9,10 @@ import type { AdminContext } from './context.js';
 export async function gcStore(ctx: AdminContext, options: { dryRun: boolean }): Promise<boolean> {
   const graceMs = ctx.state.gcGraceMs;
   if (graceMs === null) {
-    throw new Error('garbage collection is disabled (state.gcGraceSeconds <= 0)');
+    throw new YacronError(
+      'YC_ERR_STATE_ADMIN_FAILED',
+      'garbage collection is disabled (state.gcGraceSeconds <= 0)',
+    );
   }
   const store = await ctx.openStore();
   let report: GcReport;

@@ -1,6 +1,7 @@
 // `yacron2 state migrate-schema [--dry-run]`: rewrite records of older known record schemes to
 // the current one. `v1` is the only scheme so far, so the converter table is empty and this
 // reports and converts nothing; unknown (newer) schemes are left in place (readers skip them).
+import { YacronError } from '../../common/index.js';
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -23,7 +24,8 @@ export async function migrateSchema(
   ctx: AdminContext,
   options: { dryRun: boolean },
 ): Promise<SchemaTally> {
-  if (!(await exists(ctx.nsDir))) throw new Error(`the store at ${ctx.nsDir} does not exist`);
+  if (!(await exists(ctx.nsDir)))
+    throw new YacronError('YC_ERR_STATE_ADMIN_FAILED', `the store at ${ctx.nsDir} does not exist`);
   const tally: SchemaTally = { current: 0, converted: 0, unknown: 0, unreadable: 0, failed: 0 };
   for (const rel of await listDataFiles(ctx.nsDir)) {
     if (!rel.startsWith('records/')) continue;

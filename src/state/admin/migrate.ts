@@ -3,6 +3,7 @@
 // a reader of the destination never sees a torn file. Refuses a destination inside (or equal
 // to, or containing) the source, and a destination that already has data unless --force
 // (merge: leases by fence-max, lock side-files skipped). Not safe while a daemon uses the store.
+import { YacronError } from '../../common/index.js';
 import { realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { readWhole } from './backup.js';
@@ -19,7 +20,8 @@ export interface MigrateOptions {
 
 export async function migrateStore(ctx: AdminContext, options: MigrateOptions): Promise<void> {
   const source = ctx.nsDir;
-  if (!(await exists(source))) throw new Error(`the store at ${source} does not exist`);
+  if (!(await exists(source)))
+    throw new YacronError('YC_ERR_STATE_ADMIN_FAILED', `the store at ${source} does not exist`);
   const destRoot = path.resolve(ctx.cwd, options.dest);
   const destId =
     options.destDeploymentId === undefined ? ctx.state.deploymentId : options.destDeploymentId;
@@ -27,12 +29,14 @@ export async function migrateStore(ctx: AdminContext, options: MigrateOptions): 
   const realSource = await realpath(source);
   const realDest = await realpathOfNearest(dest);
   if (isWithin(realDest, realSource) || isWithin(realSource, realDest)) {
-    throw new Error(
+    throw new YacronError(
+      'YC_ERR_STATE_ADMIN_FAILED',
       `refusing to migrate ${source} to ${dest}: the destination must not be the source, inside it, or contain it`,
     );
   }
   if (!options.force && (await hasData(dest))) {
-    throw new Error(
+    throw new YacronError(
+      'YC_ERR_STATE_ADMIN_FAILED',
       `refusing to migrate into ${dest}: the destination already has data (use --force to merge)`,
     );
   }

@@ -3,6 +3,7 @@
 // a private staging directory, then place each file with temp + atomic rename (0600). Without
 // --force a store that already has data is refused; with it the archive is merged (leases by
 // fence-max, lock side-files skipped). Not safe while a daemon uses the store.
+import { YacronError } from '../../common/index.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -20,12 +21,14 @@ export interface RestoreOptions {
 
 export async function restoreStore(ctx: AdminContext, options: RestoreOptions): Promise<void> {
   const archive = path.resolve(ctx.cwd, options.archive);
-  if (!(await exists(archive))) throw new Error(`the archive ${archive} does not exist`);
+  if (!(await exists(archive)))
+    throw new YacronError('YC_ERR_STATE_ADMIN_FAILED', `the archive ${archive} does not exist`);
   const { extractable, ignored } = await vetArchive(archive);
   const nsDir = ctx.nsDir;
   const merge = options.force;
   if (!merge && (await hasData(nsDir))) {
-    throw new Error(
+    throw new YacronError(
+      'YC_ERR_STATE_ADMIN_FAILED',
       `refusing to restore into ${nsDir}: the store already has data (use --force to merge)`,
     );
   }
@@ -78,7 +81,8 @@ async function vetArchive(archive: string): Promise<{ extractable: number; ignor
   });
   if (rejected.length > 0) {
     const more = rejected.length > 3 ? ` (and ${rejected.length - 3} more)` : '';
-    throw new Error(
+    throw new YacronError(
+      'YC_ERR_STATE_ADMIN_FAILED',
       `refusing the archive ${archive}: member ${rejected.slice(0, 3).join('; member ')}${more}`,
     );
   }

@@ -1,6 +1,7 @@
 // A minimal streaming .tar.gz writer over tar's own header encoders: every member is written from
 // bytes already read, so a file that vanishes between listing and reading is simply not added
 // (tar's Pack would abort the whole archive). Also used by tests to build hostile archives.
+import { YacronError } from '../../common/index.js';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createGzip, type Gzip } from 'node:zlib';
@@ -62,7 +63,11 @@ export class TarGzWriter {
       });
       await this.#write(pax.encode());
     }
-    if (!header.block) throw new Error(`cannot encode a tar header for ${member.path}`);
+    if (!header.block)
+      throw new YacronError(
+        'YC_ERR_STATE_ADMIN_FAILED',
+        `cannot encode a tar header for ${member.path}`,
+      );
     await this.#write(header.block);
     if (bytes.length > 0) {
       await this.#write(bytes);
