@@ -1,5 +1,6 @@
 // The fast block-YAML reader against the `yaml` package: on everything the fast reader accepts
 // the trees are identical, and it never accepts what the package rejects (fast-yaml.ts).
+import { seededRandom } from '../common/index.js';
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { stringify } from 'yaml';
@@ -70,17 +71,6 @@ const LEFT_TO_YAML: readonly string[] = [
 void test('anything outside the subset is left to the yaml package', async () => {
   for (const text of LEFT_TO_YAML) assert.equal(await agree(text), false, `taken:\n${text}`);
 });
-
-/** A small deterministic PRNG (mulberry32) so failures reproduce. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NORMAL_STRINGS = [
   'plain',
@@ -154,7 +144,7 @@ function generate(next: () => number, depth: number): unknown {
 }
 
 void test('randomly generated documents: identical trees whenever the fast reader takes one', async () => {
-  const next = random(20260101);
+  const next = seededRandom(20260101);
   let taken = 0;
   const styles = [
     'PLAIN',
@@ -184,7 +174,7 @@ const SEEDS = [
 const MUTATIONS = [' ', '  ', '-', ':', '#', '"', "'", '\n', '- ', ': ', '|', '>', '{', '&', 'x'];
 
 void test('mutated configs: the fast reader never accepts what the yaml package rejects', async () => {
-  const next = random(42);
+  const next = seededRandom(42);
   let taken = 0;
   for (let round = 0; round < 600; round++) {
     const seed = SEEDS[round % SEEDS.length]!;

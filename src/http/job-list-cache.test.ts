@@ -3,22 +3,11 @@
 // retries, cancels, reloads and clock moves.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, silentLogger } from '../common/index.js';
+import { seededRandom, FakeClock, silentLogger } from '../common/index.js';
 import { createScheduler, FakeRunner, type Scheduler } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { JobListCache } from './job-list-cache.js';
 import { renderJobView, type JobView } from './job-views.js';
-
-/** Deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function jobSet(variant: number) {
   return [
@@ -47,7 +36,7 @@ async function settle(clock: FakeClock): Promise<void> {
 }
 
 void test('render() equals JSON.stringify of every rendered job view through 400 random steps', async () => {
-  const next = random(42);
+  const next = seededRandom(42);
   const clock = new FakeClock(Date.UTC(2026, 2, 29, 0, 0, 0));
   const runner = new FakeRunner({ clock });
   const scheduler: Scheduler = createScheduler(
