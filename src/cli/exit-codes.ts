@@ -1,4 +1,4 @@
-// The one table from error codes to process exit codes (spec/cli.md §5).
+// The one table from error codes to process exit codes (docs/cli.md "Exit codes").
 import type { ErrorCode } from '../common/index.js';
 
 export const EXIT_OK = 0;

@@ -30,16 +30,16 @@ interface DaemonFlags {
 }
 
 export async function main(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
-  // spec/cli.md §2 steps 5-6: job-facing commands (`state get`, `cursor`, `lock`, ...) go to the
-  // job client, which reads no configuration. bin/yacron2.js takes this branch itself before
+  // docs/cli.md "Job-facing commands": job-facing commands (`state get`, `cursor`, `lock`, ...) go
+  // to the job client, which reads no configuration. bin/yacron2.js takes this branch itself before
   // loading this module; it is here for callers of main().
   const jobCommand = findJobCommand(argv);
   if (jobCommand >= 0) {
     const { runJobCli, processJobProcess } = await import('./job-client/main.js');
     return runJobCli(argv.slice(jobCommand), { ...processJobProcess(), ...io });
   }
-  // spec/cli.md §2 step 1: `--` is only legal before a `lock run` command, and every `lock`
-  // command line went to the job client above.
+  // docs/cli.md "Job-facing commands": `--` is only legal before a `lock run` command, and every
+  // `lock` command line went to the job client above.
   if (argv.includes('--')) {
     io.stderr('yacron2: error: `--` is only valid before a `lock run` command\n');
     return EXIT_USAGE;
@@ -125,7 +125,7 @@ function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Comma
 }
 
 /**
- * `yacron2 state ACTION`: routed by action name (spec/cli.md §1 step 5). The offline admin
+ * `yacron2 state ACTION`: routed by action name (docs/cli.md "yacron2 state"). The offline admin
  * actions are registered here; the job-facing `get|set|delete|keys` never reach commander (see
  * job-client/route.ts). `-c` is accepted before `state` or after the action, never in between.
  */

@@ -1,6 +1,7 @@
-// `yacron2 artifact put|get|list`: named, content-addressed blobs of the job API (spec/cli.md §7,
-// http-api.md §B.4 artifact/*). Bytes pass through untouched; a download whose sha256 does not
-// match the one the endpoint announced is refused rather than written.
+// `yacron2 artifact put|get|list`: named, content-addressed blobs of the job API (docs/cli.md
+// "Job-facing commands", docs/http-api.md "The job API" artifact/*). Bytes pass through untouched;
+// a download whose sha256 does not match the one the endpoint announced is refused rather than
+// written.
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import {

@@ -1,5 +1,6 @@
-// `yacron2 cursor get|advance`: a monotonic watermark of the job API (spec/cli.md §7,
-// http-api.md §B.4 cursor/*). A rewind is `advance --force`; there is no `cursor set`.
+// `yacron2 cursor get|advance`: a monotonic watermark of the job API (docs/cli.md "Job-facing
+// commands", docs/http-api.md "The job API" cursor/*). A rewind is `advance --force`; there is no
+// `cursor set`.
 import { formatValue } from '../job-client/format-value.js';
 import { parsePythonFloat, parsePythonInt } from '../job-client/parse-args.js';
 import { EXIT_OK, fail, jsonBody, scopeOf, type JobCommand } from '../job-client/job-command.js';

@@ -1,6 +1,6 @@
-// `yacron2 idempotent KEY [--ttl S] [--release]`: claim a key once, fleet-wide (spec/cli.md §7,
-// http-api.md §B.4 idempotency/*). Exit 0 = this caller won, 5 = someone already had it; an
-// outage exits 1, so it is never mistaken for "already done".
+// `yacron2 idempotent KEY [--ttl S] [--release]`: claim a key once, fleet-wide (docs/cli.md
+// "Job-facing commands", docs/http-api.md "The job API" idempotency/*). Exit 0 = this caller won, 5
+// = someone already had it; an outage exits 1, so it is never mistaken for "already done".
 import {
   EXIT_DUPLICATE,
   EXIT_OK,

@@ -1,6 +1,7 @@
 // `yacron2 lock acquire|release|run`: a fleet-wide mutex or semaphore held by the daemon on the
-// run's behalf (spec/cli.md §7, http-api.md §B.4 lock/*). `lock run` wraps a command: acquire,
-// run it with inherited stdio, forward SIGTERM/SIGINT to it, always release, exit with its code.
+// run's behalf (docs/cli.md "Job-facing commands", docs/http-api.md "The job API" lock/*). `lock
+// run` wraps a command: acquire, run it with inherited stdio, forward SIGTERM/SIGINT to it, always
+// release, exit with its code.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { REQUEST_TIMEOUT_MS, type EndpointReply } from '../job-client/endpoint.js';
@@ -151,7 +152,8 @@ const runAction: JobAction = {
   takesCommand: true,
   async run(context, args) {
     const [file, ...commandArgs] = args.command;
-    // Checked before acquiring (spec/cli.md §7): nothing is taken for a command that is not there.
+    // Checked before acquiring (docs/cli.md "Job-facing commands"): nothing is taken for a command
+    // that is not there.
     if (file === undefined) {
       return fail(
         context,

@@ -1,5 +1,6 @@
-// `yacron2 secret get|list`: the secrets staged for this run only (spec/cli.md §7, http-api.md
-// §B.4 secret/*). No scope flags: a secret belongs to the run, not to a scope.
+// `yacron2 secret get|list`: the secrets staged for this run only (docs/cli.md "Job-facing
+// commands", docs/http-api.md "The job API" secret/*). No scope flags: a secret belongs to the run,
+// not to a scope.
 import {
   EXIT_OK,
   jsonBody,

@@ -1,7 +1,8 @@
-// `yacron2 state {backup|restore|migrate|gc|check|migrate-schema}` (spec/cli.md §6): load the
-// config, take its `state` section, and run one offline admin action on the filesystem store.
-// Every message, errors included, goes to stdout; failures are `yacron2 state error: <detail>`
-// and exit 1. The admin code (and tar) is imported only here, only when such an action runs.
+// `yacron2 state {backup|restore|migrate|gc|check|migrate-schema}` (docs/cli.md "yacron2 state"):
+// load the config, take its `state` section, and run one offline admin action on the filesystem
+// store. Every message, errors included, goes to stdout; failures are `yacron2 state error:
+// <detail>` and exit 1. The admin code (and tar) is imported only here, only when such an action
+// runs.
 import { describeError, systemClock, type Logger } from '../../common/index.js';
 import { loadConfig } from '../../config/index.js';
 import type { AdminRequest } from '../../state/admin/index.js';

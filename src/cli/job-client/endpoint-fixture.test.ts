@@ -1,7 +1,7 @@
-// Test support (no tests here): a stand-in for the daemon's job API on 127.0.0.1 that speaks
-// the /v1/ routes of spec/http-api.md §B.4 over in-memory maps (auth, scopes, the status codes
-// the client cares about), records every request, and can be told to answer a route with a
-// canned status or not at all; plus runJob(), which runs the job client in-process.
+// Test support (no tests here): a stand-in for the daemon's job API on 127.0.0.1 that speaks the
+// /v1/ routes of docs/http-api.md "The job API" over in-memory maps (auth, scopes, the status codes
+// the client cares about), records every request, and can be told to answer a route with a canned
+// status or not at all; plus runJob(), which runs the job client in-process.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

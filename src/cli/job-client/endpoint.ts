@@ -7,7 +7,10 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../../common/index.js';
 
-/** Per-request limit (spec/cli.md §7); `lock --wait` adds its own --timeout on top. */
+/**
+ * Per-request limit (docs/cli.md "Job-facing commands"); `lock --wait` adds its own --timeout on
+ * top.
+ */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface EndpointRequest {
@@ -159,7 +162,10 @@ export class HttpStateEndpoint implements StateEndpoint {
   }
 }
 
-/** A 429's Retry-After (whole or fractional seconds) in ms, kept within [50 ms, 5 s]; 1 s without one. */
+/**
+ * A 429's Retry-After (whole or fractional seconds) in ms, kept within [50 ms, 5 s]; 1 s without
+ * one.
+ */
 export function retryAfterMs(header: string | string[] | undefined): number {
   const seconds = Number(Array.isArray(header) ? header[0] : header);
   if (header === undefined || !Number.isFinite(seconds) || seconds < 0) return 1000;

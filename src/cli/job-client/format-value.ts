@@ -1,6 +1,6 @@
-// How a job command prints a stored JSON value (spec/cli.md §7): a string raw, anything else as
-// Python's json.dumps writes it by default (", " and ": " separators, non-ASCII escaped), so
-// scripts see the same text the reference printed.
+// How a job command prints a stored JSON value (docs/cli.md "Job-facing commands"): a string raw,
+// anything else as Python's json.dumps writes it by default (", " and ": " separators, non-ASCII
+// escaped), so scripts see the same text the reference printed.
 
 export function formatValue(value: unknown): string {
   return typeof value === 'string' ? value : pythonJsonDumps(value);

@@ -1,6 +1,6 @@
-// What a job-facing command is (a name and its actions, each an argument spec plus a handler),
-// what a handler may touch, the exit codes of spec/cli.md §7, and the one place an endpoint
-// reply is turned into a JSON body or an exit code.
+// What a job-facing command is (a name and its actions, each an argument spec plus a handler), what
+// a handler may touch, the exit codes of docs/cli.md "Job-facing commands", and the one place an
+// endpoint reply is turned into a JSON body or an exit code.
 import type { Clock } from '../../common/index.js';
 import type { ArgsSpec, ParsedArgs } from './parse-args.js';
 import type { EndpointReply, StateEndpoint } from './endpoint.js';

@@ -1,5 +1,5 @@
-// runJobCli(): the rules every job command shares (spec/cli.md §2 and §7): `--` only before
-// `lock run`, no action / bad action / help, usage errors before the environment check, the
+// runJobCli(): the rules every job command shares (docs/cli.md "Job-facing commands"): `--` only
+// before `lock run`, no action / bad action / help, usage errors before the environment check, the
 // missing-variable message, and how transport failures and HTTP errors become exit 1.
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';

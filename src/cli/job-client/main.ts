@@ -1,6 +1,6 @@
-// Entry of the job-facing commands (spec/cli.md §7) once route.ts has matched: splits off `--`,
-// picks the command and action, parses, checks the run's environment and runs the handler. Only
-// the one command module asked for is loaded; nothing of the daemon CLI is.
+// Entry of the job-facing commands (docs/cli.md "Job-facing commands") once route.ts has matched:
+// splits off `--`, picks the command and action, parses, checks the run's environment and runs the
+// handler. Only the one command module asked for is loaded; nothing of the daemon CLI is.
 import { systemClock } from '../../common/index.js';
 import { endpointFromEnv } from './endpoint.js';
 import {
@@ -53,7 +53,8 @@ export async function runJobCli(
   argv: readonly string[],
   host: JobProcess = processJobProcess(),
 ): Promise<number> {
-  // spec/cli.md §2 step 1: everything after the first `--` is CMD, legal only for `lock run`.
+  // docs/cli.md "Job-facing commands": everything after the first `--` is CMD, legal only for `lock
+  // run`.
   const dashDash = argv.indexOf('--');
   const words = dashDash < 0 ? argv : argv.slice(0, dashDash);
   const trailing = dashDash < 0 ? [] : argv.slice(dashDash + 1);

@@ -1,7 +1,7 @@
-// Parses the arguments of one job-facing action the way the reference's argparse does (spec/cli.md
-// §7): options anywhere among the positionals, `--opt=value`, `-oVALUE`, unique prefixes of long
-// options, negative numbers as positionals, the scope pair mutually exclusive. Pure: it returns
-// the parsed arguments, the help text or a usage error, and prints nothing.
+// Parses the arguments of one job-facing action the way the reference's argparse does (docs/cli.md
+// "Job-facing commands"): options anywhere among the positionals, `--opt=value`, `-oVALUE`, unique
+// prefixes of long options, negative numbers as positionals, the scope pair mutually exclusive.
+// Pure: it returns the parsed arguments, the help text or a usage error, and prints nothing.
 
 export type OptionKind = 'flag' | 'string' | 'float' | 'int';
 

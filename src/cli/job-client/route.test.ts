@@ -1,4 +1,4 @@
-// findJobCommand(): which command lines go to the job client (spec/cli.md §2 steps 5-6).
+// findJobCommand(): which command lines go to the job client (docs/cli.md "Job-facing commands").
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { findJobCommand } from './route.js';

@@ -1,6 +1,7 @@
 // Tells a job-facing command line (`state get`, `cursor`, `lock`, ...) from the daemon's and the
-// admin actions', before anything else is loaded. Imports nothing: bin/yacron2.js runs it on
-// every start, and job commands must not pay for commander, pino or yaml (spec/cli.md §2, 5-6).
+// admin actions', before anything else is loaded. Imports nothing: bin/yacron2.js runs it on every
+// start, and job commands must not pay for commander, pino or yaml (docs/cli.md "Job-facing
+// commands").
 
 /**
  * Commands served by the job client. `xcom` (a DAG issue) joins this list and the client's
