@@ -1,5 +1,6 @@
-// User and group lookup for `user`/`group` (config.md §5.1). Node has no getpwnam, so the
-// passwd and group files are parsed here; a missing or unreadable file simply has no entries.
+// User and group lookup for `user`/`group` (docs/configuration.md "User and group"). Node has no
+// getpwnam, so the passwd and group files are parsed here; a missing or unreadable file simply has
+// no entries.
 import { readFile } from 'node:fs/promises';
 
 export interface PasswdEntry {

@@ -57,7 +57,7 @@ void test('precedence for inline jobs: built-ins < included defaults < own defau
   assert.equal(inline.captureStderr, true, 'built-in');
 });
 
-void test('a later include without defaults does not reset an earlier include (deviation from §6.1)', async () => {
+void test('a later include without defaults does not reset an earlier include (docs/deviations.md)', async () => {
   const { config } = await loadTree({
     'jobs.yaml': `include:\n  - _shell.yaml\n  - _jobs-only.yaml\njobs:\n${job('inline')}`,
     '_shell.yaml': 'defaults:\n  shell: /bin/bash\n',

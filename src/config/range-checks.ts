@@ -17,7 +17,10 @@ interface RangeRule {
   readonly requirement: string;
 }
 
-/** The §5.9 checks in order, plus finiteness of durations and sane port numbers. */
+/**
+ * The range checks of docs/configuration.md "Job keys" in order, plus finiteness of durations and
+ * sane port numbers.
+ */
 export function checkRanges(
   job: TypedJob,
   where: Where,

@@ -1,4 +1,4 @@
-// The `state` section (spec/seed-durable-state.txt "The state section"): its schema, the range
+// The `state` section (docs/durable-state.md "The state section"): its schema, the range
 // checks, and its resolution into a frozen ResolvedState with units in the names. It only
 // parses; opening the store is src/state's business.
 import * as path from 'node:path';
@@ -273,7 +273,8 @@ export function deploymentIdProblem(value: string | null | undefined): string | 
   return undefined;
 }
 
-// `host:port` or `http://host:port` (spec/http-api.md B.1); IPv6 literals in brackets.
+// `host:port` or `http://host:port` (docs/durable-state.md "The state section"); IPv6 literals in
+// brackets.
 const LISTEN_RE = /^(?:http:\/\/)?(\[[^\]/]+\]|[^:/[\]@]+):(\d{1,5})\/?$/;
 
 /** null when unset; the bind; or the problem as a string. */

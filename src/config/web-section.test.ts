@@ -1,5 +1,6 @@
-// The `web` section (config.md §13.1, http-api A.1/A.2): defaults, every key, listen URL forms,
-// the bearer token's sources and fail-closed resolution, and the located load-time errors.
+// The `web` section (docs/configuration.md "web", docs/http-api.md "The web section"): defaults,
+// every key, listen URL forms, the bearer token's sources and fail-closed resolution, and the
+// located load-time errors.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';

@@ -1,7 +1,7 @@
-// The `web` section (config.md §13.1, http-api A.1/A.2): its schema, load-time checks (headers,
-// metrics buckets, nodeHistory ranges) and resolution into a frozen ResolvedWeb, bearer token
-// included. A token that resolves empty is a value (`error`), not a load failure: the web API
-// stays down and the rest of the configuration still applies.
+// The `web` section (docs/configuration.md "web", docs/http-api.md "The web section"): its schema,
+// load-time checks (headers, metrics buckets, nodeHistory ranges) and resolution into a frozen
+// ResolvedWeb, bearer token included. A token that resolves empty is a value (`error`), not a load
+// failure: the web API stays down and the rest of the configuration still applies.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -13,7 +13,10 @@ import type { TypedSecretSource } from './report-schema.js';
 import type { RawNode } from './yaml-tree.js';
 
 // TEMP: moves to types.ts once the config files are free to edit.
-/** A `web.listen` URL (http-api A.1): bound as TCP or unix socket, or skipped with a warning. */
+/**
+ * A `web.listen` URL (docs/http-api.md "Listen URLs"): bound as TCP or unix socket, or skipped with
+ * a warning.
+ */
 export type WebListener =
   | { readonly kind: 'tcp'; readonly url: string; readonly host: string; readonly port: number }
   | { readonly kind: 'unix'; readonly url: string; readonly path: string }
@@ -33,11 +36,11 @@ export interface WebNodeHistorySettings {
   readonly points: number;
 }
 
-/** The `web` section resolved (http-api A.1/A.2). */
+/** The `web` section resolved (docs/http-api.md "The web section"). */
 export interface ResolvedWeb {
   /** In config order; an empty list means the server is not started. */
   readonly listen: readonly WebListener[];
-  /** Extra response headers (A.3). */
+  /** Extra response headers (docs/http-api.md "Responses, errors and limits"). */
   readonly headers: Readonly<Record<string, string>>;
   /** The resolved bearer token; null = no authentication. Never logged. */
   readonly authToken: string | null;
@@ -157,7 +160,8 @@ const ALLOWED_HOST_RE = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?$/;
 /**
  * Types the `web` block and runs the checks that need no I/O; issues go to `ctx`. Returns
  * undefined when the block is invalid. An `authToken:` key written with an empty value counts as
- * a configured token that resolves empty (fail-closed, A.2), not as no token.
+ * a configured token that resolves empty (fail-closed, docs/http-api.md "Authentication"), not as
+ * no token.
  */
 export function typeWebSection(
   node: RawNode,
@@ -257,7 +261,10 @@ function validBuckets(buckets: readonly number[]): boolean {
   return true;
 }
 
-/** A listen URL (A.1): a TCP or unix-socket listener, or one to skip with a warning. */
+/**
+ * A listen URL (docs/http-api.md "Listen URLs"): a TCP or unix-socket listener, or one to skip with
+ * a warning.
+ */
 export function parseListenUrl(url: string): WebListener {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
   if (scheme === 'http') {
@@ -294,7 +301,10 @@ export interface WebResolveServices {
 const EMPTY_TOKEN_MESSAGE =
   'web.authToken is configured but resolved to an empty token; set authToken.value, point fromFile or fromEnvVar at a non-empty token, or remove authToken to turn authentication off';
 
-/** Token precedence (A.2): non-empty value, then the file's stripped contents, then the env var. */
+/**
+ * Token precedence (docs/http-api.md "Authentication"): non-empty value, then the file's stripped
+ * contents, then the env var.
+ */
 async function resolveToken(
   source: TypedSecretSource,
   services: WebResolveServices,
@@ -317,7 +327,7 @@ async function resolveToken(
   return { error: EMPTY_TOKEN_MESSAGE };
 }
 
-/** Defaults applied, listeners parsed, the token resolved (A.1, A.2). */
+/** Defaults applied, listeners parsed, the token resolved (docs/http-api.md "The web section"). */
 export async function resolveWebSection(
   typed: TypedWeb,
   services: WebResolveServices,
@@ -352,8 +362,9 @@ export async function resolveWebSection(
     metrics,
     nodeHistory,
   };
-  // Any change, the resolved token included, restarts the server on reload (A.1). The token is
-  // hashed in with the rest; it never appears in clear outside `authToken`.
+  // Any change, the resolved token included, restarts the server on reload (docs/http-api.md
+  // "Listen URLs"). The token is hashed in with the rest; it never appears in clear outside
+  // `authToken`.
   const digest = createHash('sha256').update(JSON.stringify(settings)).digest('hex');
   return deepFreeze({ ...settings, digest });
 }
