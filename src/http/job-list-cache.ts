@@ -68,7 +68,7 @@ export class JobListCache implements Disposable {
     ];
   }
 
-  /** The A.6 array as UTF-8 JSON. */
+  /** The GET /jobs array as UTF-8 JSON. */
   render(): Buffer {
     const nowMs = this.#clock.now();
     const last = this.#last;

@@ -1,5 +1,5 @@
-// OutputTracker: the A.10 source choice (newest running, else last finished), the 1000-line ring,
-// the character bounds, and forgetting removed jobs.
+// OutputTracker: the logs source choice (docs/http-api.md "GET /jobs/{name}/logs") (newest running,
+// else last finished), the 1000-line ring, the character bounds, and forgetting removed jobs.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, silentLogger } from '../common/index.js';

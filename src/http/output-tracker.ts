@@ -18,7 +18,7 @@ export interface OutputListener {
 }
 
 export interface OutputLimits {
-  /** Lines kept per run (A.10: 1000). */
+  /** Lines kept per run (docs/http-api.md "GET /jobs/{name}/logs": 1000). */
   readonly maxLines: number;
   /** Characters kept per run; the oldest lines go first. */
   readonly maxChars: number;
@@ -34,7 +34,10 @@ export const DEFAULT_OUTPUT_LIMITS: OutputLimits = {
 
 const TRUNCATED_MARK = ' [truncated]';
 
-/** The A.10 line text: trailing newline stripped, cut to `maxLineChars`. */
+/**
+ * A logs line (docs/http-api.md "GET /jobs/{name}/logs"): trailing newline stripped, cut to
+ * `maxLineChars`.
+ */
 export function outputLineText(line: string, maxLineChars: number): string {
   let text = line.endsWith('\n') ? line.slice(0, -1) : line;
   if (text.length > maxLineChars) text = text.slice(0, maxLineChars) + TRUNCATED_MARK;
@@ -145,7 +148,10 @@ export class OutputTracker implements Disposable {
     ];
   }
 
-  /** A.10's source: the newest running instance, else the last finished run, else null. */
+  /**
+   * The logs source (docs/http-api.md "GET /jobs/{name}/logs"): the newest running instance, else
+   * the last finished run, else null.
+   */
   source(jobName: string): RunOutput | null {
     const outputs = this.#jobs.get(jobName);
     if (!outputs) return null;

@@ -10,7 +10,10 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
 export const HTML_TYPE = 'text/html; charset=utf-8';
 
-/** Dashboard security defaults (A.3); the operator's headers are merged over them. */
+/**
+ * Dashboard security defaults (docs/http-api.md "Responses, errors and limits"); the operator's
+ * headers are merged over them.
+ */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Content-Security-Policy':
     "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'",
@@ -19,7 +22,10 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'Referrer-Policy': 'no-referrer',
 });
 
-/** Statuses answered with the bare framework body, like the reference (A.3). */
+/**
+ * Statuses answered with the bare framework body, like the reference (docs/http-api.md "Responses,
+ * errors and limits").
+ */
 const BARE_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404]);
 
 export function reasonPhrase(status: number): string {
@@ -58,7 +64,10 @@ export function sendError(reply: FastifyReply, status: number, message?: string)
   return reply.type(JSON_TYPE).send(JSON.stringify({ error: reason, message: message ?? reason }));
 }
 
-/** A 200 JSON answer carrying the operator's `web.headers` (A.3). */
+/**
+ * A 200 JSON answer carrying the operator's `web.headers` (docs/http-api.md "Responses, errors and
+ * limits").
+ */
 export function sendJson(
   reply: FastifyReply,
   headers: Readonly<Record<string, string>>,

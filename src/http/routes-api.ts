@@ -1,6 +1,6 @@
-// The JSON and text routes of the control API (docs/http-api.md "Routes", /metrics and
-// the `GET /` dashboard page). 200s and the start/cancel 409s carry `web.headers` (A.3); 404s are
-// bare.
+// The JSON and text routes of the control API (docs/http-api.md "Routes", /metrics and the `GET /`
+// dashboard page). 200s and the start/cancel 409s carry `web.headers` (docs/http-api.md "Responses,
+// errors and limits"); 404s are bare.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { describeError, httpStatusOf, isYacronError, pythonRepr } from '../common/index.js';
 import type { RouteContext } from './app.js';
@@ -30,7 +30,10 @@ interface NameParams {
   readonly name: string;
 }
 
-/** `Accept` equal to exactly `application/json` (A.4, A.5: string equality, no media ranges). */
+/**
+ * `Accept` equal to exactly `application/json` (docs/http-api.md "GET /status": string equality, no
+ * media ranges).
+ */
 function wantsJson(accept: string | undefined): boolean {
   return accept === 'application/json';
 }
@@ -138,7 +141,8 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
 
   const { renderMetrics } = context;
   if (settings.metrics.enabled && renderMetrics !== null) {
-    // web.headers minus any content-type: the exposition type always wins (metrics.md §1).
+    // web.headers minus any content-type: the exposition type always wins (docs/metrics.md
+    // "Scraping /metrics").
     const metricsHeaders = mergeHeaders({}, headers, ['content-type']);
     app.get('/metrics', async (request, reply) => {
       const exposition = await renderMetrics(request.headers.accept);

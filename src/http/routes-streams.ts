@@ -21,7 +21,8 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
   'X-Accel-Buffering': 'no',
 };
 
-// A.10 payloads, spaced like the reference's json.dumps so byte-level consumers see the same.
+// docs/http-api.md "Streams" payloads, spaced like the reference's json.dumps so byte-level
+// consumers see the same.
 const NO_OUTPUT = '{"reason": "no-output"}';
 const END_OF_OUTPUT = '{}';
 

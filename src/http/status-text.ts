@@ -7,7 +7,7 @@ function unit(value: number, name: string): string {
   return `in ${whole} ${name}${value >= 2 ? 's' : ''}`;
 }
 
-/** `in 5 seconds`, `in 1 minute`, `in 3 hours`, `in 2 days` (A.5). */
+/** `in 5 seconds`, `in 1 minute`, `in 3 hours`, `in 2 days` (docs/http-api.md "GET /status"). */
 export function describeRelativeSeconds(seconds: number): string {
   if (seconds < 120) return unit(seconds, 'second');
   const minutes = seconds / 60;

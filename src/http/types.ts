@@ -47,7 +47,10 @@ export interface DaemonView {
   getTrends?(name: string): Promise<TrendRuns> | undefined;
 }
 
-/** Manual control (A.11). Rejections carry YC_ERR_JOB_UNKNOWN / _DISABLED / _NOT_RUNNING / YC_ERR_SHUTTING_DOWN. */
+/**
+ * Manual control (docs/http-api.md "POST /jobs/{name}/start and cancel"). Rejections carry
+ * YC_ERR_JOB_UNKNOWN / _DISABLED / _NOT_RUNNING / YC_ERR_SHUTTING_DOWN.
+ */
 export interface DaemonControl {
   startJob(name: string): Promise<ManualStartResult>;
   cancelJob(name: string): Promise<void>;
@@ -78,7 +81,10 @@ export interface MetricsExposition {
   readonly body: string;
 }
 
-/** Renders /metrics for the request's Accept header (metrics.md §1 chooses the format). */
+/**
+ * Renders /metrics for the request's Accept header (docs/metrics.md "Scraping /metrics" chooses the
+ * format).
+ */
 export type RenderMetrics = (accept: string | undefined) => Promise<MetricsExposition>;
 
 /** The job-set id and job count (`GET /job-set-id`). */
@@ -95,7 +101,10 @@ export interface MonitoredRun {
   readonly usage: RunUsage;
 }
 
-/** Resource usage of monitored runs (`running_resources`, GET /jobs/{name}/resources). Cheap, synchronous. */
+/**
+ * Resource usage of monitored runs (`running_resources`, GET /jobs/{name}/resources). Cheap,
+ * synchronous.
+ */
 export interface ResourcesView {
   /** The job's running monitored instances, sampled or not yet, oldest first. */
   liveRuns(jobName: string): readonly LiveRunUsage[];
