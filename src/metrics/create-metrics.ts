@@ -1,6 +1,6 @@
 // The Prometheus side of metrics: per-job and daemon families kept current from scheduler events
-// (DESIGN §7 rule 8: the scheduler never imports this), held in a prom-client Registry (never the
-// global one) and rendered per request in the format the Accept header asks for.
+// (docs/architecture.md "Layers": the scheduler never imports this), held in a prom-client Registry
+// (never the global one) and rendered per request in the format the Accept header asks for.
 import { Registry } from 'prom-client';
 import {
   describeError,

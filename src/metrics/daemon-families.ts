@@ -1,5 +1,6 @@
-// The daemon families of spec/metrics.md §2 (and the always-present `yacron2_cluster_enabled` of
-// §5), read from a small mutable state object that createMetrics keeps current.
+// The daemon families of docs/metrics.md "Daemon families" (and the always-present
+// `yacron2_cluster_enabled` of docs/metrics.md "Cluster families"), read from a small mutable state
+// object that createMetrics keeps current.
 import { labelPair } from './exposition.js';
 import { MetricFamily } from './family.js';
 import type { JobTable } from './job-table.js';

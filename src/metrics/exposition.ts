@@ -1,5 +1,6 @@
-// The exposition formats of spec/metrics.md §1: content negotiation, value and label rendering
-// and HELP escaping for the Prometheus text format 0.0.4 and OpenMetrics 1.0. Pure functions.
+// The exposition formats of docs/metrics.md "Scraping /metrics": content negotiation, value and
+// label rendering and HELP escaping for the Prometheus text format 0.0.4 and OpenMetrics 1.0. Pure
+// functions.
 
 export type ExpositionFormat = 'text' | 'openmetrics';
 

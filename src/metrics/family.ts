@@ -6,7 +6,10 @@ import type { Metric, MetricValueWithName, Registry } from 'prom-client';
 import { escapeHelp, sampleLine, type ExpositionFormat } from './exposition.js';
 import { parseLabelText } from './exposition-parser.js';
 
-/** `info` renders as a gauge in the text format and as `info` in OpenMetrics (spec §1). */
+/**
+ * `info` renders as a gauge in the text format and as `info` in OpenMetrics (docs/metrics.md
+ * "Scraping /metrics").
+ */
 export type FamilyKind = 'counter' | 'gauge' | 'histogram' | 'info';
 
 /** Receives one sample: its full name, its rendered labels ('' for none) and its value. */
@@ -26,7 +29,10 @@ export interface FamilyDefinition {
   readonly reset?: () => void;
 }
 
-/** The metadata (`# HELP`/`# TYPE`) name: OpenMetrics drops `_total` and `_info` (spec §1). */
+/**
+ * The metadata (`# HELP`/`# TYPE`) name: OpenMetrics drops `_total` and `_info` (docs/metrics.md
+ * "Scraping /metrics").
+ */
 export function metadataName(name: string, kind: string, format: ExpositionFormat): string {
   if (format === 'openmetrics') {
     if (kind === 'counter' && name.endsWith('_total')) return name.slice(0, -'_total'.length);

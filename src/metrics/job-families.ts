@@ -1,5 +1,6 @@
-// The per-job families of spec/metrics.md §3, in spec order: cumulative ones (sorted by job
-// name, zero-filled) then live ones (config order, computed at scrape time). Label `job_name`.
+// The per-job families of docs/metrics.md "Per-job families", in spec order: cumulative ones
+// (sorted by job name, zero-filled) then live ones (config order, computed at scrape time). Label
+// `job_name`.
 import { MetricFamily, type SampleSink } from './family.js';
 import type { JobTable } from './job-table.js';
 import type { JobSeries } from './job-series.js';

@@ -3,7 +3,7 @@
 // Plain synchronous bookkeeping; rendering reads it at scrape time.
 import { formatFloat, labelPair } from './exposition.js';
 
-/** spec/metrics.md §3 default bounds (seconds); `+Inf` is implied. */
+/** The default bounds of docs/metrics.md "Per-job families" (seconds); `+Inf` is implied. */
 export const DEFAULT_DURATION_BUCKETS_SECONDS: readonly number[] = Object.freeze([
   0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600,
 ]);

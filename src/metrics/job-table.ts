@@ -1,6 +1,7 @@
-// The set of per-job series and how scheduler events move them (spec/metrics.md §3). Series exist
-// for every configured job (zero-filled); a job removed by a reload keeps its series only while an
-// instance of it still runs. Must not read the clock or do I/O: events carry every instant.
+// The set of per-job series and how scheduler events move them (docs/metrics.md "Per-job
+// families"). Series exist for every configured job (zero-filled); a job removed by a reload keeps
+// its series only while an instance of it still runs. Must not read the clock or do I/O: events
+// carry every instant.
 import type { ResolvedJob } from '../config/index.js';
 import type { ReportEvent, RunFinishedEvent, RunStartedEvent } from '../scheduler/index.js';
 import { labelPair } from './exposition.js';
@@ -120,7 +121,7 @@ export class JobTable {
         series.runsCancelled += 1;
         break;
       case 'unknown':
-        // Crash-reconciled runs are never exported as runs (spec §3).
+        // Crash-reconciled runs are never exported as runs (docs/metrics.md "Per-job families").
         return;
     }
     if (outcome.kind === 'spawn-failed') series.startFailures += 1;

@@ -1,6 +1,7 @@
-// /metrics as a scrape sees it, with a real scheduler on a FakeClock and a FakeRunner: every
-// family of spec/metrics.md §2–§3 with its type and labels after a success, a failure with a
-// retry, a timeout and a launch failure; zero-fill, pruning on reload, Replace and cancel.
+// /metrics as a scrape sees it, with a real scheduler on a FakeClock and a FakeRunner: every family
+// of docs/metrics.md "Daemon families" and "Per-job families" with its type and labels after a
+// success, a failure with a retry, a timeout and a launch failure; zero-fill, pruning on reload,
+// Replace and cancel.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeClock, silentLogger, TypedEmitter } from '../common/index.js';

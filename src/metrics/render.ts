@@ -1,8 +1,9 @@
-// Renders a prom-client Registry in either exposition format, per request and without touching
-// the registry: prom-client's own OpenMetrics path renames counters in place (drops `_total`
-// from `metric.name` for good), so switching a registry's content type between scrapes breaks
-// the next text scrape. Our families render themselves; prom-client's metrics are read through
-// get() and formatted here. Family order: daemon and jobs first, then state, then cluster (§1).
+// Renders a prom-client Registry in either exposition format, per request and without touching the
+// registry: prom-client's own OpenMetrics path renames counters in place (drops `_total` from
+// `metric.name` for good), so switching a registry's content type between scrapes breaks the next
+// text scrape. Our families render themselves; prom-client's metrics are read through get() and
+// formatted here. Family order: daemon and jobs first, then state, then cluster (docs/metrics.md
+// "Scraping /metrics").
 import type { Registry } from 'prom-client';
 import {
   escapeHelp,
@@ -59,8 +60,8 @@ function writeForeign(
 ): void {
   const values = metric.values ?? [];
   if (values.length === 0) return;
-  // prom-client has no info type: a gauge named `*_info` is an info family (spec §1), so
-  // OpenMetrics gets `# TYPE <name without _info> info`.
+  // prom-client has no info type: a gauge named `*_info` is an info family (docs/metrics.md
+  // "Scraping /metrics"), so OpenMetrics gets `# TYPE <name without _info> info`.
   const kind = metric.type === 'gauge' && metric.name.endsWith('_info') ? 'info' : metric.type;
   const meta = metadataName(metric.name, kind, format);
   const type = format === 'text' && kind === 'info' ? 'gauge' : kind;

@@ -1,4 +1,4 @@
-// Per-job statsd datagrams (config.md §10, jobs.md §10, metrics.md §7), driven by scheduler
+// Per-job statsd datagrams (docs/metrics.md "statsd"), driven by scheduler
 // events: a start datagram once a run spawned, one stop datagram when that run ends. Sends are
 // fire-and-forget background tasks; a failure is logged and never touches the job.
 import { TaskSet, describeError, type Clock, type Logger } from '../common/index.js';
@@ -58,7 +58,10 @@ export function createStatsdPublisher(deps: StatsdDeps): StatsdPublisher {
   const tasks = new TaskSet((error) =>
     logger.error({ logger: 'statsd', err: error }, `statsd: ${describeError(error)}`),
   );
-  /** Runs whose start datagram went out, by run id: the stop is sent at most once, and only for these. */
+  /**
+   * Runs whose start datagram went out, by run id: the stop is sent at most once, and only for
+   * these.
+   */
   const started = new Map<string, StartedRun>();
 
   const onSocketError = (error: Error): void =>

@@ -1,4 +1,4 @@
-// One statsd datagram over UDP, the reference's way (spec/metrics.md §7): resolve the host on
+// One statsd datagram over UDP, the reference's way (docs/metrics.md "statsd"): resolve the host on
 // every send, open a fresh socket of the resolved family, send once, close. No retries.
 import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
