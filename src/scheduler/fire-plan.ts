@@ -1,5 +1,6 @@
-// Which slots a due job fires on one wake (jobs.md §1.3), as a pure function of its schedule,
-// its pending slot and the wall clock. It never looks at timers or running instances.
+// Which slots a due job fires on one wake (docs/schedules.md "The scheduler's time rules"), as a
+// pure function of its schedule, its pending slot and the wall clock. It never looks at timers or
+// running instances.
 import { matchesAt, nextFireTime, type Schedule } from '../schedule/index.js';
 
 /** At or beyond this lateness a due fire is a stall/suspend/clock step, not a slow wake. */

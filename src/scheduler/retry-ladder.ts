@@ -1,5 +1,6 @@
-// One retry ladder (jobs.md §7): the retry count, the next backoff delay and at most one pending
-// retry timer. Its policy is copied at creation, so a reload never changes a live ladder.
+// One retry ladder (docs/configuration.md "Retries: onFailure.retry", docs/architecture.md "A
+// retry"): the retry count, the next backoff delay and at most one pending retry timer. Its policy
+// is copied at creation, so a reload never changes a live ladder.
 // Must not: be cancelled or given a journal by anyone but retries.ts, which owns the protocol
 // that settles the ladder's durable pending record.
 import type { Clock, TimerHandle } from '../common/index.js';
@@ -47,8 +48,8 @@ export class RetryLadder {
   }
 
   /**
-   * §7.2 steps 4–5 for a failed run holding this ladder: exhausted when the retry budget is
-   * spent, else the delay to wait. The first delay is used as-is; later ones are capped.
+   * docs/architecture.md "A retry" for a failed run holding this ladder: exhausted when the retry
+   * budget is spent, else the delay to wait. The first delay is used as-is; later ones are capped.
    */
   step(): LadderStep {
     const { maximumRetries, backoffMultiplier, maximumDelayMs } = this.policy;

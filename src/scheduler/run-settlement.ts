@@ -1,6 +1,6 @@
-// What happens after a run completes (jobs.md §6, §7.2): classify it, record it, emit run:finished
-// and the report hooks, and tell the retry ladders (retries.ts) how it ended. Reporters are
-// subscribers; nothing is awaited.
+// What happens after a run completes (docs/architecture.md "A run", "A retry"): classify it, record
+// it, emit run:finished and the report hooks, and tell the retry ladders (retries.ts) how it ended.
+// Reporters are subscribers; nothing is awaited.
 import { pythonRepr, type Logger, type TypedEmitter } from '../common/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { summarizeRun, type RunResources } from './history.js';
@@ -14,11 +14,11 @@ export interface SettlementContext {
   readonly logger: Logger;
   /** Shutdown began: failures are recorded but neither reported nor retried. */
   readonly stopping: boolean;
-  /** The ladders: settlement tells them how each run ended (§7.2, §7.4). */
+  /** The ladders: settlement tells them how each run ended (docs/architecture.md "A retry"). */
   readonly retries: Retries;
 }
 
-/** jobs.md §6, first match wins. */
+/** docs/configuration.md "How a run works", first match wins. */
 export function classifyFinishedRun(
   instance: Pick<RunningInstance, 'replaced' | 'cancelled'>,
   outcome: RunOutcome,

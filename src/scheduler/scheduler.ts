@@ -451,7 +451,8 @@ class CronScheduler implements Scheduler {
         `Cannot start job '${name}': the job is disabled`,
       );
     }
-    // Concurrency policy applies; no leadership gate, no onlyIfLastSucceeded (jobs.md §2).
+    // Concurrency policy applies; no leadership gate, no onlyIfLastSucceeded (docs/architecture.md
+    // "Admission").
     const ticket = this.#admitter.admit(job, 'manual', null);
     if (ticket.kind === 'skip') return { kind: 'skipped', reason: ticket.reason };
     return this.#launcher.enqueueAwaited(ticket);

@@ -39,7 +39,8 @@ export interface SchedulerDeps {
   readonly logger: Logger;
   readonly runner: Runner;
   /**
-   * Leadership seam (gate 2, docs/architecture.md "Admission"): the verdict for scheduled, @reboot and retry
+   * Leadership seam (gate 2, docs/architecture.md "Admission"): the verdict for scheduled, @reboot
+   * and retry
    * launches, never asked for manual starts. Absent = always allowed (a single node).
    */
   readonly gate?: LeadershipGate;
@@ -104,7 +105,7 @@ export type ManualStartResult =
 
 // ---- Events ---------------------------------------------------------------------------------
 
-/** How a finished run was handled (jobs.md §6). */
+/** How a finished run was handled (docs/configuration.md "How a run works"). */
 export type RunDisposition = 'replaced' | 'cancelled' | 'shutdown-failure' | 'failure' | 'success';
 
 export interface RunStartedEvent {
@@ -250,17 +251,24 @@ export type SchedulerEvents = {
  */
 export interface SchedulerControl extends AsyncDisposable {
   /**
-   * The start-up pass (jobs.md §1.1), then the loop. Idempotent. Cron jobs are seeded strictly
+   * The start-up pass (docs/schedules.md "The scheduler's time rules"), then the loop. Idempotent.
+   * Cron jobs are seeded strictly
    * after `startAtMs` (default: now). The daemon passes the instant its catch-up horizon ends at,
    * so a slot between that instant and this call is fired here, late, instead of falling between
    * catch-up and the loop.
    */
   start(startAtMs?: number): void;
-  /** Reload as a diff (jobs.md §1.5). */
+  /** Reload as a diff (docs/configuration.md "Reloading"). */
   applyConfig(config: ResolvedConfig): void;
-  /** Manual start (HTTP POST /jobs/{name}/start). Throws YC_ERR_JOB_UNKNOWN / _DISABLED / YC_ERR_SHUTTING_DOWN. */
+  /**
+   * Manual start (HTTP POST /jobs/{name}/start). Throws YC_ERR_JOB_UNKNOWN / _DISABLED /
+   * YC_ERR_SHUTTING_DOWN.
+   */
   startJob(name: string): Promise<ManualStartResult>;
-  /** Manual cancel of every instance; resolves once they are recorded. Throws YC_ERR_JOB_UNKNOWN / _NOT_RUNNING. */
+  /**
+   * Manual cancel of every instance; resolves once they are recorded. Throws YC_ERR_JOB_UNKNOWN /
+   * _NOT_RUNNING.
+   */
   cancelJob(name: string): Promise<void>;
   /** Stop firing, let runs finish within graceMs, then cancel the rest. Idempotent. */
   shutdown(graceMs: number): Promise<void>;
