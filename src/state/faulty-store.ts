@@ -1,4 +1,4 @@
-// A test seam (DESIGN §3: "a store wrapper that injects slowness and errors is the tool for
+// A test seam ("a store wrapper that injects slowness and errors is the tool for
 // onStoreUnavailable tests"): wraps any StateStore, passes calls through until told to hang or
 // fail, and counts calls per operation. Holds no timers and never touches the clock, so a hang
 // lasts exactly until the test releases it (a FakeClock drives any timeout in front of it).

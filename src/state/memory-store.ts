@@ -1,6 +1,7 @@
-// The in-memory StateStore: the fake of DESIGN §3, held to the same contract suite as the
-// filesystem store, so tests of durable features run without disks. Values are JSON round-tripped
-// exactly like the real store's, and leases expire by the injected clock. One process only.
+// The in-memory StateStore: the fake of docs/architecture.md "Seams", held to the same contract
+// suite as the filesystem store, so tests of durable features run without disks. Values are JSON
+// round-tripped exactly like the real store's, and leases expire by the injected clock. One process
+// only.
 import { createHash } from 'node:crypto';
 import { type Clock, YacronError } from '../common/index.js';
 import { maxOverRecords } from './derive.js';

@@ -1,5 +1,6 @@
-// The one contract every StateStore is held to (DESIGN §3): run by store-memory.test.ts and
-// store-fs.test.ts, and by any wrapper's tests. Time moves only through the FakeClock.
+// The one contract every StateStore is held to (docs/architecture.md "Seams"): run by
+// store-memory.test.ts and store-fs.test.ts, and by any wrapper's tests. Time moves only through
+// the FakeClock.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';

@@ -1,6 +1,6 @@
-// Which members of a backup archive may be restored (spec/cli.md §6): only plain files whose path
-// stays inside the store's data directories. An absolute path, a `..` segment, a link, a device
-// or a FIFO makes the whole archive hostile: it is refused before anything is written.
+// Which members of a backup archive may be restored (docs/cli.md "yacron2 state"): only plain files
+// whose path stays inside the store's data directories. An absolute path, a `..` segment, a link, a
+// device or a FIFO makes the whole archive hostile: it is refused before anything is written.
 import { DATA_DIRS } from './layout.js';
 
 export type MemberVerdict =

@@ -1,5 +1,5 @@
 // What every admin action gets: the store's settings, where its namespace lives, a clock, and
-// the one output channel (stdout, spec/cli.md §6). Must not: exit the process.
+// the one output channel (stdout, docs/cli.md "yacron2 state"). Must not: exit the process.
 import { YacronError, type Clock } from '../../common/index.js';
 import type { StateStore } from '../types.js';
 

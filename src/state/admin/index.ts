@@ -1,5 +1,6 @@
-// The offline `yacron2 state` admin actions (spec/cli.md §6). Loaded only when such an action
-// runs (lazily imported by the CLI), so the daemon and the job-facing commands never pay for tar.
+// The offline `yacron2 state` admin actions (docs/cli.md "yacron2 state"). Loaded only when such an
+// action runs (lazily imported by the CLI), so the daemon and the job-facing commands never pay for
+// tar.
 import { backupStore } from './backup.js';
 import { checkStore } from './check.js';
 import { AdminRefusal, type AdminContext } from './context.js';
@@ -44,7 +45,7 @@ export async function runAdminAction(ctx: AdminContext, request: AdminRequest): 
       await checkStore(ctx);
       return true;
     case 'migrate-schema':
-      // Exit 0 even with failures counted (spec/cli.md §6).
+      // Exit 0 even with failures counted (docs/cli.md "yacron2 state").
       await migrateSchema(ctx, request);
       return true;
   }

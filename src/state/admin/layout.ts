@@ -1,6 +1,7 @@
-// The on-disk layout the offline admin actions work on (spec/seed-durable-state.txt "The store
-// model"): `<path>/<namespace>/{records,docs,blobs,leases,quarantine,tmp}`. Backup, restore and
-// migrate copy files, not API calls, so ids, write times and lease fences survive byte for byte.
+// The on-disk layout the offline admin actions work on (docs/durable-state.md "One backend, two
+// topologies"): `<path>/<namespace>/{records,docs,blobs,leases,quarantine,tmp}`. Backup, restore
+// and migrate copy files, not API calls, so ids, write times and lease fences survive byte for
+// byte.
 import { lstat, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { namespaceName } from '../fs-files.js';
