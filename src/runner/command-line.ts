@@ -1,5 +1,6 @@
 // Turns a configured command into the argv to exec (docs/configuration.md "How a run works"), and
-// wraps it in `setpriv` when the run switches identity so initgroups() semantics survive (§3.4).
+// wraps it in `setpriv` when the run switches identity so initgroups() semantics survive
+// (docs/configuration.md "User and group").
 import type { JobCommand } from '../config/index.js';
 
 export const DEFAULT_SHELL = '/bin/sh';
