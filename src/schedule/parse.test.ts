@@ -1,5 +1,5 @@
-// parseSchedule(): the grammar of config.md §7 (layouts, lists, ranges, steps, names, L items,
-// nicknames) and the exact YC_ERR_SCHEDULE_INVALID reasons.
+// parseSchedule(): the grammar of docs/schedules.md "Fields" (layouts, lists, ranges, steps, names,
+// L items, nicknames) and the exact YC_ERR_SCHEDULE_INVALID reasons.
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { isYacronError } from '../common/index.js';
