@@ -3,7 +3,8 @@
 // controller on 127.0.0.1:0, over a generated config of N jobs plus `printer-<i>` jobs that
 // capture stdout. Every job can get finished runs first, so job views and metrics are full.
 // Prints `READY <url>` on stdout, then obeys stdin lines:
-//   emit <linesPerSecond> <seconds>  printers emit `seq=<n> t=<epoch ms>` lines; replies EMITTED <n>
+//   emit <linesPerSecond> <seconds>  printers emit `seq=<n> t=<epoch ms>` lines; replies EMITTED
+// <n>
 //   stats                            replies STATS {"rssBytes":..,"heapUsedBytes":..}
 //   quit                             closes the server and exits
 import * as path from 'node:path';
@@ -16,7 +17,10 @@ import { importYacron2, intArg, repoRoot, stringArg } from '../lib/worker-io.js'
 
 const configPath = stringArg(0, 'configPath');
 const printers = intArg(1, 'printers');
-/** Finished runs per job before the server opens (A.6 shows the last 20). */
+/**
+ * Finished runs per job before the server opens (docs/http-api.md "GET /jobs and GET /jobs/{name}"
+ * shows the last 20).
+ */
 const historyRuns = intArg(2, 'historyRuns');
 
 async function importDist<T>(relative: string): Promise<T> {

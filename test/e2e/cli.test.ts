@@ -1,5 +1,5 @@
 // E2E: the command line outside the daemon loop: --version, -v, --job-set-id, the default config
-// path, usage errors and `next`, with their exit codes (spec/cli.md §2-§5).
+// path, usage errors and `next`, with their exit codes (docs/cli.md "Running", "Exit codes").
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';

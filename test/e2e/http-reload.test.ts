@@ -1,6 +1,6 @@
-// E2E: the web section is reconciled on reload (http-api A.1): a changed block restarts the
-// server, a token that resolves empty keeps the API down while the jobs still reload, and a
-// fixed block brings it back.
+// E2E: the web section is reconciled on reload (docs/http-api.md "Listen URLs"): a changed block
+// restarts the server, a token that resolves empty keeps the API down while the jobs still reload,
+// and a fixed block brings it back.
 import assert from 'node:assert/strict';
 import { request, type IncomingMessage } from 'node:http';
 import { once } from 'node:events';

@@ -1,7 +1,7 @@
-// E2E: `yacron2 state ...` through the built CLI (spec/cli.md §6): a daemon with a state section
-// opens the store and writes its manifest; check prints the inventory; backup → restore →
-// migrate preserve every record, document, blob and lease fence; refusals and usage errors exit
-// with 1 and 2, every admin message on stdout.
+// E2E: `yacron2 state ...` through the built CLI (docs/cli.md "yacron2 state"): a daemon with a
+// state section opens the store and writes its manifest; check prints the inventory; backup →
+// restore → migrate preserve every record, document, blob and lease fence; refusals and usage
+// errors exit with 1 and 2, every admin message on stdout.
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
