@@ -99,9 +99,10 @@ export default tseslint.config(
         {
           srcRoot: `${import.meta.dirname}/src`,
           layers: LAYERS,
-          // The dashboard is bundled for the browser: it takes the node-free common modules
-          // one by one (common/index.ts also re-exports modules that need node:fs).
-          deepAllowed: { web: ['common'] },
+          // The dashboard and the cron engine it uses are bundled for the browser: they take
+          // the node-free common modules one by one (common/index.ts also re-exports modules
+          // that need node:fs and pino; scripts/build-web.mjs fails on them).
+          deepAllowed: { web: ['common'], schedule: ['common'] },
         },
       ],
     },

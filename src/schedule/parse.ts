@@ -1,7 +1,7 @@
 // Turns a cron expression or nickname into its compiled form; owns the field layouts (5, 6 or
 // 7 fields), the nickname table and the YC_ERR_SCHEDULE_INVALID message.
 
-import { YacronError } from '../common/index.js';
+import { YacronError } from '../common/errors.js';
 import { compileCron, type CompiledCron, type CronFieldValues } from './compiled-cron.js';
 import { CronSyntaxError, parseField, type FieldName } from './cron-fields.js';
 

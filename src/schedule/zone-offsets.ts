@@ -11,7 +11,7 @@
 // Intl, and a zone's formatter is created when its offsets are first needed. Only a name outside
 // the list (an alias such as 'US/Eastern', or 'Etc/GMT+5') asks a formatter at once.
 
-import { YacronError } from '../common/index.js';
+import { YacronError } from '../common/errors.js';
 import { DAY_MS, SECOND_MS, wallMsOf } from './civil-time.js';
 
 /** One offset change: instants >= atMs use offsetAfterMs. */
