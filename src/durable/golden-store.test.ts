@@ -17,8 +17,8 @@ import { loadConfig, type ResolvedJob } from '../config/index.js';
 import { renderJobRuns } from '../http/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
 import { FsStateStore } from '../state/index.js';
-import { extractGoldenStore, GOLDEN_DIR, type GoldenStore } from '../state/test-golden.js';
-import { recordingLogger } from '../state/test-logger.js';
+import { extractGoldenStore, GOLDEN_DIR, type GoldenStore } from '../state/testing.js';
+import { recordingLogger } from '../common/testing.js';
 import {
   flush,
   SECOND,

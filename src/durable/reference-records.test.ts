@@ -17,13 +17,8 @@ import type { ResolvedJob } from '../config/index.js';
 import { makeJob } from '../config/testing.js';
 import { createMetrics } from '../metrics/index.js';
 import { FsStateStore } from '../state/index.js';
-import {
-  filesUnder,
-  readReferenceJson,
-  RECORD_NAME,
-  type Node,
-} from '../state/test-reference-reader.js';
-import { recordingLogger } from '../state/test-logger.js';
+import { filesUnder, readReferenceJson, RECORD_NAME, type Node } from '../state/testing.js';
+import { recordingLogger } from '../common/testing.js';
 import {
   HOUR,
   MINUTE,

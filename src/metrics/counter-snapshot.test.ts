@@ -11,7 +11,7 @@ import {
   type SchedulerEvents,
 } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
-import { readGoldenExpected } from '../state/test-golden.js';
+import { readGoldenExpected } from '../state/testing.js';
 import { createMetrics, type Metrics } from './create-metrics.js';
 import { parseExposition, type ParsedFamily } from './exposition-parser.js';
 

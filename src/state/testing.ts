@@ -1,8 +1,9 @@
 // The state test door: the reference store's golden records, the independent reader of the
-// reference's file grammar, and the tar writer the admin tests
-// build hostile archives with (left out of dist/ with the other test-only modules).
+// reference's file grammar, and the tar writer the admin tests build hostile archives with (left
+// out of dist/ with the other test-only modules).
 export {
   extractGoldenStore,
+  GOLDEN_DIR,
   readGoldenExpected,
   type GoldenExpected,
   type GoldenRecord,
