@@ -133,7 +133,7 @@ export function handoffData(handoff: Omit<RetryHandoff, 'kind'>): JsonObject {
 
 /** A retry record, or undefined for an unknown kind or one this reader cannot use. */
 export function parseRetry(data: JsonObject): RetryRecord | undefined {
-  const kind = str(data, 'kind');
+  const kind = str(data, 'kind') ?? ''; // a missing kind is an unknown one
   const attempt = int(data, 'attempt');
   switch (kind) {
     case 'pending': {
