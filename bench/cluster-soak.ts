@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeTestCa } from '../src/cluster/tls-fixture.test.js';
+import { makeTestCa } from '../src/cluster/testing.js';
 import {
   getJson,
   ProxiedMesh,

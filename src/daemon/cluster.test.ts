@@ -6,10 +6,10 @@ import { describe, it } from 'node:test';
 import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
 import { MemoryNetwork } from '../cluster/index.js';
 import type { ResolvedConfig } from '../config/index.js';
-import { renderClusterStatus, renderFleet } from '../http/cluster-views.js';
+import { renderClusterStatus, renderFleet } from '../http/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { createScheduler, FakeRunner } from '../scheduler/index.js';
-import { gossipConfig } from '../cluster/cluster-fixture.test.js';
+import { gossipConfig } from '../cluster/testing.js';
 import { createDaemonCluster, type DaemonCluster } from './cluster.js';
 
 const NAMES = ['a', 'b', 'c'];

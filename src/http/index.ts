@@ -46,3 +46,4 @@ export {
   type TrendSource,
   type TrendsView,
 } from './trends.js';
+export { renderClusterStatus, renderFleet } from './cluster-views.js';

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { makeJob } from '../config/testing.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { DurablePort, RetryJournal, RetrySettleReason } from '../scheduler/index.js';
-import { createHarness, T0 } from '../scheduler/test-harness.js';
+import { createHarness, T0 } from '../scheduler/testing.js';
 import { ClusterGate } from './gate.js';
 import { DeferredReboots } from './reboot-deferral.js';
 import { schedulerSeams } from './scheduler-seams.js';

@@ -5,7 +5,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TestCa } from '../../src/cluster/tls-fixture.test.js';
+import type { TestCa } from '../../src/cluster/testing.js';
 import { freePort, writeConfig } from './harness.js';
 
 export { freePort };

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hrwOwner } from '../../src/cluster/index.js';
-import { makeTestCa } from '../../src/cluster/tls-fixture.test.js';
+import { makeTestCa } from '../../src/cluster/testing.js';
 import {
   freePort,
   getJson,
