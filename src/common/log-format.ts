@@ -5,6 +5,7 @@
 // that have no value in this daemon (the caller's file, line, function, ...) render as `?` (or
 // 0 for numeric conversions) and are reported by `attributesOf` so the section can warn.
 // Pure: the record carries the instant; nothing here reads a clock.
+import { MONTH_NAMES, WEEKDAY_NAMES } from './calendar-names.js';
 
 /** One log call, with everything a format may name. */
 export interface LogRecord {
@@ -72,22 +73,6 @@ function pad(value: number, width: number): string {
   return String(value).padStart(width, '0');
 }
 
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** time.strftime over local time; an unknown directive is copied as written. */
 export function strftime(pattern: string, epochMs: number): string {
   const date = new Date(epochMs);
@@ -114,13 +99,13 @@ export function strftime(pattern: string, epochMs: number): string {
       case 'p':
         return date.getHours() < 12 ? 'AM' : 'PM';
       case 'a':
-        return DAYS[date.getDay()]!.slice(0, 3);
+        return WEEKDAY_NAMES[date.getDay()]!.slice(0, 3);
       case 'A':
-        return DAYS[date.getDay()]!;
+        return WEEKDAY_NAMES[date.getDay()]!;
       case 'b':
-        return MONTHS[date.getMonth()]!.slice(0, 3);
+        return MONTH_NAMES[date.getMonth()]!.slice(0, 3);
       case 'B':
-        return MONTHS[date.getMonth()]!;
+        return MONTH_NAMES[date.getMonth()]!;
       case 'j': {
         const start = new Date(date.getFullYear(), 0, 1);
         return pad(Math.floor((date.getTime() - start.getTime()) / 86_400_000) + 1, 3);

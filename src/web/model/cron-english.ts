@@ -4,21 +4,8 @@
 // this module describes what it is given and answers null for text it cannot read.
 // Must not: claim OR semantics for day of month + day of week (yacron2 requires both to match).
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+import { MONTH_NAMES as MONTHS, WEEKDAY_NAMES as WEEKDAYS } from '../../common/calendar-names.js';
+
 const MONTH_NAMES = [
   'jan',
   'feb',
