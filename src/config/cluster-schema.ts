@@ -12,7 +12,7 @@ import type {
   TypedKubernetesBlock,
 } from './cluster-lease-blocks.js';
 import { childPath } from './issues.js';
-import { INVALID, OMIT, walk, type FieldSpec, type Schema, type WalkContext } from './schema.js';
+import { walkSection, type FieldSpec, type Schema, type WalkContext } from './schema.js';
 import type { SourceLocation } from './types.js';
 import type { RawNode } from './yaml-tree.js';
 
@@ -169,18 +169,8 @@ export function typeClusterSection(
   line: number,
   ctx: WalkContext,
 ): TypedCluster | undefined {
-  const before = ctx.issues.length;
-  const value = walk(CLUSTER_SCHEMA, node, sectionPath, line, ctx);
-  if (value === OMIT) {
-    ctx.issues.push({
-      file: ctx.file,
-      path: sectionPath,
-      line,
-      message: "'cluster' must not be empty",
-    });
-    return undefined;
-  }
-  if (value === INVALID || ctx.issues.length > before || node.kind !== 'map') return undefined;
+  const value = walkSection(CLUSTER_SCHEMA, 'cluster', node, sectionPath, line, ctx);
+  if (value === undefined || node.kind !== 'map') return undefined;
   const observability = node.entries.find((entry) => entry.key === 'observability');
   // An empty block (`kubernetes:`) types to nothing; its key still has a place for messages.
   for (const entry of node.entries) {

@@ -33,6 +33,28 @@ export function walk<T>(
   return walkNode(schema, node, path, line, ctx) as Walked<T>;
 }
 
+/**
+ * Type a top-level section (`web:`, `cluster:`): an empty one is an issue naming it. undefined
+ * when the section is empty or anything in it was refused.
+ */
+export function walkSection<T>(
+  schema: Schema<T>,
+  name: string,
+  node: RawNode,
+  path: string,
+  line: number,
+  ctx: WalkContext,
+): T | undefined {
+  const before = ctx.issues.length;
+  const value = walk(schema, node, path, line, ctx);
+  if (value === OMIT) {
+    ctx.issues.push({ file: ctx.file, path, line, message: `'${name}' must not be empty` });
+    return undefined;
+  }
+  if (value === INVALID || ctx.issues.length > before) return undefined;
+  return value;
+}
+
 function walkNode(
   schema: SchemaNode,
   node: RawNode,

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { deepFreeze } from '../common/index.js';
 import { describeIoError } from './source-files.js';
 import { childPath, type Loc } from './issues.js';
-import { INVALID, OMIT, isEmptyValue, walk, type Schema, type WalkContext } from './schema.js';
+import { isEmptyValue, walkSection, type Schema, type WalkContext } from './schema.js';
 import type { TypedSecretSource } from './report-schema.js';
 import type { RawNode } from './yaml-tree.js';
 
@@ -169,18 +169,10 @@ export function typeWebSection(
   line: number,
   ctx: WalkContext,
 ): TypedWeb | undefined {
+  const value = walkSection(WEB_SCHEMA, 'web', node, sectionPath, line, ctx);
+  if (value === undefined) return undefined;
+  // The checks below add their own issues: the block is refused if any does.
   const before = ctx.issues.length;
-  const value = walk(WEB_SCHEMA, node, sectionPath, line, ctx);
-  if (value === OMIT) {
-    ctx.issues.push({
-      file: ctx.file,
-      path: sectionPath,
-      line,
-      message: "'web' must not be empty",
-    });
-    return undefined;
-  }
-  if (value === INVALID || ctx.issues.length > before) return undefined;
   let typed = value as TypedWeb;
   const emptyToken =
     node.kind === 'map' &&
