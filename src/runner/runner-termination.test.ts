@@ -276,10 +276,21 @@ void test('an executionTimeout beyond Node timer range (25 days) does not fire a
 });
 
 /** `sleep 300 &` that keeps the captured stdout open after the shell itself exits. */
-function backgroundSleeper(pidFile: string, prefix = ''): ResolvedJob['command'] {
+function backgroundSleeper(pidFile: string, escape: boolean): ResolvedJob['command'] {
+  if (!escape) {
+    return {
+      kind: 'shell',
+      script: `sleep 300 & echo $! > "${pidFile}.tmp" && mv "${pidFile}.tmp" "${pidFile}"; echo started`,
+    };
+  }
+  // The sleeper leaves the process group (setsid) and only then writes its pid and wakes the
+  // shell through a fifo, so the shell exits only after the escape is complete: SIGKILL to the
+  // group can never catch the child before it left.
   return {
     kind: 'shell',
-    script: `${prefix}sleep 300 & echo $! > "${pidFile}.tmp" && mv "${pidFile}.tmp" "${pidFile}"; echo started`,
+    script:
+      `mkfifo "${pidFile}.left" && { setsid sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0"; ` +
+      `echo > "$0.left"; exec sleep 300' "${pidFile}" & } && read -r _ < "${pidFile}.left"; echo started`,
   };
 }
 
@@ -291,13 +302,13 @@ async function startWithBackgroundChild(
   clock: FakeClock,
   pidFile: string,
   overrides: MakeJobOverrides = {},
-  prefix = '',
+  escape = false,
 ): Promise<{ run: Started; childPid: number }> {
   const run = start(
     clock,
     makeJob({
       name: 'bg',
-      command: backgroundSleeper(pidFile, prefix),
+      command: backgroundSleeper(pidFile, escape),
       captureStdout: true,
       ...overrides,
     }),
@@ -359,7 +370,7 @@ void test(
   async () => {
     await withPidFile(async (pidFile) => {
       const clock = new FakeClock();
-      const { run, childPid } = await startWithBackgroundChild(clock, pidFile, {}, 'setsid ');
+      const { run, childPid } = await startWithBackgroundChild(clock, pidFile, {}, true);
       try {
         const pipesClosing = clock.nextTimer();
         await clock.advance(OUTPUT_DRAIN_MS);
