@@ -1,9 +1,10 @@
 // The mTLS peer listener (docs/clustering.md "The peer endpoint"): HTTPS/1.1 with keep-alive on
 // the configured address, a client certificate required and verified against the cluster CA,
 // request bodies capped in size and time, large /peer bodies gzipped for pollers that ask.
-// Must not: serve anything but the peer routes, or read an unbounded body.
+// Must not: serve anything but the peer routes, read an unbounded body, or outlive close().
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { YacronError, describeError, type Clock, type Logger } from '../common/index.js';
 import type { ClusterAddress } from '../config/index.js';
@@ -60,6 +61,14 @@ export async function startPeerServer(
     (request, response) => serve(request, response, handler, options),
   );
   server.maxConnections = MAX_CONNECTIONS;
+  // Every TCP connection, from accept on: the HTTP layer only knows a connection once its
+  // handshake is done, so closeAllConnections() misses one mid-handshake, which can then finish
+  // and serve a keep-alive poller from a listener that was closed (and hold close() open).
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   // A client that fails the handshake (no or untrusted certificate) is the peer's problem to log.
   server.on('tlsClientError', () => undefined);
   const target = bindTarget(options.listen);
@@ -96,6 +105,7 @@ export async function startPeerServer(
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       }),
   };
 }

@@ -4,7 +4,7 @@
 // converging on one leader.
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
-import { createServer as createTcpServer, type Socket } from 'node:net';
+import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import {
   FakeClock,
@@ -367,3 +367,33 @@ void test('three real mTLS nodes agree and elect one leader; a node from another
   for (const listener of listeners) await listener.close();
   for (const server of [...transports, rogueTransport]) await server.close();
 });
+
+void test(
+  'closing the listener ends at once a connection still in its handshake and a keep-alive session',
+  { timeout: 4_000 },
+  async () => {
+    // connectTimeout (the handshake bound) is far past the test's timeout: only close() can end them.
+    const server = new TlsPeerTransport({
+      listen: LOOPBACK,
+      material: await nodeMaterial(),
+      connectTimeoutMs: 60_000,
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    const listener = await server.listen(echo);
+    const client = transport(await nodeMaterial());
+    const exchange = await client.request(listener.address, get());
+    assert.equal(exchange.kind, 'response', 'a keep-alive session is open');
+    const port = Number(listener.address.split(':')[1]);
+    const idle = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
+      socket.on('error', reject);
+    });
+    const idleClosed = new Promise<void>((resolve) => idle.once('close', () => resolve()));
+    idle.on('error', () => undefined);
+    await listener.close();
+    await idleClosed;
+    await server.close();
+    await client.close();
+  },
+);
