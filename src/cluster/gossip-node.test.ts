@@ -199,3 +199,31 @@ void test('what a node advertises: itself first, heard-from peers in config orde
   assert.deepEqual(payload.mutual_agreeing, ['node-1']);
   assert.deepEqual(payload.quorate_vouched, [], 'node-1 reported no mutual peers yet');
 });
+
+void test('a node that joins can lead its own view for a round; no peer vouches for it, so its quorum is unconfirmed', async () => {
+  const { network, nodes } = await build((index) => ({ name: `node-${index}` }), 3);
+  const [a, b] = nodes as [GossipNode, GossipNode];
+  for (const from of ['0', '1']) network.setLink(from, 'n2:8443', 'down');
+  await a.runRound(); // a hears b, but b has not heard a: one-sided
+  await b.runRound(); // b hears a listing it; a vouches for nobody yet
+  assert.equal(b.leaderName(), 'node-1', "b's own view: quorate with a, and a is not eligible");
+  assert.equal(b.quorumConfirmed(), false);
+  assert.equal(a.isQuorate(), false);
+  assert.equal(a.quorumConfirmed(), false);
+  await a.runRound();
+  assert.equal(a.leaderName(), 'node-0');
+  assert.equal(a.quorumConfirmed(), false, 'b does not vouch for a until its next round');
+  await b.runRound();
+  assert.equal(b.leaderName(), 'node-0');
+  assert.equal(b.quorumConfirmed(), true, 'a vouches for b: both are quorate');
+  await a.runRound();
+  assert.equal(a.quorumConfirmed(), true);
+});
+
+void test('alone in an election cluster of one, a node confirms its own quorum', async () => {
+  const { nodes } = await build(() => ({ name: 'solo', peers: [] }), 1);
+  const [solo] = nodes as [GossipNode];
+  await solo.runRound();
+  assert.equal(solo.isLeader(), true);
+  assert.equal(solo.quorumConfirmed(), true);
+});

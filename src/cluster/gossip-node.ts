@@ -253,6 +253,13 @@ export class GossipNode implements LeadershipBackend {
     return this.#sets().viewSettled;
   }
 
+  quorumConfirmed(): boolean {
+    const sets = this.#sets();
+    if (sets.leaderName === null) return false;
+    if (sets.quorum <= 1) return true;
+    return sets.live.some((peer) => peer.quorateVouched?.has(this.nodeName) === true);
+  }
+
   availableLeaderName(): string {
     return this.#sets().availableLeaderName;
   }

@@ -99,6 +99,22 @@ void test('a one-shot another node already ran stands down here', async () => {
   );
 });
 
+void test('a leader whose quorum no peer confirms yet keeps a Leader one-shot waiting; PreferLeader runs', () => {
+  const backend = new StaticLeadership({ quorumConfirmed: false });
+  const source = new StaticLeadershipSource(true, backend);
+  assert.equal(backend.isLeader(), true);
+  assert.deepEqual(planPendingReboot(reboot('l', 'Leader'), source), { kind: 'keep' });
+  assert.deepEqual(planPendingReboot(reboot('p', 'PreferLeader'), source), {
+    kind: 'run',
+    markFirst: true,
+  });
+  backend.state.quorumConfirmed = true;
+  assert.deepEqual(planPendingReboot(reboot('l', 'Leader'), source), {
+    kind: 'run',
+    markFirst: true,
+  });
+});
+
 void test('no manager: PreferLeader runs (never-skip), Leader keeps waiting', async () => {
   const source = new StaticLeadershipSource(true, null);
   const deferrals = new DeferredReboots(source, recordingLogger());

@@ -16,6 +16,8 @@ export interface StaticLeadershipState {
   leaderName: string | null;
   conflicts: ConflictReport;
   viewSettled: boolean;
+  /** A peer vouches for this node's quorum (see LeadershipBackend.quorumConfirmed). */
+  quorumConfirmed: boolean;
   availableLeaderName: string;
   /** Per-job owners; absent jobs are owned by `defaultOwner`. */
   jobOwners: Map<string, string | null>;
@@ -40,6 +42,7 @@ export class StaticLeadership implements LeadershipBackend {
       leaderName: nodeName,
       conflicts: { names: [], sizes: [], policies: [] },
       viewSettled: true,
+      quorumConfirmed: true,
       availableLeaderName: nodeName,
       jobOwners: new Map(),
       availableJobOwners: new Map(),
@@ -80,6 +83,9 @@ export class StaticLeadership implements LeadershipBackend {
   }
   viewSettled(): boolean {
     return this.state.viewSettled;
+  }
+  quorumConfirmed(): boolean {
+    return this.state.quorate && this.state.quorumConfirmed;
   }
   jobOwner(job: string): string | null {
     if (!this.state.quorate) return null;

@@ -28,6 +28,13 @@ export interface LeadershipBackend {
   conflicts(): ConflictReport;
   /** false while a freshly (re)built view is converging (the never-skip gates hold). */
   viewSettled(): boolean;
+  /**
+   * A peer confirms this node's quorum: a live peer lists this node among the candidates it
+   * vouches quorate, or this node alone is a quorum (lease backends: a held lease is the
+   * confirmation). A node that has just joined can be leader of its own view for a round before
+   * any peer vouches for it; a deferred Leader @reboot one-shot waits for this.
+   */
+  quorumConfirmed(): boolean;
   /** The quorum-gated per-job owner (spread) is this node. */
   isJobOwner(job: string): boolean;
   jobOwner(job: string): string | null;
