@@ -209,7 +209,7 @@ export function nodeConfigYaml(node: NodeConfig): string {
     `  peers:\n${peers}` +
     `  nodeName: ${node.name}\n` +
     `  interval: ${node.intervalSeconds ?? 1}\n` +
-    `  connectTimeout: 2\n` +
+    `  connectTimeout: 5\n` +
     `  electLeader: true\n` +
     `  distribution: ${node.distribution ?? 'single-leader'}\n`
   );

@@ -24,6 +24,8 @@ import { defer, startDaemon, useTempDir, type DaemonProcess } from './harness.js
 const NAMES = ['a', 'b', 'c'] as const;
 type Name = (typeof NAMES)[number];
 
+const ACQUIRED = 'cluster: this node acquired scheduled-job leadership';
+
 const nowSecond = (): number => Math.floor(Date.now() / 1000);
 
 test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflicts, failover, spread', async (t) => {
@@ -46,6 +48,14 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     const log = await daemon.waitForLog(/^web: started listening on http:\/\/127\.0\.0\.1:\d+$/);
     bases.set(name, /http:\/\/\S+$/.exec(log.msg)![0]);
   };
+  /** Every node's cluster log lines, for a failure message. */
+  const clusterLogs = (): string =>
+    [...daemons]
+      .map(([name, daemon]) => {
+        const lines = daemon.logs().filter((record) => record.msg.startsWith('cluster'));
+        return `\n--- ${name}:\n${lines.map((record) => record.msg).join('\n')}`;
+      })
+      .join('');
   const cluster = (name: Name): Promise<ClusterBody> =>
     getJson<ClusterBody>(bases.get(name)!, '/cluster');
   const views = (names: readonly Name[] = NAMES): Promise<ClusterBody[]> =>
@@ -88,7 +98,16 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     return out;
   };
 
-  for (const name of NAMES) await start(name);
+  // The quorum forms from a and b before c starts: the newcomer b then leads its own view for a
+  // round before a vouches for it (docs/clustering.md "@reboot under election"), which is the
+  // case the deferred Leader @reboot one-shot must sit out. It runs once, on a.
+  await start('a');
+  await start('b');
+  await waitFor(
+    async () => (await views(['a', 'b'])).every((view) => view.quorate && view.leader === 'a'),
+    'a and b agreeing that a leads, before c starts',
+  );
+  await start('c');
 
   await t.test('three nodes elect one leader; each Leader firing runs once', async () => {
     await waitFor(() => converged('a'), 'one leader, a, on every node');
@@ -170,7 +189,7 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     await writeNodeConfig(dir, 'c', config('c', overrides));
     let seen: ClusterBody[] = [];
     await waitFor(async () => visible((seen = await views())), what).catch((error: unknown) => {
-      throw new Error(`${String(error)}; last views: ${JSON.stringify(seen)}`);
+      throw new Error(`${String(error)}; last views: ${JSON.stringify(seen)}${clusterLogs()}`);
     });
     const since = nowSecond() + 1;
     await witnessedThrough(since + 2);
@@ -204,20 +223,36 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     );
   });
 
-  await t.test('stopping the leader moves leadership within about two intervals', async () => {
-    await daemons.get('a')!.stop();
+  await t.test('stopping the leader moves leadership at the next poll', async () => {
+    const b = daemons.get('b')!;
+    const seenBefore = b.logs().length;
     const stopped = performance.now();
-    // About two intervals: the survivors' next poll finds a gone, then b leads (the bound adds
-    // 2 s for a loaded machine; the measured time is reported).
-    await waitFor(async () => (await views(['b']))[0]!.is_leader, 'b leading', {
-      timeoutMs: 4_000,
-      intervalMs: 50,
-    });
+    await daemons.get('a')!.stop();
+    const eventsSince = (): string[] =>
+      b
+        .logs()
+        .slice(seenBefore)
+        .map((record) => record.msg)
+        .filter((msg) => msg.startsWith('cluster: '));
+    await waitFor(
+      () => Promise.resolve(eventsSince().includes(ACQUIRED)),
+      'b logging that it leads',
+    );
     const movedMs = performance.now() - stopped;
+    assert.equal((await views(['b']))[0]!.is_leader, true);
+    // Leadership moves at b's first poll that finds a gone: in b's log, the one cluster event
+    // between a's exit and b's leadership is a becoming unreachable (how long that takes is
+    // reported here and measured by bench/cluster-soak.ts, not asserted).
+    const events = eventsSince();
+    assert.match(
+      events[0] ?? '',
+      new RegExp(`^cluster: peer ${hostOf('b', 'a')} became unreachable`),
+    );
+    assert.equal(events[1], ACQUIRED);
     const since = nowSecond() + 1;
     await witnessedThrough(since + 1, ['b', 'c']);
     assert.deepEqual(nodesBySecond('lead', since, since), [['b']]);
-    t.diagnostic(`leadership moved to b ${Math.round(movedMs)} ms after a exited`);
+    t.diagnostic(`leadership moved to b ${Math.round(movedMs)} ms after a was told to stop`);
     // a comes back and leads again; its @reboot one-shot already ran in the cluster.
     await start('a');
     await waitFor(() => converged('a'), 'a back and leading');
@@ -237,9 +272,10 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
   await t.test('under spread every node shows the same clusterOwner', async () => {
     for (const name of NAMES)
       await writeNodeConfig(dir, name, config(name, { distribution: 'spread' }));
+    let seen: ClusterBody[] = [];
     await waitFor(
       async () =>
-        (await views()).every(
+        (seen = await views()).every(
           (view) =>
             view.distribution === 'spread' &&
             view.quorate &&
@@ -248,7 +284,9 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
             view.peers.every((peer) => peer.status === 'agreed'),
         ),
       'every node quorate under spread',
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}; last views: ${JSON.stringify(seen)}${clusterLogs()}`);
+    });
     // Each job's owner is the rendezvous winner over the three agreeing members, on every node
     // (a rebuilt view converges within a few rounds of the last rebuild).
     const expected = (job: string): string | null => hrwOwner(job, [...NAMES]);
