@@ -18,7 +18,11 @@ export interface NodeStatsHandle {
   close(): void;
 }
 
-export function createNodeStats(deps: { clock: Clock; nodeName: string }): NodeStatsHandle {
+export function createNodeStats(deps: {
+  clock: Clock;
+  /** The cluster's nodeName when a cluster section is loaded, else the host name. */
+  nodeName: () => string;
+}): NodeStatsHandle {
   let reader: NodeStatsReader | undefined;
   const read = () => {
     reader ??= new NodeStatsReader({ clock: deps.clock });
@@ -27,7 +31,7 @@ export function createNodeStats(deps: { clock: Clock; nodeName: string }): NodeS
   const history = new NodeHistory({ clock: deps.clock, reader: { read } });
   return {
     view: {
-      nodeName: () => deps.nodeName,
+      nodeName: deps.nodeName,
       reading: read,
       history: () => history.snapshot(),
     },

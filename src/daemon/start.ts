@@ -114,7 +114,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // monitorResources: one sampler for every monitored run (its timer runs only while one does).
   const runResources = createRunResources({ clock, logger });
   // This node's CPU and memory (GET /node, and the reading a cluster shares with its peers).
-  const node = createNodeStats({ clock, nodeName: host });
+  const node = createNodeStats({ clock, nodeName: () => config.cluster?.nodeName ?? host });
   // The cluster, built once per process: the scheduler's gate and @reboot deferral read it.
   const cluster = createDaemonCluster({
     clock,

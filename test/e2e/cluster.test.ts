@@ -132,6 +132,8 @@ test('a 3-node gossip cluster over mTLS: election, partition, rotation, conflict
     assert.equal(a!.cluster_size, 3);
     assert.equal(a!.is_leader, true);
     assert.equal(typeof a!.node_stats?.mem_total_bytes, 'number', "this node's own reading");
+    const node = await getJson<{ node_name: string }>(bases.get('b')!, '/node');
+    assert.equal(node.node_name, 'b', "/node names the cluster's nodeName");
   });
 
   await t.test('a node cut off stands down; PreferLeader runs on both sides', async () => {
