@@ -68,6 +68,32 @@ const LEDGER_FIELDS = [
 // ---- the ledger -----------------------------------------------------------------------------
 
 void describe('the durable run ledger', () => {
+  void test('a retry the cluster abandoned leaves its cancelled record in the ledger too', async () => {
+    const w = await world();
+    const d = await boot(w, { jobs: [job({ name: 'flaky' })] });
+    const summary = {
+      outcome: 'cancelled' as const,
+      exitCode: null,
+      startedAtMs: null,
+      finishedAtMs: T0 + 5 * SECOND,
+      durationMs: null,
+      failReason: 'retry abandoned: cluster ownership moved to another node',
+      resources: null,
+    };
+    // The scheduler emits this when a due retry's owner moved (leadership/scheduler-seams.test.ts).
+    d.scheduler.events.emit('retry:abandoned', { jobName: 'flaky', attempt: 1, summary });
+    await flush();
+    const rows = await streamData(w.store, 'runs/flaky');
+    assert.equal(rows.length, 1);
+    const record = renderRunRecord(summary);
+    assert.deepEqual(
+      LEDGER_FIELDS.map((field) => rows[0]![field]),
+      LEDGER_FIELDS.map((field) => record[field]),
+    );
+    assert.equal(rows[0]!['outcome'], 'cancelled');
+    await d.stop();
+  });
+
   void test('every finished run lands in runs/<job> in the GET /jobs/{name}/runs shape', async () => {
     const w = await world();
     const d = await boot(w, { jobs: [job({ name: 'backup' })] });

@@ -112,6 +112,7 @@ export class DurableState implements DurableCollaborator {
       events.on('run:started', (event) => this.#recorder.onRunStarted(event)),
       events.on('run:output', (event) => this.#recorder.onRunOutput(event)),
       events.on('run:finished', (event) => this.#recorder.onRunFinished(event)),
+      events.on('retry:abandoned', (event) => this.#recorder.onRetryAbandoned(event)),
     );
     this.#tasks.run(() => this.#backendStart());
   }

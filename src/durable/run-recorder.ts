@@ -5,7 +5,13 @@
 // Must not: wait for a write or read the store.
 import { replaceOrder, replaceValues } from '../common/index.js';
 import type { ResolvedState } from '../config/index.js';
-import type { RunFinishedEvent, RunOutputEvent, RunStartedEvent } from '../scheduler/index.js';
+import type {
+  RetryAbandonedEvent,
+  RunFinishedEvent,
+  RunOutputEvent,
+  RunStartedEvent,
+  RunSummary,
+} from '../scheduler/index.js';
 import { fitArchivedLines, redactInChunks } from './archive-text.js';
 import { ledgerRowOf } from './ledger-rows.js';
 import { archiveRecordData, OutputArchive, scrubLines } from './output-archive.js';
@@ -126,12 +132,8 @@ export class RunRecorder {
         : undefined);
     this.#archives.delete(event.runId);
     if (!event.recorded) return;
-    const appends = (this.#appends.get(name) ?? 0) + 1;
-    this.#appends.set(name, appends);
-    const prune = appends === 1 || appends % PRUNE_EVERY === 0;
+    const prune = this.#appendLedgerRow(name, event.summary);
     const keep = this.#settings.maxRunsPerJob;
-    this.#access.submit('run-record', runsStream(name), ledgerRowOf(event.summary));
-    if (prune && keep !== null) this.#access.submitPrune('run-record', runsStream(name), keep);
     if (archived !== undefined) {
       this.#archive(event, archived);
       if (prune && keep !== null) this.#access.submitPrune('archive', logsStream(name), keep);
@@ -143,6 +145,25 @@ export class RunRecorder {
         this.writeCounters();
       }
     }
+  }
+
+  /**
+   * A due retry the cluster abandoned (ownership moved to another node): its `cancelled` record
+   * goes to the ledger like any run's, so `GET /jobs/{name}/runs` says the same after a restart.
+   */
+  onRetryAbandoned(event: RetryAbandonedEvent): void {
+    this.#appendLedgerRow(event.jobName, event.summary);
+  }
+
+  /** Append one ledger row (pruned on the first append and every PRUNE_EVERY); true when pruned. */
+  #appendLedgerRow(name: string, summary: RunSummary): boolean {
+    const appends = (this.#appends.get(name) ?? 0) + 1;
+    this.#appends.set(name, appends);
+    const prune = appends === 1 || appends % PRUNE_EVERY === 0;
+    const keep = this.#settings.maxRunsPerJob;
+    this.#access.submit('run-record', runsStream(name), ledgerRowOf(summary));
+    if (prune && keep !== null) this.#access.submitPrune('run-record', runsStream(name), keep);
+    return prune;
   }
 
   /** A snapshot of the counters now (the throttled ones, and the final one at shutdown). */
