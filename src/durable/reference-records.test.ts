@@ -25,6 +25,7 @@ import {
   newProcess,
   SECOND,
   startDaemon,
+  streamData,
   T0,
   tick,
   until,
@@ -406,7 +407,15 @@ void test("every durable record kind we write has the reference's fields, JSON t
         ),
       'the reconciliation',
     );
+    // report's catch-up starts after a real read of its watermark: the FakeClock must not run
+    // ahead of it (its backfill runs would otherwise never see their clock move).
+    await until(() => b.logged('Job report: catching up').length === 1, "report's catch-up");
     await tick(clockB, 30 * MINUTE);
+    await until(
+      async () =>
+        (await streamData(store, 'catchup/report')).some((data) => data['kind'] === 'close'),
+      "report's catch-up closed",
+    );
     await b.stop();
     // The stop's drain is bounded on the FakeClock; the real file writes may still be landing.
     await b.writes.drain();
