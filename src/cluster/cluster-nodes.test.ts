@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DeferredReboots } from '../leadership/index.js';
-import { TestCluster } from './cluster-fixture.test.js';
+import { flushMicrotasks } from '../common/index.js';
+import { INTERVAL_MS, TestCluster } from './cluster-fixture.test.js';
 
 const THREE = [{ name: 'node-a' }, { name: 'node-b' }, { name: 'node-c' }];
 
@@ -71,6 +72,36 @@ void test('a partitioned node stands down (minority) while the majority elects; 
   cluster.network.heal();
   await cluster.runIntervals(2);
   assert.deepEqual(cluster.leaders(), ['node-a'], 'healed: the lowest name leads again');
+  await cluster.stop();
+});
+
+void test('a healed lower node takes Leader jobs over only once a peer has ceded to it: never two at once', async () => {
+  const cluster = new TestCluster(THREE);
+  // Rounds a third of an interval apart, as real nodes' rounds are.
+  for (const node of cluster.nodes) {
+    await node.supervisor.reconcile(node.config);
+    await cluster.clock.advance(INTERVAL_MS / 3);
+  }
+  await cluster.runIntervals(3);
+  cluster.network.partition([['0'], ['1', '2']]);
+  await cluster.runIntervals(3);
+  assert.deepEqual(cluster.leaders(), ['node-b']);
+  cluster.network.heal();
+  const allowed: string[][] = [];
+  for (let step = 0; step < 60; step++) {
+    await cluster.clock.advance(INTERVAL_MS / 10);
+    await flushMicrotasks(200);
+    allowed.push(
+      cluster.nodes
+        .filter((node) => node.verdict('job', 'Leader').kind === 'allow')
+        .map((node) => node.config.nodeName),
+    );
+  }
+  assert.ok(
+    allowed.every((names) => names.length <= 1),
+    `one Leader at most at any moment: ${JSON.stringify(allowed)}`,
+  );
+  assert.deepEqual(allowed.at(-1), ['node-a'], 'the lowest name runs them again');
   await cluster.stop();
 });
 

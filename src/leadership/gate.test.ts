@@ -51,6 +51,20 @@ void test('no quorum: Leader skips, PreferLeader runs on the lowest reachable no
   assert.equal(verdict.kind === 'deny' && verdict.reason, 'no-quorum');
 });
 
+void test('a leader no peer has vouched for yet skips Leader jobs (single-leader and spread); PreferLeader runs', () => {
+  for (const distribution of ['single-leader', 'spread'] as const) {
+    const newcomer = new StaticLeadership({ distribution, quorumConfirmed: false });
+    assert.deepEqual(kinds(newcomer), ['deny', 'allow', 'allow'], distribution);
+    assert.deepEqual(decideClusterGate(job('Leader'), 'schedule', true, newcomer), {
+      kind: 'deny',
+      reason: 'unconfirmed',
+      detail: 'no peer has confirmed this node quorate yet',
+    });
+    newcomer.state.quorumConfirmed = true;
+    assert.deepEqual(kinds(newcomer), ['allow', 'allow', 'allow'], distribution);
+  }
+});
+
 void test('a conflict stands Leader down only; PreferLeader and EveryNode are not gated on it', () => {
   for (const conflicts of [
     { names: ['me'], sizes: [], policies: [] },

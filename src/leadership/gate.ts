@@ -61,11 +61,28 @@ function leader(job: string, backend: LeadershipBackend): ClusterVerdict {
   }
   if (!backend.isQuorate()) return deny('no-quorum', 'this node sees no quorum');
   if (backend.distribution === 'spread') {
-    if (backend.isJobOwner(job)) return { kind: 'allow', basis: 'job-owner' };
-    return deny('not-owner', `the owner of this job is ${backend.jobOwner(job) ?? 'unconfirmed'}`);
+    if (!backend.isJobOwner(job)) {
+      return deny(
+        'not-owner',
+        `the owner of this job is ${backend.jobOwner(job) ?? 'unconfirmed'}`,
+      );
+    }
+    return confirmed(backend) ?? { kind: 'allow', basis: 'job-owner' };
   }
-  if (backend.isLeader()) return { kind: 'allow', basis: 'leader' };
-  return deny('not-leader', `the elected leader is ${backend.leaderName() ?? 'unknown'}`);
+  if (!backend.isLeader()) {
+    return deny('not-leader', `the elected leader is ${backend.leaderName() ?? 'unknown'}`);
+  }
+  return confirmed(backend) ?? { kind: 'allow', basis: 'leader' };
+}
+
+/**
+ * A node that joins (or comes back) leads its own view up to a round before the others cede to
+ * it; the Leader contract is "a skip, never a double", so it waits until a peer vouches for its
+ * quorum (docs/clustering.md "Guarantees and trade-offs").
+ */
+function confirmed(backend: LeadershipBackend): Deny | null {
+  if (backend.quorumConfirmed()) return null;
+  return deny('unconfirmed', 'no peer has confirmed this node quorate yet');
 }
 
 /**

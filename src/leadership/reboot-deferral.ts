@@ -48,11 +48,7 @@ export function planPendingReboot(
   }
   if (backend.rebootRan(job.name)) return { kind: 'drop', why: 'already-ran' };
   const verdict = decideClusterGate(job, 'reboot', true, backend);
-  if (verdict.kind !== 'allow') return { kind: 'keep' };
-  // A one-shot has no next firing to make up for a double: a Leader one waits until a peer
-  // vouches for this node's quorum, which a node leading only its own fresh view lacks.
-  if (job.clusterPolicy === 'Leader' && !backend.quorumConfirmed()) return { kind: 'keep' };
-  return { kind: 'run', markFirst: true };
+  return verdict.kind === 'allow' ? { kind: 'run', markFirst: true } : { kind: 'keep' };
 }
 
 /** The pending @reboot one-shots of this process. */

@@ -32,7 +32,7 @@ export interface LeadershipBackend {
    * A peer confirms this node's quorum: a live peer lists this node among the candidates it
    * vouches quorate, or this node alone is a quorum (lease backends: a held lease is the
    * confirmation). A node that has just joined can be leader of its own view for a round before
-   * any peer vouches for it; a deferred Leader @reboot one-shot waits for this.
+   * any peer vouches for it (and before the old leader cedes); Leader jobs wait for this.
    */
   quorumConfirmed(): boolean;
   /** The quorum-gated per-job owner (spread) is this node. */
@@ -93,6 +93,8 @@ export type DenyReason =
   | 'not-owner'
   /** PreferLeader held while a (re)built view converges. */
   | 'converging'
+  /** Leader: this node leads its own view, but no peer has vouched for its quorum yet. */
+  | 'unconfirmed'
   /** A backend read threw: fail closed. */
   | 'error';
 
