@@ -5,12 +5,11 @@ import {
   INCLUDE_SCHEMA,
   LOGGING_SCHEMA,
   TOP_LEVEL_KEYS,
-  isUnreadSection,
-  notYetSupportedMessage,
   type SingletonSection,
   type TypedLogging,
 } from './config-schema.js';
 import { typeClusterSection, type TypedCluster } from './cluster-schema.js';
+import { typeDags, type DagEntry } from './dag-section.js';
 import { childPath, indexPath, type ConfigIssue, type Loc, type LocTable } from './issues.js';
 import { DEFAULTS_SCHEMA, JOB_SCHEMA, type TypedDefaults, type TypedJob } from './job-schema.js';
 import {
@@ -74,26 +73,24 @@ export interface FileUnit {
   readonly includes: readonly IncludeRef[];
   /** Only the jobs that typed cleanly. */
   readonly jobs: readonly JobEntry[];
+  /** Only the DAGs that typed cleanly (checked against the whole config later). */
+  readonly dags: readonly DagEntry[];
   readonly sections: SectionRefs;
   readonly issues: readonly ConfigIssue[];
 }
 
-/**
- * `refuseUnread`: a section that is not parsed yet (config-schema.ts UnreadSection) is an issue
- * (the load is for running the configuration), else it is accepted without being read.
- */
 export function typeYamlDocument(
   root: RawNode | null,
   absolutePath: string,
   file: string,
   locs: LocTable,
-  refuseUnread: boolean,
 ): FileUnit {
   const issues: ConfigIssue[] = [];
   const ctx: WalkContext = { file, issues, locs };
   const sections = new Map<SingletonSection, SectionRef>();
   const includes: IncludeRef[] = [];
   const jobs: JobEntry[] = [];
+  const dags: DagEntry[] = [];
   const unit: { -readonly [K in keyof FileUnit]: FileUnit[K] } = {
     kind: 'yaml',
     absolutePath,
@@ -101,6 +98,7 @@ export function typeYamlDocument(
     defaults: null,
     includes,
     jobs,
+    dags,
     sections,
     issues,
   };
@@ -118,10 +116,6 @@ export function typeYamlDocument(
   for (const entry of root.entries) {
     const path = childPath('', entry.key);
     const loc = { file, path, line: entry.line };
-    if (isUnreadSection(entry.key)) {
-      if (refuseUnread) issues.push({ ...loc, message: notYetSupportedMessage(entry.key) });
-      continue;
-    }
     switch (entry.key) {
       case 'defaults': {
         const value = walk(DEFAULTS_SCHEMA, entry.value, path, entry.line, ctx);
@@ -143,6 +137,9 @@ export function typeYamlDocument(
       }
       case 'jobs':
         typeJobs(entry.value, path, entry.line, ctx, jobs);
+        break;
+      case 'dags':
+        typeDags(entry.value, path, entry.line, ctx, dags);
         break;
       case 'logging': {
         const value = walk(LOGGING_SCHEMA, entry.value, path, entry.line, ctx);

@@ -54,7 +54,6 @@ async function load(
     euid: 0,
     passwdPath: path.join(accounts, 'passwd'),
     groupPath: path.join(accounts, 'group'),
-    purpose: 'job-set-id',
     onJobIdentity: (name, text) => canonical.set(name, text),
     ...extra,
   };

@@ -4,6 +4,13 @@
 export type * from './types.js';
 export { loadConfig, type LoadConfigOptions } from './load-config.js';
 export { configSignature } from './signature.js';
+export type {
+  DagOnMissed,
+  DagTaskType,
+  ResolvedDag,
+  ResolvedDagTask,
+  TriggerRule,
+} from './dag-schema.js';
 export { computeJobSetId } from './fingerprint.js';
 export {
   DEFAULT_BODY_TEMPLATE,

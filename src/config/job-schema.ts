@@ -132,17 +132,44 @@ const COMMON_JOB_FIELDS = {
   inheritSecretEnvVars: opt(bool, { default: false, identity: 'excluded' }),
 } as const satisfies Record<string, JobRow>;
 
+/**
+ * The job keys a DAG task may set (docs/dags.md "Task keys"): how its process is launched. The
+ * rows are the job's own, so a task key types, defaults and checks exactly like the job key.
+ */
+export const DAG_TASK_LAUNCH_FIELDS = {
+  shell: COMMON_JOB_FIELDS.shell,
+  environment: COMMON_JOB_FIELDS.environment,
+  env_file: COMMON_JOB_FIELDS.env_file,
+  captureStdout: COMMON_JOB_FIELDS.captureStdout,
+  captureStderr: COMMON_JOB_FIELDS.captureStderr,
+  monitorResources: COMMON_JOB_FIELDS.monitorResources,
+  saveLimit: COMMON_JOB_FIELDS.saveLimit,
+  maxLineLength: COMMON_JOB_FIELDS.maxLineLength,
+  streamPrefix: COMMON_JOB_FIELDS.streamPrefix,
+  failsWhen: COMMON_JOB_FIELDS.failsWhen,
+  executionTimeout: COMMON_JOB_FIELDS.executionTimeout,
+  killTimeout: COMMON_JOB_FIELDS.killTimeout,
+  statsd: COMMON_JOB_FIELDS.statsd,
+  user: COMMON_JOB_FIELDS.user,
+  group: COMMON_JOB_FIELDS.group,
+  secrets: COMMON_JOB_FIELDS.secrets,
+  stateAllowedScopes: COMMON_JOB_FIELDS.stateAllowedScopes,
+} as const satisfies Record<string, JobRow>;
+
+/** The cron schedule key, on a job and on a DAG. */
+export const SCHEDULE_FIELD = req(
+  either({
+    scalar: str,
+    map: SCHEDULE_OBJECT,
+    expected: 'a cron expression or a schedule mapping',
+  }),
+  { identity: 'custom' },
+);
+
 const JOB_FIELDS = {
   name: req(str, { identity: 'hashed' }),
   command: req(COMMAND, { identity: 'custom' }),
-  schedule: req(
-    either({
-      scalar: str,
-      map: SCHEDULE_OBJECT,
-      expected: 'a cron expression or a schedule mapping',
-    }),
-    { identity: 'custom' },
-  ),
+  schedule: SCHEDULE_FIELD,
   ...COMMON_JOB_FIELDS,
 } as const satisfies Record<string, JobRow>;
 

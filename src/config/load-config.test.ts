@@ -558,34 +558,28 @@ void test('a report shell command list from defaults and the job concatenate, as
 
 const CLUSTER = 'cluster:\n  backend: filesystem\n  filesystem:\n    path: /mnt/shared\n';
 
-void test('a cluster section loads for running and a dags section for the job-set id only; neither counts in it', async () => {
-  const sections = `${CLUSTER}dags:\n  - name: nightly\n    tasks:\n      - id: t\n`;
+const STATE = 'state:\n  path: ./state\n';
+
+void test('cluster and dags sections load; neither counts in the job-set id', async () => {
+  const sections = `${CLUSTER}${STATE}dags:\n  - name: nightly\n    tasks:\n      - id: t\n        command: echo t\n`;
   const plain = await loadTree({ 'jobs.yaml': singleJob('') });
-  const { config } = await loadTree({ 'jobs.yaml': `${singleJob('')}${sections}` }, 'jobs.yaml', {
-    purpose: 'job-set-id',
-  });
+  const withState = await loadTree({ 'jobs.yaml': `${singleJob('')}${STATE}` });
+  const { config } = await loadTree({ 'jobs.yaml': `${singleJob('')}${sections}` });
   assert.equal(config.jobSetId, plain.config.jobSetId);
+  assert.equal(config.jobSetId, withState.config.jobSetId);
   assert.equal(config.jobs.length, 1);
   assert.equal(config.cluster?.backend, 'filesystem');
-  // Still one per configuration, and still checked: a broken section fails the id too.
+  assert.deepEqual(
+    config.dags?.map((dag) => [dag.name, dag.tasks.map((task) => task.templateName)]),
+    [['nightly', ['nightly.t']]],
+  );
+  // Still one cluster section per configuration, and still checked.
   assert.match(
-    await expectConfigError({ 'a.yaml': CLUSTER, 'b.yaml': CLUSTER }, '.', {
-      purpose: 'job-set-id',
-    }),
+    await expectConfigError({ 'a.yaml': CLUSTER, 'b.yaml': CLUSTER }, '.'),
     /Multiple 'cluster' configurations found/,
   );
   assert.equal(
-    await expectConfigError({ 'jobs.yaml': 'cluster:\n  x: 1\n' }, 'jobs.yaml', {
-      purpose: 'job-set-id',
-    }),
+    await expectConfigError({ 'jobs.yaml': 'cluster:\n  x: 1\n' }, 'jobs.yaml'),
     "Cannot load jobs.yaml at cluster.x (line 2): unknown key 'x'",
   );
-  // For running, dags is refused at its line; the cluster section is run.
-  assert.equal(
-    await expectConfigError({ 'jobs.yaml': `${singleJob('')}${sections}` }, 'jobs.yaml'),
-    "Cannot load jobs.yaml at dags (line 10): the 'dags' section is not supported yet",
-  );
-  const running = await loadTree({ 'jobs.yaml': `${singleJob('')}${CLUSTER}` });
-  assert.equal(running.config.cluster?.backend, 'filesystem');
-  assert.equal(running.config.jobSetId, plain.config.jobSetId);
 });

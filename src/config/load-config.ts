@@ -9,6 +9,7 @@ import { assertTimezone, localTimezone, parseSchedule, type Schedule } from '../
 import type { SingletonSection } from './config-schema.js';
 import type { ResolvedCluster } from './cluster-schema.js';
 import { resolveClusterSection } from './cluster-section.js';
+import { resolveDags, type DagEntry } from './dag-section.js';
 import { computeJobSetId } from './fingerprint.js';
 import { sectionRef, type FileUnit, type SectionRef, type SectionRefs } from './file-unit.js';
 import { loadIdentityDatabase, type IdentityDatabase } from './identity.js';
@@ -44,12 +45,6 @@ export interface LoadConfigOptions {
   readonly euid?: number | null;
   readonly passwdPath?: string;
   readonly groupPath?: string;
-  /**
-   * `run` (the default): a configuration the daemon is to run; sections not read yet
-   * (config-schema.ts) are refused. `job-set-id`: only the id is wanted; such sections are
-   * accepted unread (they never count in the id).
-   */
-  readonly purpose?: 'run' | 'job-set-id';
   /** Diagnostics seam: called with each job's canonical identity text (what its digest hashes). */
   readonly onJobIdentity?: (jobName: string, canonicalText: string) => void;
 }
@@ -65,6 +60,7 @@ export async function loadConfig(
 interface Assembled {
   readonly layer: TypedDefaults | null;
   readonly drafts: readonly JobDraft[];
+  readonly dags: readonly DagEntry[];
   readonly sections: SectionRefs;
 }
 
@@ -84,6 +80,7 @@ class ConfigLoad implements ResolveServices {
   readonly #seenJobs = new Set<TypedJob>();
   readonly #jobs: { readonly job: ResolvedJob; readonly draft: JobDraft }[] = [];
   readonly #sections = new Map<SingletonSection, SectionRef>();
+  readonly #dagEntries: DagEntry[] = [];
   #state: ResolvedState | null = null;
   readonly #env: NodeJS.ProcessEnv;
   readonly onJobIdentity: ((jobName: string, canonicalText: string) => void) | undefined;
@@ -105,7 +102,6 @@ class ConfigLoad implements ResolveServices {
     this.onJobIdentity = options.onJobIdentity;
     this.#reader = new SourceReader({
       locs: this.locs,
-      refuseUnread: (options.purpose ?? 'run') === 'run',
       displayPath: (absolute) => this.displayPath(absolute),
     });
   }
@@ -130,7 +126,12 @@ class ConfigLoad implements ResolveServices {
       await this.#loadTopFile(absolute, kindByName(absolute));
     }
     this.#issues.startGroup();
-    this.#crossCheck();
+    const jobNames = this.#crossCheck();
+    const dags = await resolveDags(this.#dagEntries, this, {
+      jobNames,
+      jobApiAvailable: this.#state !== null && this.#state.jobApi.enabled,
+    });
+    for (const issue of dags.issues) this.#issues.report(issue);
     const cluster = await this.#resolveCluster();
     if (this.#issues.count > 0) throw this.#issues.toError();
 
@@ -139,7 +140,9 @@ class ConfigLoad implements ResolveServices {
     const web = await this.#resolveWeb();
     return Object.freeze({
       jobs: Object.freeze(jobs),
+      // DAGs never count in the job-set id (docs/dags.md "Configuration").
       jobSetId: computeJobSetId(jobs),
+      dags: Object.freeze([...dags.dags]),
       logging: logging === undefined ? null : deepFreeze({ ...logging.value }),
       state: this.#state,
       web,
@@ -219,6 +222,10 @@ class ConfigLoad implements ResolveServices {
     const assembled = await this.#assemble(unit, [real]);
     for (const [section, ref] of assembled.sections)
       this.#adoptSection(this.#sections, section, ref);
+    for (const dag of assembled.dags) {
+      // The same DAG reached twice through a diamond include is one DAG.
+      if (!this.#dagEntries.some((seen) => seen.typed === dag.typed)) this.#dagEntries.push(dag);
+    }
     for (const draft of assembled.drafts) {
       // The same job reached twice through a diamond include is one job.
       if (this.#seenJobs.has(draft.typed)) continue;
@@ -241,6 +248,7 @@ class ConfigLoad implements ResolveServices {
       return {
         layer: null,
         drafts: unit.jobs.map((entry) => ({ typed: entry.typed, layer: null, loc: entry.loc })),
+        dags: [],
         sections: NO_SECTIONS,
       };
     }
@@ -248,6 +256,7 @@ class ConfigLoad implements ResolveServices {
     // reset an earlier include's customisation back to built-ins; see docs/deviations.md).
     let layer: TypedDefaults | null = null;
     const drafts: JobDraft[] = [];
+    const dags: DagEntry[] = [];
     const sections = new Map<SingletonSection, SectionRef>();
     for (const include of unit.includes) {
       const target = path.resolve(path.dirname(unit.absolutePath), include.target);
@@ -268,12 +277,14 @@ class ConfigLoad implements ResolveServices {
       const assembled = await this.#assemble(included, [...chain, real]);
       if (assembled.layer !== null) layer = this.#mergeLayer(layer, assembled.layer);
       drafts.push(...assembled.drafts);
+      dags.push(...assembled.dags);
       for (const [section, ref] of assembled.sections) this.#adoptSection(sections, section, ref);
     }
     if (unit.defaults !== null) layer = this.#mergeLayer(layer, unit.defaults);
     for (const entry of unit.jobs) drafts.push({ typed: entry.typed, layer, loc: entry.loc });
+    dags.push(...unit.dags);
     for (const [section, ref] of unit.sections) this.#adoptSection(sections, section, ref);
-    return { layer, drafts, sections };
+    return { layer, drafts, dags, sections };
   }
 
   #mergeLayer(base: TypedDefaults | null, override: TypedDefaults): TypedDefaults {
@@ -299,8 +310,8 @@ class ConfigLoad implements ResolveServices {
     }
   }
 
-  /** Checks that need the whole assembled config. */
-  #crossCheck(): void {
+  /** Checks that need the whole assembled config; the job names and where each was written. */
+  #crossCheck(): ReadonlyMap<string, Loc> {
     const stateRef = sectionRef(this.#sections, 'state');
     const hasState = stateRef !== undefined;
     if (stateRef !== undefined) {
@@ -341,6 +352,7 @@ class ConfigLoad implements ResolveServices {
         );
       }
     }
+    return byName;
   }
 
   /** Where a (possibly inherited) job field was written. */

@@ -445,15 +445,6 @@ void test('two logging sections through includes are refused', async () => {
   );
 });
 
-// --- not yet supported sections ------------------------------------------------------------------
-
-void test(`the 'dags' section is refused as not supported yet`, async () => {
-  assert.equal(
-    await errorFor(`jobs:\ndags:\n  x: 1\n`),
-    `Cannot load jobs.yaml at dags (line 2): the 'dags' section is not supported yet`,
-  );
-});
-
 void test('an invalid cluster section reports its own errors first', async () => {
   assert.equal(
     await errorFor('jobs:\ncluster:\n  x: 1\n'),

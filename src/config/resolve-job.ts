@@ -67,7 +67,7 @@ export async function resolveJob(
   // 1-2. Schedule, then timezone.
   const utc = job.utc ?? jobDefaults(services.platform).utc;
   const timezone = job.timezone !== undefined ? job.timezone : utc ? 'UTC' : null;
-  const scheduled = resolveSchedule(job, timezone, services);
+  const scheduled = resolveSchedule(job.schedule, timezone, services);
   if ('error' in scheduled) {
     const loc = scheduled.field === 'timezone' ? where(job, 'timezone') : where(job, 'schedule');
     return issue(loc, scheduled.error);
@@ -166,7 +166,7 @@ export async function resolveJob(
 
 const REBOOT: JobSchedule = Object.freeze({ kind: 'reboot', text: '@reboot' });
 
-type ScheduleResult =
+export type ScheduleResult =
   | { readonly schedule: JobSchedule }
   | { readonly error: string; readonly field: 'schedule' | 'timezone' };
 
@@ -174,12 +174,12 @@ function errorCode(error: unknown): ErrorCode | undefined {
   return isYacronError(error) ? error.code : undefined;
 }
 
-function resolveSchedule(
-  job: TypedJob,
+/** A job's (or a DAG's) `schedule` in its frame; the timezone is checked too. */
+export function resolveSchedule(
+  raw: TypedJob['schedule'],
   timezone: string | null,
   services: ResolveServices,
 ): ScheduleResult {
-  const raw = job.schedule;
   const checkTimezone = (): ScheduleResult | undefined => {
     if (timezone === null) return undefined;
     try {

@@ -15,8 +15,6 @@ export type UnitRead = FileUnit | { readonly error: string; readonly cause: unkn
 
 export interface SourceReaderOptions {
   readonly locs: LocTable;
-  /** Sections not read yet are refused (a load to run the configuration): config-schema.ts. */
-  readonly refuseUnread: boolean;
   readonly displayPath: (absolute: string) => string;
 }
 
@@ -73,18 +71,13 @@ export class SourceReader {
         defaults: null,
         includes: [],
         jobs: parsed.jobs,
+        dags: [],
         sections: NO_SECTIONS,
         issues: parsed.issues,
       };
     }
     const parsed = await parseYamlText(text, file);
-    const unit = typeYamlDocument(
-      parsed.root,
-      absolute,
-      file,
-      this.#options.locs,
-      this.#options.refuseUnread,
-    );
+    const unit = typeYamlDocument(parsed.root, absolute, file, this.#options.locs);
     return parsed.issues.length === 0
       ? unit
       : { ...unit, issues: [...parsed.issues, ...unit.issues] };
@@ -136,6 +129,7 @@ function emptyUnit(
     defaults: null,
     includes: [],
     jobs: [],
+    dags: [],
     sections: NO_SECTIONS,
     issues,
   };

@@ -3,6 +3,7 @@
 // typed shape of a job is inferred from the schema table in job-schema.ts.)
 import type { Schedule } from '../schedule/index.js';
 import type { ResolvedCluster } from './cluster-schema.js';
+import type { ResolvedDag } from './dag-schema.js';
 import type { ResolvedState } from './state-section.js';
 import type { ResolvedWeb } from './web-section.js';
 
@@ -224,6 +225,8 @@ export interface ResolvedConfig {
   readonly web?: ResolvedWeb | null;
   /** The `cluster` section; absent or null when not configured. */
   readonly cluster?: ResolvedCluster | null;
+  /** The `dags` sections in config order (docs/dags.md); absent or empty when none. */
+  readonly dags?: readonly ResolvedDag[];
   /** Every file the parse read (config files, includes, env_files) for the reload signature. */
   readonly sourceFiles: readonly string[];
   /** The config path given on the command line (file or directory). */

@@ -25,11 +25,7 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
   const startupLogger = createLineLogger({ level: options.logLevel });
   let config;
   try {
-    // Only the id wanted: sections not read yet are accepted (config-schema.ts
-    // NOT_YET_SUPPORTED_SECTIONS: the one decision).
-    config = await loadConfig(options.configPath, {
-      purpose: options.printJobSetId ? 'job-set-id' : 'run',
-    });
+    config = await loadConfig(options.configPath);
   } catch (error) {
     if (!isYacronError(error)) throw error;
     startupLogger.error(`Configuration error: ${describeError(error)}`);
