@@ -18,6 +18,7 @@ export const LAYERS = [
   ['daemon'],
   ['http'],
   ['jobapi'],
+  ['dags'],
   ['cluster'],
   ['durable'],
   ['metrics'],

@@ -5,7 +5,7 @@
 // answers 410.
 import { readFile } from 'node:fs/promises';
 import { compareCodePoints, pyFloat } from '../common/index.js';
-import { artifactStream, type StateRecord } from '../state/index.js';
+import { artifactStream, newestArtifactPerName as newestPerName } from '../state/index.js';
 import { ApiError } from './api-error.js';
 import { checkName } from './names.js';
 import { optionalString, queryFields, requiredString } from './request-fields.js';
@@ -19,36 +19,8 @@ import {
 } from './route-types.js';
 import { resolveScope } from './scopes.js';
 
-/** One artifact version, as recorded. */
-export interface ArtifactEntry {
-  readonly name: string;
-  readonly sha256: string;
-  readonly size: number;
-  /** Epoch seconds. */
-  readonly at: number;
-}
-
-function entryOf(record: StateRecord): ArtifactEntry | undefined {
-  const { name, sha256, size, at } = record.data;
-  if (typeof name !== 'string' || typeof sha256 !== 'string' || typeof size !== 'number') {
-    return undefined;
-  }
-  const fallback = Number.isFinite(record.writtenAtMs) ? epochSeconds(record.writtenAtMs) : 0;
-  return { name, sha256, size, at: typeof at === 'number' ? at : fallback };
-}
-
-/** The newest readable version of each name (records come newest first). */
-function newestPerName(records: readonly StateRecord[]): Map<string, ArtifactEntry> {
-  const newest = new Map<string, ArtifactEntry>();
-  for (const record of records) {
-    const entry = entryOf(record);
-    if (entry !== undefined && !newest.has(entry.name)) newest.set(entry.name, entry);
-  }
-  return newest;
-}
-
 function scopeOf(request: RouteRequest): string {
-  return resolveScope(request.run.context.job, optionalString(queryFields(request.query), 'scope'));
+  return resolveScope(request.run.context, optionalString(queryFields(request.query), 'scope'));
 }
 
 function nameOf(request: RouteRequest): string {

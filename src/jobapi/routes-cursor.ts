@@ -27,7 +27,7 @@ import {
 import { resolveScope } from './scopes.js';
 
 function cursorRef(request: RouteRequest, fields: FieldSource): { ns: string; name: string } {
-  const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
+  const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
   return {
     ns: docNamespace('cursor', scope),
     name: checkName('name', requiredString(fields, 'name')),

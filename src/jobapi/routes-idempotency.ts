@@ -22,7 +22,7 @@ import {
 import { resolveScope } from './scopes.js';
 
 function claimRef(request: RouteRequest, fields: FieldSource): { ns: string; key: string } {
-  const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
+  const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
   return { ns: docNamespace('idem', scope), key: checkName('key', requiredString(fields, 'key')) };
 }
 

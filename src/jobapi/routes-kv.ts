@@ -57,7 +57,7 @@ function listPage(query: FieldSource): ListPage {
 }
 
 function scopeAndKey(request: RouteRequest, fields: FieldSource): { scope: string; key: string } {
-  const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
+  const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
   const key = checkName('key', requiredString(fields, 'key'));
   return { scope, key };
 }
@@ -113,7 +113,7 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
       body: 'none',
       async handle(request) {
         const query = queryFields(request.query);
-        const scope = resolveScope(request.run.context.job, optionalString(query, 'scope'));
+        const scope = resolveScope(request.run.context, optionalString(query, 'scope'));
         const page = listPage(query);
         const docs = await gate.call('list keys', (store) =>
           store.listDocuments(docNamespace('kv', scope)),

@@ -36,7 +36,7 @@ export function lockRoutes(services: RouteServices): Record<string, Route> {
       body: 'json',
       async handle(request) {
         const fields = bodyFields(readJsonBody(request).object);
-        const scope = resolveScope(request.run.context.job, optionalString(fields, 'scope'));
+        const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
         const name = checkName('name', requiredString(fields, 'name'));
         const permitsInput = optionalNumber(fields, 'permits') ?? 1;
         const permits = Math.trunc(permitsInput);

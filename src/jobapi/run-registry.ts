@@ -8,7 +8,7 @@ export interface LiveRun {
   readonly context: RunContext;
   /** 64 lower-case hex characters. */
   readonly token: string;
-  /** The job name (the default scope, docs/job-state.md "Scopes"). */
+  /** The job name (the default scope, docs/job-state.md "Scopes"), or a DAG task's XCom scope. */
   readonly defaultScope: string;
   /** Aborted the moment the run ends (or the API closes). */
   readonly ended: AbortSignal;
@@ -41,7 +41,7 @@ export class RunRegistry {
       context,
       token,
       tokenDigest: digestOf(token),
-      defaultScope: context.job.name,
+      defaultScope: context.defaultScope ?? context.job.name,
       controller,
       ended: controller.signal,
       staged,

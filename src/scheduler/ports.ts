@@ -70,6 +70,11 @@ export interface RunContext {
   readonly attempt: number;
   /** The cron slot this run serves; null for @reboot, retry and manual runs. */
   readonly scheduledAtMs: number | null;
+  /**
+   * The scope its state calls use when they name none; absent = the job name. A DAG task's is
+   * its run's XCom scope (docs/dags.md "XCom").
+   */
+  readonly defaultScope?: string;
 }
 
 /**

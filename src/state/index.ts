@@ -55,7 +55,8 @@ export { resolveTopology, isSharedFsType, type TopologyResolution } from './topo
 export { encodeName, decodeName } from './name-encoding.js';
 export { isHeld as isLeaseHeld } from './lease-logic.js';
 export { newInstanceToken } from './record-format.js';
-export { artifactStream } from './gc-rules.js';
+export { artifactStream, dagAdvanceLeaseName, dagRunNamespace, dagXcomScope } from './gc-rules.js';
+export { artifactEntryOf, newestArtifactPerName, type ArtifactEntry } from './artifact-records.js';
 export { DEFAULT_MAX_RECORD_BYTES } from './store-checks.js';
 export {
   FaultyStateStore,
