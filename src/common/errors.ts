@@ -32,6 +32,11 @@ export const ERROR_CODES = {
   YC_ERR_REQUEST_TOO_LARGE: 'a request body or value is over its size limit',
   YC_ERR_REQUEST_RATE_LIMITED: 'too many requests in flight or per second',
   YC_ERR_STATE_UNAVAILABLE: 'the state backend is not available to serve the request',
+  YC_ERR_DAG_UNKNOWN: 'no DAG has this name',
+  YC_ERR_DAG_RUN_UNKNOWN: 'the DAG has no run with this key',
+  YC_ERR_DAG_TASK_UNKNOWN: 'the DAG run has no task with this key',
+  YC_ERR_DAG_NOT_AWAITING: 'the DAG task is not awaiting an approval decision',
+  YC_ERR_DAG_NOT_SCHEDULED: 'the DAG has no schedule',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -25,6 +25,7 @@ import {
   type Scheduler,
 } from '../scheduler/index.js';
 import { createDaemonCluster } from './cluster.js';
+import { dagReconciler, type DagHandle } from './dags.js';
 import { durableBackendReconciler } from './durable-backend.js';
 import { jobApiReconciler, type JobApiHandle } from './job-api.js';
 import { createNodeStats } from './node.js';
@@ -200,6 +201,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const offRunEnded = scheduler.events.on('run:finished', (event) =>
     jobApi?.api.runEnded(event.runId),
   );
+  // The DAG runs: their attempts launch through the same runner with the job API's variables.
+  const reconcileDags = dagReconciler({
+    clock,
+    logger,
+    host,
+    processToken,
+    runner,
+    runEnvironment: runEnvironmentSlot,
+    endRun: (runId) => jobApi?.api.runEnded(runId),
+    clusterStatus: () => cluster.api.status(),
+    config: () => config,
+  });
+  let dags: DagHandle | undefined = await reconcileDags(undefined, config, firstState);
 
   // 5. The control API last: it serves views of everything above.
   node.configure(config);
@@ -216,6 +230,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       node: node.view,
       stateInspector: () => state?.inspector ?? null,
       cluster: cluster.api,
+      dags: () => dags?.engine ?? null,
     },
     metrics,
   );
@@ -266,6 +281,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     durable = await reconcileDurable(durable, next, stateChange);
     durable?.start();
     jobApi = await reconcileJobApi(jobApi, next, stateChange);
+    dags = await reconcileDags(dags, next, stateChange);
     warnStatelessOptions(logger, next);
     warnDefaultedGroups(logger, next);
     web = await reconcileWeb(web, next, undefined);
@@ -298,6 +314,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       present: () => reloading !== undefined,
     },
     { what: 'the pending reports', run: () => observers.close() },
+    // DAG attempts still running report their ends through the job API and the store below.
+    { what: 'the DAG runs', run: () => dags?.engine.close(), present: () => dags !== undefined },
     { what: 'the job API', run: () => jobApi?.api.close(), present: () => jobApi !== undefined },
     // The final counter snapshot and every accepted durable write land before the store closes.
     {

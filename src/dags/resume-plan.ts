@@ -18,12 +18,12 @@ export function isInFlight(entry: TaskEntry): boolean {
 /** The task keys whose attempt is lost. */
 export function lostAttempts(
   doc: RunDocument,
-  liveness: (entry: TaskEntry) => ProcessLiveness,
+  liveness: (taskKey: string, entry: TaskEntry) => ProcessLiveness,
 ): string[] {
   if (doc.state !== 'running') return [];
   const lost: string[] = [];
   for (const [taskKey, entry] of Object.entries(doc.tasks)) {
-    if (isInFlight(entry) && liveness(entry) === 'gone') lost.push(taskKey);
+    if (isInFlight(entry) && liveness(taskKey, entry) === 'gone') lost.push(taskKey);
   }
   return lost;
 }

@@ -19,8 +19,10 @@ import { StreamSlots } from './stream-slots.js';
 import { registerNodeRoutes } from './routes-node.js';
 import { registerResourceRoutes } from './routes-resources.js';
 import { registerStateRoutes } from './routes-state.js';
+import { registerDagRoutes } from './routes-dags.js';
 import type {
   ClusterApiView,
+  DagSource,
   DaemonControl,
   DaemonView,
   JobSetInfo,
@@ -62,6 +64,8 @@ export interface HttpAppDeps {
   readonly stateInspector?: StateInspectorSource;
   /** GET /cluster, /fleet and the jobs' cluster keys (absent: no cluster). */
   readonly cluster?: ClusterApiView;
+  /** The DAG routes' engine (absent, or answering null: no DAGs). */
+  readonly dags?: DagSource;
 }
 
 /** What the routes share: deps, settings and the set of open SSE streams. */
@@ -120,11 +124,11 @@ export async function buildHttpApp(
     streams: new Set(),
   };
 
-  // Bodies are accepted (bounded by bodyLimit) and ignored: no route reads one, so no content
-  // type can make a request fail to parse.
+  // Bodies are accepted (bounded by bodyLimit) as raw bytes whatever their content type, so no
+  // content type can make a request fail to parse; only the DAG POSTs read them (as JSON).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => {
-    done(null, undefined);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    done(null, body);
   });
 
   const auth = createAuthPolicy({
@@ -215,6 +219,7 @@ export async function buildHttpApp(
   registerResourceRoutes(app, context);
   registerNodeRoutes(app, context);
   registerStateRoutes(app, context);
+  registerDagRoutes(app, context);
   await app.ready();
   return app;
 }

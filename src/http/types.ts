@@ -17,6 +17,7 @@ import type {
   RunUsage,
 } from '../resources/index.js';
 import type { StateInspector } from '../state/index.js';
+import type { DagEngine } from '../dags/index.js';
 import type { TrendRuns } from './trends.js';
 
 /** The scheduler events the API subscribes to (job-list cache, output buffers, SSE). */
@@ -120,6 +121,9 @@ export interface NodeView {
   reading(): NodeResources | null;
   history(): NodeHistorySnapshot;
 }
+
+/** The DAG engine serving now; null while the config has no DAGs or no store. */
+export type DagSource = () => DagEngine | null;
 
 /** The inspector of the configured `state` section; null while none is configured. */
 export type StateInspectorSource = () => StateInspector | null;

@@ -19,6 +19,7 @@ import { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
 import { StreamSlots } from './stream-slots.js';
 import type {
   ClusterApiView,
+  DagSource,
   DaemonControl,
   DaemonView,
   JobSetInfo,
@@ -49,6 +50,8 @@ export interface WebServerDeps {
   readonly stateInspector?: StateInspectorSource;
   /** GET /cluster, /fleet and the jobs' cluster keys (absent: no cluster). */
   readonly cluster?: ClusterApiView;
+  /** The DAG routes (absent: no DAGs). */
+  readonly dags?: DagSource;
 }
 
 interface BoundServer {
@@ -169,6 +172,7 @@ export class WebServer implements AsyncDisposable {
         ...(this.#deps.node ? { node: this.#deps.node } : {}),
         ...(this.#deps.stateInspector ? { stateInspector: this.#deps.stateInspector } : {}),
         ...(this.#deps.cluster ? { cluster: this.#deps.cluster } : {}),
+        ...(this.#deps.dags ? { dags: this.#deps.dags } : {}),
       },
       web,
       listener,

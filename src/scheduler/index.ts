@@ -69,4 +69,5 @@ export {
   type LadderUse,
 } from './admission.js';
 export { LATE_WAKE_THRESHOLD_MS } from './fire-plan.js';
+export { runScrubOf, type RunScrub } from './run-scrub.js';
 export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';

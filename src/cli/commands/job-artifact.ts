@@ -13,6 +13,7 @@ import {
   scopeOf,
   stringsOf,
   type JobCommand,
+  type JobContext,
 } from '../job-client/job-command.js';
 
 const NAME = { name: 'NAME', help: 'the artifact name' } as const;
@@ -32,25 +33,15 @@ export const artifactCommand: JobCommand = {
       options: [],
       scoped: true,
       async run(context, args) {
-        const file = args.positionals[1];
-        let bytes: Buffer;
-        try {
-          bytes =
-            file === undefined || file === '-' ? await context.readStdin() : await readFile(file);
-        } catch (error) {
-          return fail(context, `cannot read ${file ?? 'stdin'}: ${(error as Error).message}`);
-        }
-        const body = jsonBody(
+        const bytes = await readInput(context, args.positionals[1]);
+        if (typeof bytes === 'number') return bytes;
+        const sha256 = await putArtifact(
           context,
-          await context.endpoint.send({
-            method: 'POST',
-            path: '/v1/artifact/put',
-            query: { name: args.positional(0), ...scopeOf(args) },
-            bytes,
-          }),
+          { name: args.positional(0), ...scopeOf(args) },
+          bytes,
         );
-        if (typeof body === 'number') return body;
-        context.stdout(`${String(body['sha256'])}\n`);
+        if (typeof sha256 === 'number') return sha256;
+        context.stdout(`${sha256}\n`);
         return EXIT_OK;
       },
     },
@@ -72,37 +63,12 @@ export const artifactCommand: JobCommand = {
       scoped: true,
       async run(context, args) {
         const name = args.positional(0);
-        const reply = bytesBody(
+        return getArtifact(
           context,
-          await context.endpoint.send({
-            method: 'GET',
-            path: '/v1/artifact/get',
-            query: { name, ...scopeOf(args) },
-          }),
+          { name, ...scopeOf(args) },
           `artifact not found: ${name}`,
+          args.string('output'),
         );
-        if (typeof reply === 'number') return reply;
-        const announced = reply.headers['x-yacron2-sha256'];
-        if (typeof announced === 'string' && announced !== '') {
-          const actual = createHash('sha256').update(reply.body).digest('hex');
-          if (actual !== announced.toLowerCase()) {
-            return fail(
-              context,
-              `artifact ${name} arrived damaged: sha256 ${actual}, expected ${announced}`,
-            );
-          }
-        }
-        const output = args.string('output');
-        if (output === undefined || output === '-') {
-          await context.stdoutBytes(reply.body);
-          return EXIT_OK;
-        }
-        try {
-          await writeFile(output, reply.body);
-        } catch (error) {
-          return fail(context, `cannot write ${output}: ${(error as Error).message}`);
-        }
-        return EXIT_OK;
       },
     },
     {
@@ -113,18 +79,85 @@ export const artifactCommand: JobCommand = {
       options: [],
       scoped: true,
       async run(context, args) {
-        const body = jsonBody(
-          context,
-          await context.endpoint.send({
-            method: 'GET',
-            path: '/v1/artifact/list',
-            query: scopeOf(args),
-          }),
-        );
-        if (typeof body === 'number') return body;
-        printLines(context, stringsOf(body['artifacts'], 'name'));
-        return EXIT_OK;
+        return listArtifacts(context, scopeOf(args));
       },
     },
   ],
 };
+
+/** FILE's bytes, or stdin's for none or `-`; an exit code when unreadable. */
+export async function readInput(
+  context: JobContext,
+  file: string | undefined,
+): Promise<Buffer | number> {
+  try {
+    return file === undefined || file === '-' ? await context.readStdin() : await readFile(file);
+  } catch (error) {
+    return fail(context, `cannot read ${file ?? 'stdin'}: ${(error as Error).message}`);
+  }
+}
+
+/** Publish `bytes` under `query.name`; the sha256, or an exit code. */
+export async function putArtifact(
+  context: JobContext,
+  query: { readonly name: string; readonly scope?: string },
+  bytes: Buffer,
+): Promise<string | number> {
+  const body = jsonBody(
+    context,
+    await context.endpoint.send({ method: 'POST', path: '/v1/artifact/put', query, bytes }),
+  );
+  return typeof body === 'number' ? body : String(body['sha256']);
+}
+
+/**
+ * Write the newest version of `query.name` to `output` (stdout for none or `-`); `notFound` is the
+ * exit-4 message. A download whose sha256 is not the announced one is refused, not written.
+ */
+export async function getArtifact(
+  context: JobContext,
+  query: { readonly name: string; readonly scope?: string },
+  notFound: string,
+  output: string | undefined,
+): Promise<number> {
+  const reply = bytesBody(
+    context,
+    await context.endpoint.send({ method: 'GET', path: '/v1/artifact/get', query }),
+    notFound,
+  );
+  if (typeof reply === 'number') return reply;
+  const announced = reply.headers['x-yacron2-sha256'];
+  if (typeof announced === 'string' && announced !== '') {
+    const actual = createHash('sha256').update(reply.body).digest('hex');
+    if (actual !== announced.toLowerCase()) {
+      return fail(
+        context,
+        `artifact ${query.name} arrived damaged: sha256 ${actual}, expected ${announced}`,
+      );
+    }
+  }
+  if (output === undefined || output === '-') {
+    await context.stdoutBytes(reply.body);
+    return EXIT_OK;
+  }
+  try {
+    await writeFile(output, reply.body);
+  } catch (error) {
+    return fail(context, `cannot write ${output}: ${(error as Error).message}`);
+  }
+  return EXIT_OK;
+}
+
+/** Print the artifact names of the scope, one per line. */
+export async function listArtifacts(
+  context: JobContext,
+  query: { readonly scope?: string },
+): Promise<number> {
+  const body = jsonBody(
+    context,
+    await context.endpoint.send({ method: 'GET', path: '/v1/artifact/list', query }),
+  );
+  if (typeof body === 'number') return body;
+  printLines(context, stringsOf(body['artifacts'], 'name'));
+  return EXIT_OK;
+}

@@ -23,6 +23,7 @@ const COMMANDS: Readonly<Record<JobCommandName, () => Promise<JobCommand>>> = {
   lock: async () => (await import('../commands/job-lock.js')).lockCommand,
   artifact: async () => (await import('../commands/job-artifact.js')).artifactCommand,
   secret: async () => (await import('../commands/job-secret.js')).secretCommand,
+  xcom: async () => (await import('../commands/job-xcom.js')).xcomCommand,
 };
 
 /** The real process: its env, streams and signals. */

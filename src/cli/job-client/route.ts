@@ -3,11 +3,15 @@
 // start, and job commands must not pay for commander, pino or yaml (docs/cli.md "Job-facing
 // commands").
 
-/**
- * Commands served by the job client. `xcom` (a DAG issue) joins this list and the client's
- * command table together; until then it stays an unknown command of the daemon CLI.
- */
-export const JOB_COMMAND_NAMES = ['cursor', 'lock', 'artifact', 'idempotent', 'secret'] as const;
+/** Commands served by the job client (main.ts holds their table). */
+export const JOB_COMMAND_NAMES = [
+  'cursor',
+  'lock',
+  'artifact',
+  'idempotent',
+  'secret',
+  'xcom',
+] as const;
 
 /** `yacron2 state ACTION` with one of these is job-facing; every other action is admin. */
 export const JOB_STATE_ACTIONS = ['get', 'set', 'delete', 'keys'] as const;

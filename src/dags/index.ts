@@ -1,0 +1,22 @@
+// The dags door (docs/dags.md): the engine that creates and advances DAG runs over the store, and
+// the read side the control API renders (run documents, summaries, XCom listings).
+export {
+  DagEngine,
+  ADOPT_SCAN_INTERVAL_MS,
+  type DagEngineDeps,
+  type Decision,
+} from './dag-engine.js';
+export { ADVANCE_LEASE_TTL_MS, RENEW_INTERVAL_MS } from './run-advancer.js';
+export {
+  countTaskStates,
+  type RunDocument,
+  type RunKind,
+  type RunState,
+  type TaskEntry,
+  type TaskState,
+} from './run-document.js';
+export { listRuns, readRun, type RunListing } from './run-store.js';
+export { parseLogicalDate } from './run-keys.js';
+export { listXcom, type XcomEntry, type XcomListing } from './xcom-store.js';
+export { MAX_MAPPED_ITEMS } from './expansion.js';
+export { MAX_INSTANCE_LAUNCHES_PER_PASS } from './advance-plan.js';

@@ -1,0 +1,307 @@
+// The advancer of one DAG run on this node (docs/dags.md "Fleet coordination and crash resume"):
+// it holds the run's TTL advance lease `dagadvance/<dag>/<runKey>` (renewed while the run is
+// active), and each pass reads the run, judges lost attempts, reads the XCom lists of ready mapped
+// tasks, applies the pure pass under the document's lock and launches what it claimed. Passes are
+// serialised; a kick during a pass runs one more. An attempt's spawn and end are written back
+// under the lock only while the entry is still that attempt (proc + attempt), so a run adopted by
+// another node is never overwritten by a stale outcome.
+// Must not: run a pass without the lease, or start an attempt it did not claim.
+import type { Clock, Logger, TimerHandle } from '../common/index.js';
+import type { ResolvedDag } from '../config/index.js';
+import { dagAdvanceLeaseName, type StateStore } from '../state/index.js';
+import { isInFlight, lostAttempts, type ProcessLiveness } from './resume-plan.js';
+import { applyPass, type LostAttempt } from './run-pass.js';
+import type { RunDocument, TaskEntry } from './run-document.js';
+import { changeRun, readRun } from './run-store.js';
+import { startAttempt, type LaunchDeps, type LaunchableTask } from './task-launch.js';
+import { endedEntry, spawnedEntry } from './task-transitions.js';
+import { readXcomList } from './xcom-store.js';
+import type { XcomList } from './expansion.js';
+
+/** The advance lease's TTL; renewed every RENEW_INTERVAL_MS while the run is active here. */
+export const ADVANCE_LEASE_TTL_MS = 30_000;
+export const RENEW_INTERVAL_MS = 10_000;
+
+export interface AdvancerDeps extends LaunchDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly host: string;
+  readonly processToken: string;
+  readonly store: () => StateStore | null;
+  readonly dag: (name: string) => ResolvedDag | undefined;
+  readonly random: () => number;
+  /** Whether `pid` is a live process on this host. */
+  readonly isPidAlive: (pid: number) => boolean;
+  /** The job API forgets the attempt's token. */
+  readonly endRun: (runId: string) => void;
+  /** Whether new attempts may start (false once the daemon stops). */
+  readonly launching: () => boolean;
+  /** The run is over here (finished, gone, or owned elsewhere): forget this advancer. */
+  readonly retire: (advancer: RunAdvancer, finished: RunDocument | null) => void;
+}
+
+interface LiveAttempt {
+  readonly attempt: number;
+  readonly done: Promise<void>;
+}
+
+export class RunAdvancer {
+  readonly dagName: string;
+  readonly runKey: string;
+  readonly #deps: AdvancerDeps;
+  readonly #attempts = new Map<string, LiveAttempt>();
+  #fence: number | null = null;
+  #passing: Promise<void> | null = null;
+  #again = false;
+  #timer: TimerHandle | null = null;
+  #closed = false;
+
+  constructor(deps: AdvancerDeps, dagName: string, runKey: string) {
+    this.#deps = deps;
+    this.dagName = dagName;
+    this.runKey = runKey;
+  }
+
+  get holder(): string {
+    return `${this.#deps.host}#${this.#deps.processToken}`;
+  }
+
+  /** Attempts of this run running in this process. */
+  get liveAttempts(): number {
+    return this.#attempts.size;
+  }
+
+  /** Run a pass now (or right after the current one). */
+  kick(): void {
+    if (this.#closed) return;
+    if (this.#passing !== null) {
+      this.#again = true;
+      return;
+    }
+    this.#passing = this.#passLoop().finally(() => {
+      this.#passing = null;
+    });
+  }
+
+  /** Wait for the current pass and every live attempt to settle; no new pass starts. */
+  async drain(): Promise<void> {
+    this.#timer?.cancel();
+    while (this.#passing !== null || this.#attempts.size > 0) {
+      await this.#passing;
+      await Promise.allSettled([...this.#attempts.values()].map((attempt) => attempt.done));
+    }
+    this.#closed = true;
+  }
+
+  async #passLoop(): Promise<void> {
+    do {
+      this.#again = false;
+      try {
+        await this.#pass();
+      } catch (error) {
+        this.#deps.logger.error(
+          { err: error },
+          `DAG ${this.dagName} run ${this.runKey}: cannot advance the run`,
+        );
+        this.#arm(RENEW_INTERVAL_MS);
+      }
+    } while (this.#again && !this.#closed);
+  }
+
+  async #pass(): Promise<void> {
+    const deps = this.#deps;
+    const store = deps.store();
+    const dag = deps.dag(this.dagName);
+    if (store === null || dag === undefined) return this.#retire(null);
+    if (!(await this.#holdLease(store))) {
+      // Another node advances it; ours (if any) still report under the proc + attempt check.
+      if (this.#attempts.size === 0) this.#retire(null);
+      else this.#arm(RENEW_INTERVAL_MS);
+      return;
+    }
+    const seen = await readRun(store, this.dagName, this.runKey);
+    if (seen === undefined || seen.state !== 'running') {
+      if (this.#attempts.size === 0) {
+        await this.#releaseLease(store);
+        return this.#retire(seen ?? null);
+      }
+      return;
+    }
+    const lost: LostAttempt[] = lostAttempts(seen, (taskKey, entry) =>
+      this.#liveness(taskKey, entry),
+    ).map((taskKey) => ({
+      taskKey,
+      proc: seen.tasks[taskKey]?.proc ?? null,
+      attempt: seen.tasks[taskKey]?.attempt ?? 0,
+    }));
+    const expansions = new Map<string, XcomList>();
+    for (let round = 0; round < 2; round += 1) {
+      const nowMs = deps.clock.now();
+      const result = await changeRun(store, this.dagName, this.runKey, (current) => {
+        const pass = applyPass(current, {
+          dag,
+          nowMs,
+          claimer: { proc: deps.processToken, host: deps.host },
+          lost: round === 0 ? lost : [],
+          expansions,
+          random: deps.random,
+          launching: deps.launching(),
+        });
+        return { doc: pass.doc, result: { pass, doc: pass.doc ?? current } };
+      });
+      for (const claim of result.pass.claimed) {
+        if (result.doc !== undefined) this.#launch(dag, result.doc, claim.taskKey, claim.entry);
+      }
+      if (result.doc?.state !== 'running') {
+        if (this.#attempts.size === 0 && store === deps.store()) {
+          await this.#releaseLease(store);
+          return this.#retire(result.doc ?? null);
+        }
+        return;
+      }
+      const needed = result.pass.needsExpansion.filter((key) => !expansions.has(key));
+      if (needed.length === 0) {
+        const wakeAtMs = result.pass.wakeAtMs;
+        this.#arm(
+          wakeAtMs === null ? RENEW_INTERVAL_MS : Math.min(RENEW_INTERVAL_MS, wakeAtMs - nowMs),
+        );
+        return;
+      }
+      for (const taskKey of needed) {
+        const task = dag.tasks.find((candidate) => candidate.id === taskKey);
+        if (task?.kind !== 'task' || task.expand === null) continue;
+        expansions.set(
+          taskKey,
+          await readXcomList(store, result.doc, task.expand.fromTask, task.expand.key),
+        );
+      }
+    }
+    this.#arm(0);
+  }
+
+  #arm(delayMs: number): void {
+    this.#timer?.cancel();
+    if (this.#closed) return;
+    this.#timer = this.#deps.clock.setTimer(() => this.kick(), Math.max(0, delayMs));
+  }
+
+  #retire(finished: RunDocument | null): void {
+    this.#timer?.cancel();
+    this.#closed = true;
+    this.#deps.retire(this, finished);
+  }
+
+  async #holdLease(store: StateStore): Promise<boolean> {
+    const name = dagAdvanceLeaseName(this.dagName, this.runKey);
+    const result =
+      this.#fence === null
+        ? await store.acquireLease(name, this.holder, ADVANCE_LEASE_TTL_MS)
+        : await store.renewLease(name, this.holder, this.#fence, ADVANCE_LEASE_TTL_MS);
+    this.#fence = result.acquired ? result.fence : null;
+    return result.acquired;
+  }
+
+  async #releaseLease(store: StateStore): Promise<void> {
+    if (this.#fence === null) return;
+    const fence = this.#fence;
+    this.#fence = null;
+    await store.releaseLease(dagAdvanceLeaseName(this.dagName, this.runKey), this.holder, fence);
+  }
+
+  /**
+   * Ours while this process watches the attempt; alive while its pid lives on this host (a task
+   * that outlived its crashed daemon is waited for, never run beside itself); else gone. A
+   * foreign host's attempt is gone once we hold the lease: its owner stopped renewing it.
+   */
+  #liveness(taskKey: string, entry: TaskEntry): ProcessLiveness {
+    if (entry.proc === this.#deps.processToken) {
+      return this.#attempts.get(taskKey)?.attempt === entry.attempt ? 'ours' : 'gone';
+    }
+    if (entry.host === this.#deps.host && entry.pid !== null && this.#deps.isPidAlive(entry.pid)) {
+      return 'alive';
+    }
+    return 'gone';
+  }
+
+  #launch(dag: ResolvedDag, doc: RunDocument, taskKey: string, entry: TaskEntry): void {
+    const task = dag.tasks.find((candidate) => candidate.id === entry.id);
+    if (task === undefined || task.kind === 'approval') return;
+    const done = this.#watch(task, doc, taskKey, entry);
+    this.#attempts.set(taskKey, { attempt: entry.attempt, done });
+  }
+
+  async #watch(
+    task: LaunchableTask,
+    doc: RunDocument,
+    taskKey: string,
+    entry: TaskEntry,
+  ): Promise<void> {
+    const deps = this.#deps;
+    const started = startAttempt(deps, { doc, task, taskKey, entry });
+    const mine = (current: TaskEntry | undefined): current is TaskEntry =>
+      current !== undefined &&
+      isInFlight(current) &&
+      current.proc === deps.processToken &&
+      current.attempt === entry.attempt;
+    try {
+      const pid = started.handle.pid;
+      const store = deps.store();
+      if (pid !== undefined && store !== null) {
+        await this.#record(store, taskKey, (current) =>
+          mine(current) ? spawnedEntry(current, pid, deps.clock.now()) : null,
+        ).catch((error: unknown) =>
+          deps.logger.error(
+            { err: error },
+            `DAG ${doc.dag} run ${doc.runKey}: cannot record the pid of ${taskKey}`,
+          ),
+        );
+      }
+      const outcome = await started.done;
+      deps.logger.info(
+        `DAG ${doc.dag} run ${doc.runKey}: task ${taskKey} attempt ${entry.attempt} ${outcome.kind} (exit code ${outcome.exitCode})`,
+      );
+      const finalStore = deps.store();
+      if (finalStore !== null) {
+        await this.#record(finalStore, taskKey, (current) =>
+          mine(current)
+            ? endedEntry(
+                task,
+                current,
+                { kind: 'outcome', outcome, resources: null },
+                deps.clock.now(),
+                deps.random(),
+              )
+            : null,
+        );
+      }
+    } catch (error) {
+      deps.logger.error(
+        { err: error },
+        `DAG ${doc.dag} run ${doc.runKey}: cannot record the end of ${taskKey}`,
+      );
+    } finally {
+      deps.endRun(started.runId);
+      this.#attempts.delete(taskKey);
+      this.kick();
+    }
+  }
+
+  #record(
+    store: StateStore,
+    taskKey: string,
+    change: (current: TaskEntry | undefined) => TaskEntry | null,
+  ): Promise<void> {
+    return changeRun(store, this.dagName, this.runKey, (current) => {
+      const next = current === undefined ? null : change(current.tasks[taskKey]);
+      if (current === undefined || next === null) return { doc: null, result: undefined };
+      return {
+        doc: {
+          ...current,
+          updatedAt: next.updatedAt,
+          tasks: { ...current.tasks, [taskKey]: next },
+        },
+        result: undefined,
+      };
+    });
+  }
+}

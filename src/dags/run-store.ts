@@ -1,0 +1,118 @@
+// DAG runs in the store (docs/dags.md "Runs"): the documents `dagrun/<dag>/<runKey>` created if
+// absent (so racing nodes and repeated backfills converge on one run), read, changed by a
+// read-modify-write under the document's lock (the compare-and-set every claim goes through),
+// listed, and pruned to `retainRuns` terminal runs.
+// Must not: decide a task's next state (the planner and the transitions do, inside `change`).
+import {
+  dagRunNamespace,
+  type DocumentChange,
+  type StateDocument,
+  type StateStore,
+} from '../state/index.js';
+import { readRunDocument, RunDocumentError, type RunDocument } from './run-document.js';
+
+export interface CreatedRun {
+  /** False when a run with that key already existed (it is returned as it is). */
+  readonly created: boolean;
+  readonly doc: RunDocument;
+}
+
+/** Create `doc` unless its key exists (the existing run wins). */
+export function createRunIfAbsent(store: StateStore, doc: RunDocument): Promise<CreatedRun> {
+  return store.updateDocument(
+    dagRunNamespace(doc.dag),
+    doc.runKey,
+    (current): DocumentChange<CreatedRun> =>
+      current === undefined
+        ? { kind: 'write', body: doc, result: { created: true, doc } }
+        : { kind: 'keep', result: { created: false, doc: readRunDocument(current.body) } },
+  );
+}
+
+/** The run, undefined when absent; throws RunDocumentError for a body this build cannot read. */
+export async function readRun(
+  store: StateStore,
+  dag: string,
+  runKey: string,
+): Promise<RunDocument | undefined> {
+  const document = await store.getDocument(dagRunNamespace(dag), runKey);
+  return document === undefined ? undefined : readRunDocument(document.body);
+}
+
+export interface RunListing {
+  /** Readable runs, newest first by createdAt. */
+  readonly runs: readonly RunDocument[];
+  /** Documents that are not run documents this build reads (left untouched). */
+  readonly unreadable: readonly string[];
+}
+
+export async function listRuns(store: StateStore, dag: string): Promise<RunListing> {
+  const documents = await store.listDocuments(dagRunNamespace(dag));
+  const runs: RunDocument[] = [];
+  const unreadable: string[] = [];
+  for (const document of documents) {
+    const doc = tryRead(document);
+    if (doc === undefined) unreadable.push(document.key);
+    else runs.push(doc);
+  }
+  runs.sort((a, b) => b.createdAt - a.createdAt || (a.runKey < b.runKey ? 1 : -1));
+  return { runs, unreadable };
+}
+
+function tryRead(document: StateDocument): RunDocument | undefined {
+  try {
+    return readRunDocument(document.body);
+  } catch (error) {
+    if (error instanceof RunDocumentError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Change the run under its lock: `change` sees the current run (undefined when absent) and
+ * returns the new run, or null to write nothing. Resolves to what was written (or null).
+ */
+export function changeRun<T>(
+  store: StateStore,
+  dag: string,
+  runKey: string,
+  change: (current: RunDocument | undefined) => {
+    readonly doc: RunDocument | null;
+    readonly result: T;
+  },
+): Promise<T> {
+  return store.updateDocument(dagRunNamespace(dag), runKey, (current) => {
+    const decided = change(current === undefined ? undefined : readRunDocument(current.body));
+    return decided.doc === null
+      ? { kind: 'keep', result: decided.result }
+      : { kind: 'write', body: decided.doc, result: decided.result };
+  });
+}
+
+/**
+ * Delete terminal runs beyond the newest `retain` (by createdAt); active runs are never touched.
+ * Each deletion re-checks the run under its lock. Resolves to the deleted run keys.
+ */
+export async function pruneRuns(
+  store: StateStore,
+  dag: string,
+  retain: number,
+  runs: readonly RunDocument[],
+): Promise<string[]> {
+  const terminal = runs.filter((run) => run.state !== 'running');
+  const deleted: string[] = [];
+  for (const run of terminal.slice(retain)) {
+    const gone = await store.updateDocument(
+      dagRunNamespace(dag),
+      run.runKey,
+      (current): DocumentChange<boolean> => {
+        const doc = current === undefined ? undefined : tryRead(current);
+        return doc !== undefined && doc.state !== 'running'
+          ? { kind: 'delete', result: true }
+          : { kind: 'keep', result: false };
+      },
+    );
+    if (gone) deleted.push(run.runKey);
+  }
+  return deleted;
+}

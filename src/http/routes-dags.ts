@@ -1,0 +1,262 @@
+// The DAG routes (docs/dags.md "HTTP"): the DAG list with run roll-ups, run summaries, a run's
+// document and XCom, and the three POSTs — trigger, backfill, approval decision — with the
+// reference's error table (backfill refusals are 400s, every decision refusal but a bad value is a
+// 409 whose body is the reason). Store trouble on a read omits the roll-ups or empties a list.
+// Served on every listener; without DAGs the list is [] and the rest 404.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { describeError, isYacronError } from '../common/index.js';
+import type { ResolvedDag } from '../config/index.js';
+import {
+  countTaskStates,
+  listRuns,
+  listXcom,
+  parseLogicalDate,
+  readRun,
+  type DagEngine,
+  type RunDocument,
+} from '../dags/index.js';
+import type { RouteContext } from './app.js';
+import { boundedInteger, type QueryValue } from './query.js';
+import { JSON_TYPE, TEXT_TYPE, sendError, sendJson } from './responses.js';
+
+export const DEFAULT_RUNS_LIMIT = 50;
+export const MAX_RUNS_LIMIT = 500;
+
+interface DagParams {
+  readonly name: string;
+}
+interface RunParams extends DagParams {
+  readonly runKey: string;
+}
+interface TaskParams extends RunParams {
+  readonly taskKey: string;
+}
+
+function taskViews(dag: ResolvedDag): object[] {
+  return dag.tasks.map((task) => ({
+    id: task.id,
+    type: task.kind,
+    dependsOn: task.dependsOn,
+    triggerRule: task.triggerRule,
+    retries: task.retries,
+    mapped: task.kind === 'task' && task.expand !== null,
+  }));
+}
+
+function runSummary(run: RunDocument): object {
+  return {
+    runKey: run.runKey,
+    runId: run.runId,
+    state: run.state,
+    kind: run.kind,
+    logicalDate: run.logicalDate,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    taskStates: countTaskStates(run),
+  };
+}
+
+/** An empty body is `{}`; anything else must be a JSON object. */
+function bodyObject(request: FastifyRequest): Record<string, unknown> | null {
+  // app.ts hands every body over as its raw bytes.
+  const raw = request.body;
+  if (!Buffer.isBuffer(raw)) return {};
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+export function registerDagRoutes(app: FastifyInstance, context: RouteContext): void {
+  const headers = context.settings.headers;
+  const engineOf = (): DagEngine | null => context.dags?.() ?? null;
+  const text = (reply: FastifyReply, status: number, body: string): FastifyReply =>
+    reply.code(status).headers(headers).type(TEXT_TYPE).send(body);
+  const json = (reply: FastifyReply, status: number, body: unknown): FastifyReply =>
+    reply.code(status).headers(headers).type(JSON_TYPE).send(JSON.stringify(body));
+  /** The DAG and the engine, or null after a 404 (unknown DAG, or no store for `needStore`). */
+  const lookup = (name: string, reply: FastifyReply) => {
+    const engine = engineOf();
+    const dag = engine?.dags().find((candidate) => candidate.name === name);
+    if (engine === null || dag === undefined) {
+      sendError(reply, 404);
+      return null;
+    }
+    return { engine, dag };
+  };
+
+  app.get('/dags', async (_request, reply) => {
+    const engine = engineOf();
+    if (engine === null) return sendJson(reply, headers, []);
+    const views: object[] = [];
+    for (const dag of engine.dags()) {
+      const view: Record<string, unknown> = {
+        name: dag.name,
+        enabled: dag.enabled,
+        scheduled: dag.schedule !== null,
+        retainRuns: dag.retainRuns,
+        tasks: taskViews(dag),
+      };
+      if (dag.schedule !== null) view['schedule'] = dag.schedule.text;
+      try {
+        const { runs } = await listRuns(engine.store(), dag.name);
+        const latest = runs[0];
+        if (latest !== undefined) {
+          const { runKey, state, kind, createdAt, updatedAt } = latest;
+          view['latestRun'] = { runKey, state, kind, createdAt, updatedAt };
+          const counts: Record<string, number> = {};
+          for (const run of runs) counts[run.state] = (counts[run.state] ?? 0) + 1;
+          view['runCounts'] = counts;
+          view['totalRuns'] = runs.length;
+        }
+      } catch {
+        // The roll-ups are left out when the store cannot answer.
+      }
+      views.push(view);
+    }
+    return sendJson(reply, headers, views);
+  });
+
+  app.get<{ Params: DagParams; Querystring: { limit?: QueryValue } }>(
+    '/dags/:name/runs',
+    async (request, reply) => {
+      const found = lookup(request.params.name, reply);
+      if (found === null) return reply;
+      const limit = boundedInteger(request.query.limit, DEFAULT_RUNS_LIMIT, 1, MAX_RUNS_LIMIT);
+      let store;
+      try {
+        store = found.engine.store();
+      } catch {
+        return sendError(reply, 404);
+      }
+      let runs: readonly RunDocument[] = [];
+      try {
+        runs = (await listRuns(store, found.dag.name)).runs;
+      } catch (error) {
+        context.logger.error(
+          `web: cannot list the runs of DAG ${found.dag.name}: ${describeError(error)}`,
+        );
+      }
+      return sendJson(reply, headers, {
+        dag: found.dag.name,
+        runs: runs.slice(0, limit).map(runSummary),
+      });
+    },
+  );
+
+  /** The run, or null after a 404 (unknown DAG or run, no store, unreadable run). */
+  const runOf = async (params: RunParams, reply: FastifyReply) => {
+    const found = lookup(params.name, reply);
+    if (found === null) return null;
+    try {
+      const store = found.engine.store();
+      const run = await readRun(store, found.dag.name, params.runKey);
+      if (run !== undefined) return { ...found, store, run };
+    } catch (error) {
+      if (!isYacronError(error, 'YC_ERR_STATE_UNAVAILABLE')) {
+        context.logger.error(
+          `web: cannot read run ${params.runKey} of DAG ${params.name}: ${describeError(error)}`,
+        );
+      }
+    }
+    sendError(reply, 404);
+    return null;
+  };
+
+  app.get<{ Params: RunParams }>('/dags/:name/runs/:runKey', async (request, reply) => {
+    const found = await runOf(request.params, reply);
+    if (found === null) return reply;
+    return sendJson(reply, headers, found.run);
+  });
+
+  app.get<{ Params: RunParams }>('/dags/:name/runs/:runKey/xcom', async (request, reply) => {
+    const found = await runOf(request.params, reply);
+    if (found === null) return reply;
+    const { run, store } = found;
+    let listing: Awaited<ReturnType<typeof listXcom>> = { entries: [], truncated: false };
+    try {
+      listing = await listXcom(store, run);
+    } catch (error) {
+      context.logger.error(
+        `web: cannot list the XCom of run ${run.runKey}: ${describeError(error)}`,
+      );
+    }
+    return sendJson(reply, headers, {
+      dag: run.dag,
+      runKey: run.runKey,
+      runId: run.runId,
+      ...listing,
+    });
+  });
+
+  app.post<{ Params: DagParams }>('/dags/:name/trigger', async (request, reply) => {
+    const found = lookup(request.params.name, reply);
+    if (found === null) return reply;
+    try {
+      const runKey = await found.engine.trigger(found.dag.name);
+      return json(reply, 200, { dag: found.dag.name, runKey });
+    } catch (error) {
+      context.logger.error(`web: cannot trigger DAG ${found.dag.name}: ${describeError(error)}`);
+      return sendError(reply, 500, `cannot create the run: ${describeError(error)}`);
+    }
+  });
+
+  app.post<{ Params: DagParams }>('/dags/:name/backfill', async (request, reply) => {
+    const body = bodyObject(request);
+    if (body === null) return sendError(reply, 400, 'the body must be a JSON object');
+    const engine = engineOf();
+    const dag = engine?.dags().find((candidate) => candidate.name === request.params.name);
+    if (engine === null || dag === undefined)
+      return sendError(reply, 400, `unknown DAG '${request.params.name}'`);
+    if (dag.schedule === null) return sendError(reply, 400, `DAG '${dag.name}' has no schedule`);
+    const { from, to } = body;
+    if (typeof from !== 'string' || typeof to !== 'string') {
+      return sendError(reply, 400, "'from' and 'to' must be ISO date strings");
+    }
+    const fromMs = parseLogicalDate(from);
+    const toMs = parseLogicalDate(to);
+    if (!Number.isFinite(fromMs) || !Number.isFinite(toMs))
+      return sendError(reply, 400, 'unparseable date');
+    if (toMs < fromMs) return sendError(reply, 400, "'to' is before 'from'");
+    try {
+      const created = await engine.backfill(dag.name, fromMs, toMs);
+      return json(reply, 200, { ok: true, created });
+    } catch (error) {
+      context.logger.error(`web: cannot backfill DAG ${dag.name}: ${describeError(error)}`);
+      return sendError(reply, 500, `cannot create the runs: ${describeError(error)}`);
+    }
+  });
+
+  app.post<{ Params: TaskParams }>(
+    '/dags/:name/runs/:runKey/tasks/:taskKey/decision',
+    async (request, reply) => {
+      const body = bodyObject(request);
+      if (body === null) return sendError(reply, 400, 'the body must be a JSON object');
+      const { decision, by } = body;
+      if (decision !== 'approve' && decision !== 'reject') {
+        return sendError(reply, 400, "decision must be 'approve' or 'reject'");
+      }
+      const { name, runKey, taskKey } = request.params;
+      const engine = engineOf();
+      if (engine === null) return text(reply, 409, `unknown DAG '${name}'`);
+      try {
+        const state = await engine.decide(
+          name,
+          runKey,
+          taskKey,
+          decision,
+          typeof by === 'string' && by !== '' ? by : 'api',
+        );
+        return json(reply, 200, { ok: true, state });
+      } catch (error) {
+        return text(reply, 409, describeError(error));
+      }
+    },
+  );
+}
