@@ -11,6 +11,7 @@ import { JobListCache } from './job-list-cache.js';
 import { OutputTracker } from './output-tracker.js';
 import type {
   ClusterApiView,
+  DagSource,
   DaemonView,
   NodeView,
   RenderMetrics,
@@ -78,6 +79,8 @@ export interface ApiFixtureOptions {
   readonly stateInspector?: StateInspectorSource;
   /** The cluster views (absent: no cluster). */
   readonly cluster?: ClusterApiView;
+  /** The DAG engine (absent: no DAGs). */
+  readonly dags?: DagSource;
 }
 
 /** The scheduler as the DaemonView, plus getTrends when given. */
@@ -111,6 +114,7 @@ export async function createApiFixture(
       ...(options.node ? { node: options.node } : {}),
       ...(options.stateInspector ? { stateInspector: options.stateInspector } : {}),
       ...(options.cluster ? { cluster: options.cluster } : {}),
+      ...(options.dags ? { dags: options.dags } : {}),
     },
     makeWeb(options.web),
     options.listener ?? { kind: 'tcp', url: 'http://127.0.0.1:0', host: '127.0.0.1', port: 0 },

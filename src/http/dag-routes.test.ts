@@ -1,0 +1,262 @@
+// The DAG routes over a real engine and a memory store, through inject(): the list and its
+// roll-ups, run summaries and documents, the XCom listing, and the error table of the POSTs.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
+import { DagEngine } from '../dags/index.js';
+import { makeDag } from '../dags/testing.js';
+import { makeSchedule } from '../config/testing.js';
+import { FakeRunner } from '../scheduler/index.js';
+import { MemoryStateStore, artifactStream, dagXcomScope, type StateStore } from '../state/index.js';
+import { createApiFixture, T0, type ApiFixture } from './http-fixture.test.js';
+
+interface DagWorld {
+  readonly api: ApiFixture;
+  readonly engine: DagEngine;
+  readonly runner: FakeRunner;
+  readonly store: StateStore;
+  settle(): Promise<void>;
+  /** Let every attempt succeed, then close the engine and the API. */
+  finish(): Promise<void>;
+}
+
+async function dagWorld(options: { store?: boolean } = {}): Promise<DagWorld> {
+  const clock = new FakeClock(T0);
+  const store = new MemoryStateStore({ clock });
+  await store.open();
+  const runner = new FakeRunner({ clock });
+  let drawn = 0;
+  const schedule = makeSchedule('0 * * * *', 'UTC');
+  assert.ok(schedule.kind === 'cron');
+  const engine = new DagEngine(
+    {
+      clock,
+      logger: silentLogger(),
+      host: 'h',
+      processToken: 'aaaaaaaaaaaa',
+      runner,
+      runEnvironment: () => null,
+      endRun: () => undefined,
+      store: () => (options.store === false ? null : store),
+      isPidAlive: () => false,
+      random: () => 0,
+      randomBytes: (size) => new Uint8Array(size).fill((drawn += 1)),
+      mayCreateScheduledRuns: () => true,
+    },
+    [
+      makeDag('etl', [
+        { id: 'a' },
+        { id: 'gate', kind: 'approval', dependsOn: ['a'] },
+        { id: 'm', dependsOn: ['a'], expand: { fromTask: 'a', key: 'k' } },
+      ]),
+      makeDag('hourly', [{ id: 'only' }], { schedule, enabled: false }),
+    ],
+  );
+  const api = await createApiFixture([], { dags: () => engine });
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 10; i += 1) {
+      await clock.advance(0);
+      await flushMicrotasks(50);
+    }
+  };
+  return {
+    api,
+    engine,
+    runner,
+    store,
+    settle,
+    async finish() {
+      while (runner.running().length > 0) {
+        for (const run of runner.running()) run.succeed();
+        await settle();
+      }
+      await engine.close();
+      await api.close();
+    },
+  };
+}
+
+async function call(api: ApiFixture, method: 'GET' | 'POST', url: string, payload?: string) {
+  const response = await api.app.inject({
+    method,
+    url,
+    ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }),
+  });
+  return {
+    status: response.statusCode,
+    body: response.body,
+    json: () => JSON.parse(response.body) as unknown,
+  };
+}
+
+void test('GET /dags lists every DAG in config order, with roll-ups once runs exist', async () => {
+  const w = await dagWorld();
+  const before = (await call(w.api, 'GET', '/dags')).json() as Record<string, unknown>[];
+  assert.deepEqual(
+    before.map((dag) => [dag['name'], dag['scheduled'], dag['schedule'], dag['totalRuns']]),
+    [
+      ['etl', false, undefined, undefined],
+      ['hourly', true, '0 * * * *', undefined],
+    ],
+  );
+  assert.deepEqual((before[0]!['tasks'] as unknown[])[2], {
+    id: 'm',
+    type: 'task',
+    dependsOn: ['a'],
+    triggerRule: 'all_success',
+    retries: 0,
+    mapped: true,
+  });
+  const trigger = await call(w.api, 'POST', '/dags/etl/trigger');
+  assert.equal(trigger.status, 200);
+  const { runKey } = trigger.json() as { runKey: string };
+  await w.settle();
+  const after = (await call(w.api, 'GET', '/dags')).json() as Record<string, unknown>[];
+  assert.equal(after[0]!['totalRuns'], 1);
+  assert.deepEqual(after[0]!['runCounts'], { running: 1 });
+  assert.equal((after[0]!['latestRun'] as { runKey: string }).runKey, runKey);
+  await w.finish();
+});
+
+void test('runs, a run document, its XCom; 404s for unknown DAGs and runs', async () => {
+  const w = await dagWorld();
+  const { runKey } = (await call(w.api, 'POST', '/dags/etl/trigger')).json() as { runKey: string };
+  await w.settle();
+  const runs = (await call(w.api, 'GET', '/dags/etl/runs?limit=abc')).json() as {
+    dag: string;
+    runs: Record<string, unknown>[];
+  };
+  assert.equal(runs.dag, 'etl');
+  assert.deepEqual(
+    runs.runs.map((run) => [run['runKey'], run['state'], run['kind'], run['logicalDate']]),
+    [[runKey, 'running', 'manual', null]],
+  );
+  assert.deepEqual(runs.runs[0]!['taskStates'], { running: 1, pending: 2 });
+  const doc = (await call(w.api, 'GET', `/dags/etl/runs/${runKey}`)).json() as {
+    runId: string;
+    tasks: Record<string, { state: string }>;
+  };
+  assert.equal(doc.tasks['a']?.state, 'running');
+  const scope = artifactStream(dagXcomScope('etl', doc.runId));
+  const put = async (name: string, bytes: Buffer): Promise<void> => {
+    const sha256 = await w.store.putBlob(bytes);
+    await w.store.append(scope, { name, sha256, size: bytes.length, at: 1 });
+  };
+  await put('a/k', Buffer.from('["x"]'));
+  await put('a/bin', Buffer.from([0xff, 0xfe]));
+  await put('a/big', Buffer.alloc(70_000, 65));
+  const xcom = (await call(w.api, 'GET', `/dags/etl/runs/${runKey}/xcom`)).json() as {
+    entries: Record<string, unknown>[];
+    truncated: boolean;
+  };
+  assert.equal(xcom.truncated, false);
+  assert.deepEqual(
+    xcom.entries.map((entry) => [
+      entry['taskkey'],
+      entry['key'],
+      entry['value'],
+      entry['binary'],
+      entry['oversize'],
+    ]),
+    [
+      ['a', 'big', undefined, undefined, true],
+      ['a', 'bin', undefined, true, undefined],
+      ['a', 'k', '["x"]', undefined, undefined],
+    ],
+  );
+  for (const url of [
+    '/dags/nope/runs',
+    '/dags/etl/runs/nope',
+    '/dags/nope/runs/x/xcom',
+    '/dags/etl/runs/nope/xcom',
+  ]) {
+    assert.equal((await call(w.api, 'GET', url)).status, 404, url);
+  }
+  assert.equal((await call(w.api, 'POST', '/dags/nope/trigger')).status, 404);
+  await w.finish();
+});
+
+void test('backfill: the 400 table, then runs for each instant, counted again on a repeat', async () => {
+  const w = await dagWorld();
+  const cases: [string, string | undefined][] = [
+    ['/dags/hourly/backfill', 'not json'],
+    ['/dags/hourly/backfill', '[1]'],
+    ['/dags/hourly/backfill', undefined],
+    ['/dags/hourly/backfill', '{"from": 1, "to": "2026-01-01"}'],
+    ['/dags/hourly/backfill', '{"from": "yesterday", "to": "2026-01-01"}'],
+    ['/dags/hourly/backfill', '{"from": "2026-01-02", "to": "2026-01-01"}'],
+    ['/dags/nope/backfill', '{"from": "2026-01-01", "to": "2026-01-01"}'],
+    ['/dags/etl/backfill', '{"from": "2026-01-01", "to": "2026-01-01"}'],
+  ];
+  for (const [url, payload] of cases) {
+    assert.equal((await call(w.api, 'POST', url, payload)).status, 400, `${url} ${payload}`);
+  }
+  const window = '{"from": "2026-01-01T00:00:00-05:00", "to": "2026-01-01T07:30"}';
+  assert.deepEqual((await call(w.api, 'POST', '/dags/hourly/backfill', window)).json(), {
+    ok: true,
+    created: 3,
+  });
+  assert.deepEqual((await call(w.api, 'POST', '/dags/hourly/backfill', window)).json(), {
+    ok: true,
+    created: 3,
+  });
+  await w.settle();
+  const runs = (await call(w.api, 'GET', '/dags/hourly/runs')).json() as {
+    runs: { runKey: string }[];
+  };
+  assert.deepEqual(runs.runs.map((run) => run.runKey).sort(), [
+    '2026-01-01T05:00:00_00:00',
+    '2026-01-01T06:00:00_00:00',
+    '2026-01-01T07:00:00_00:00',
+  ]);
+  await w.finish();
+});
+
+void test('decision: 400 for a bad value or body, 409 with the reason for every other refusal', async () => {
+  const w = await dagWorld();
+  const { runKey } = (await call(w.api, 'POST', '/dags/etl/trigger')).json() as { runKey: string };
+  await w.settle();
+  const url = (dag: string, key: string, task: string): string =>
+    `/dags/${dag}/runs/${key}/tasks/${task}/decision`;
+  assert.equal(
+    (await call(w.api, 'POST', url('etl', runKey, 'gate'), '{"decision": "yes"}')).status,
+    400,
+  );
+  assert.equal((await call(w.api, 'POST', url('etl', runKey, 'gate'), 'nope')).status, 400);
+  assert.equal((await call(w.api, 'POST', url('etl', runKey, 'gate'))).status, 400);
+  for (const [dag, key, task] of [
+    ['nope', runKey, 'gate'],
+    ['etl', 'manual-nope', 'gate'],
+    ['etl', runKey, 'zz'],
+    ['etl', runKey, 'gate'],
+  ] as const) {
+    const refused = await call(w.api, 'POST', url(dag, key, task), '{"decision": "approve"}');
+    assert.equal(refused.status, 409, `${dag} ${key} ${task}`);
+    assert.ok(refused.body.length > 0);
+  }
+  w.runner.last('etl.a').succeed();
+  await w.settle();
+  const approved = await call(
+    w.api,
+    'POST',
+    url('etl', runKey, 'gate'),
+    '{"decision": "approve", "by": "ops"}',
+  );
+  assert.deepEqual(approved.json(), { ok: true, state: 'success' });
+  await w.finish();
+});
+
+void test('without a store: the list has no roll-ups, the run routes 404, a trigger is a 500', async () => {
+  const w = await dagWorld({ store: false });
+  const list = (await call(w.api, 'GET', '/dags')).json() as Record<string, unknown>[];
+  assert.equal(list.length, 2);
+  assert.equal(list[0]!['totalRuns'], undefined);
+  assert.equal((await call(w.api, 'GET', '/dags/etl/runs')).status, 404);
+  assert.equal((await call(w.api, 'GET', '/dags/etl/runs/x')).status, 404);
+  assert.equal((await call(w.api, 'POST', '/dags/etl/trigger')).status, 500);
+  await w.finish();
+  const none = await createApiFixture([]);
+  assert.equal((await none.app.inject({ url: '/dags' })).body, '[]');
+  assert.equal((await none.app.inject({ url: '/dags/etl/runs' })).statusCode, 404);
+  await none.close();
+});
