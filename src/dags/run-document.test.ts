@@ -1,0 +1,98 @@
+// The run document: a stored body read strictly (hostile or foreign bodies are refused with the
+// reason), the reference's shape kept through a round trip, run keys from logical dates.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import {
+  readRunDocument,
+  RunDocumentError,
+  rollUpRunState,
+  countTaskStates,
+} from './run-document.js';
+import { manualRunKey, parseLogicalDate, scheduledRunKey } from './run-keys.js';
+import { makeDag, makeRun } from './test-dag-fixture.js';
+
+void test('a run document survives JSON and the strict reader unchanged', () => {
+  const dag = makeDag('d', [
+    { id: 'a' },
+    { id: 'm', dependsOn: ['a'], expand: { fromTask: 'a', key: 'k' } },
+  ]);
+  const doc = makeRun(dag, {
+    a: {
+      state: 'success',
+      pid: 12,
+      exitCode: 0,
+      approval: { decision: 'approved', by: 'x', at: 1 },
+    },
+    'm#0': { state: 'up_for_retry', mapItem: { deep: [1] }, retryAt: 5, pokeCount: 2 },
+  });
+  const read = readRunDocument(
+    JSON.parse(JSON.stringify({ ...doc, mapped: { m: { items: [1], expandedAt: 3 } } })),
+  );
+  assert.deepEqual(read, { ...doc, mapped: { m: { items: [1], expandedAt: 3 } } });
+  assert.deepEqual(countTaskStates(read), { success: 1, pending: 1, up_for_retry: 1 });
+});
+
+void test('hostile bodies are refused with the reason, never guessed', () => {
+  const dag = makeDag('d', [{ id: 'a' }]);
+  const good = JSON.parse(JSON.stringify(makeRun(dag))) as Record<string, unknown>;
+  const task = (change: Record<string, unknown>) => ({
+    ...good,
+    tasks: { a: { ...(good['tasks'] as { a: object }).a, ...change } },
+  });
+  const cases: [unknown, RegExp][] = [
+    [null, /not an object/],
+    [[1], /not an object/],
+    [{ ...good, runKey: 5 }, /runKey/],
+    [{ ...good, createdAt: 'x' }, /createdAt/],
+    [{ ...good, logicalDate: 5 }, /logicalDate/],
+    [{ ...good, tasks: [] }, /tasks is not an object/],
+    [{ ...good, state: 'paused' }, /state is "paused"/],
+    [{ ...good, kind: undefined }, /kind is missing/],
+    [{ ...good, mapped: { m: { items: 'no' } } }, /mapped 'm' has no items/],
+    [{ ...good, tasks: { a: 7 } }, /task 'a' is not an object/],
+    [task({ id: 1 }), /task 'a' has no id/],
+    [task({ state: 'weird' }), /the state of task 'a'/],
+    [task({ attempt: -1 }), /bad attempt/],
+    [task({ mapIndex: 'x' }), /bad mapIndex/],
+    [task({ pid: 'x' }), /bad pid/],
+    [task({ proc: 5 }), /bad proc/],
+    [task({ retryAt: 'soon' }), /bad retryAt/],
+    [task({ approval: { decision: 'maybe' } }), /the approval of 'a'/],
+  ];
+  for (const [body, reason] of cases) {
+    assert.throws(
+      () => readRunDocument(body),
+      (error: unknown) => error instanceof RunDocumentError && reason.test(error.message),
+      JSON.stringify(body)?.slice(0, 80),
+    );
+  }
+});
+
+void test('the roll-up counts an expanded placeholder through its instances', () => {
+  const dag = makeDag('d', [{ id: 'a' }]);
+  const base = makeRun(dag, { a: 'expanded', 'a#0': 'success' }).tasks;
+  assert.equal(rollUpRunState(base), 'success');
+  assert.equal(
+    rollUpRunState({ ...base, 'a#1': { ...base['a#0']!, state: 'pending' } }),
+    'running',
+  );
+});
+
+void test('run keys: the UTC logical instant, isoformat, every other char an underscore', () => {
+  assert.equal(scheduledRunKey(Date.UTC(2026, 6, 4, 2)), '2026-07-04T02:00:00_00:00');
+  assert.equal(
+    scheduledRunKey(Date.UTC(2026, 6, 4, 2, 0, 0, 250)),
+    '2026-07-04T02:00:00.250000_00:00',
+  );
+  assert.equal(
+    manualRunKey(Uint8Array.from([0, 1, 0xab, 0xcd, 0xef, 0x10])),
+    'manual-0001abcdef10',
+  );
+  // 14:00Z and 09:00-05:00 are one run; a naive instant is UTC; a bare date is its midnight.
+  const utc = parseLogicalDate('2026-07-04T14:00:00Z');
+  assert.equal(parseLogicalDate('2026-07-04T09:00:00-05:00'), utc);
+  assert.equal(parseLogicalDate('2026-07-04T14:00:00'), utc);
+  assert.equal(parseLogicalDate('2026-07-04T14:00'), utc);
+  assert.equal(parseLogicalDate('2026-07-04'), Date.UTC(2026, 6, 4));
+  assert.ok(Number.isNaN(parseLogicalDate('tomorrow')));
+});
