@@ -82,7 +82,7 @@ void test('opens the store and writes a manifest naming the jobs and shared scop
   await service.close();
 });
 
-void test('manifests every 6 hours and on a job-set change; GC after start and daily', async () => {
+void test('manifests every 6 hours and on a job-set or DAG-list change; GC after start and daily', async () => {
   const { clock, store, service, lines } = setup();
   await service.opened;
   await clock.advance(0);
@@ -98,6 +98,15 @@ void test('manifests every 6 hours and on a job-set change; GC after start and d
   service.updateJobs({ jobSetId: 'v1:b', jobs: [{ name: 'other', stateAllowedScopes: [] }] });
   await clock.advance(0);
   assert.equal((await store.list('manifests/node-a')).length, 3, 'same job set: no new manifest');
+  // A changed DAG list re-manifests too (DAGs are not in the job-set id).
+  service.updateJobs({
+    jobSetId: 'v1:b',
+    jobs: [{ name: 'other', stateAllowedScopes: [] }],
+    dags: ['etl'],
+  });
+  await clock.advance(0);
+  assert.equal((await store.list('manifests/node-a')).length, 4);
+  assert.deepEqual((await store.list('manifests/node-a', { limit: 1 }))[0]?.data.dags, ['etl']);
   const gcRuns = (): number => lines.filter((line) => line.startsWith('info State GC')).length;
   const before = gcRuns();
   await clock.advance(24 * HOUR);

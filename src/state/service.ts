@@ -156,7 +156,7 @@ export function startStateService(
     const manifest: Manifest = buildManifest({ host, ...current });
     try {
       await writeManifest(store, manifest, clock.now());
-      lastManifested = manifest.jobSetId;
+      lastManifested = manifestKey(manifest);
       const retainMs = (settings.gcGraceMs ?? 7 * 86_400_000) + MANIFEST_INTERVAL_MS;
       await pruneManifests(store, host, clock.now(), retainMs);
     } catch (error) {
@@ -199,7 +199,8 @@ export function startStateService(
     opened,
     updateJobs(next: ManifestSource): void {
       current = next;
-      if (isOpen && next.jobSetId !== lastManifested) {
+      // A changed DAG list is news to GC too (DAGs are not in the job-set id).
+      if (isOpen && manifestKey(buildManifest({ host, ...next })) !== lastManifested) {
         warnInertOptions(logger, next.jobs);
         tasks.run(manifestNow);
       }
@@ -259,6 +260,11 @@ function logGcReport(logger: Logger, report: GcReport): void {
   for (const error of report.errors) logger.warn(`State GC: ${error}`);
 }
 
+/** What a re-manifest is for: the job set and the DAG names. */
+function manifestKey(manifest: Manifest): string {
+  return `${manifest.jobSetId}\n${manifest.dags.join('\n')}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The daemon's side: one call at start, on every reload and (with a null state) to stop.
 
@@ -267,6 +273,8 @@ export interface StateConfigView {
   readonly state: StateServiceSettings | null;
   readonly jobSetId: string;
   readonly jobs: readonly ServiceJob[];
+  /** The configured DAGs: the manifest names them, so GC leaves their runs alone. */
+  readonly dags?: readonly { readonly name: string }[];
 }
 
 export interface DaemonStateDeps {
@@ -299,7 +307,11 @@ export async function applyDaemonStateSection(
   config: StateConfigView,
   deps: DaemonStateDeps,
 ): Promise<DaemonStateHandle | undefined> {
-  const source: ManifestSource = { jobSetId: config.jobSetId, jobs: config.jobs };
+  const source: ManifestSource = {
+    jobSetId: config.jobSetId,
+    jobs: config.jobs,
+    dags: (config.dags ?? []).map((dag) => dag.name),
+  };
   if (config.state === null) {
     if (handle !== undefined) {
       deps.logger.info('The state section was removed: closing the state store');
