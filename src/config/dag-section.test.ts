@@ -1,7 +1,9 @@
 // The `dags:` section: every DAG and task key with its checks, located at file/field/line.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { expectConfigError, loadTree } from './config-fixture.test.js';
+import { loadConfig } from './load-config.js';
 import { findCycle } from './dag-section.js';
 
 const STATE = 'state:\n  path: ./state\n';
@@ -286,5 +288,22 @@ void test('DAG names are unique and template names clash with neither jobs nor o
   assert.match(
     await errorFor(`${dag('a.b', 'c')}${dag('a', 'b.c')}`),
     /task template name 'a\.b\.c' clashes/,
+  );
+});
+
+void test('the worked example in examples/dags loads', async () => {
+  const config = await loadConfig(
+    path.resolve(import.meta.dirname, '../../examples/dags/yacron2.yaml'),
+  );
+  assert.deepEqual(
+    config.dags?.[0]?.tasks.map((task) => [task.id, task.kind]),
+    [
+      ['list-files', 'task'],
+      ['load', 'task'],
+      ['warehouse-ready', 'sensor'],
+      ['publish-gate', 'approval'],
+      ['publish', 'task'],
+      ['cleanup', 'task'],
+    ],
   );
 });
