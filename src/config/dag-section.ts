@@ -15,9 +15,9 @@ import {
 import { childPath, indexPath, issueAt, type ConfigIssue, type Loc } from './issues.js';
 import type { TypedJob } from './job-schema.js';
 import { resolveJob, resolveSchedule, type ResolveServices } from './resolve-job.js';
-import { INVALID, OMIT, isEmptyValue, walk, type WalkContext } from './schema.js';
+import { walkItems, type WalkContext } from './schema.js';
 import type { ResolvedJob } from './types.js';
-import { describeRawNode, type RawNode } from './yaml-tree.js';
+import type { RawNode } from './yaml-tree.js';
 
 export const REBOOT_REFUSED =
   'DAG schedules must be cron expressions; @reboot is not supported for dags';
@@ -36,32 +36,17 @@ export function typeDags(
   ctx: WalkContext,
   out: DagEntry[],
 ): void {
-  if (isEmptyValue(node)) return;
-  if (node.kind !== 'seq') {
-    ctx.issues.push({
-      file: ctx.file,
-      path,
-      line,
-      message: `expected a list of DAGs, found ${describeRawNode(node)}`,
-    });
-    return;
-  }
-  node.items.forEach((item, index) => {
-    const before = ctx.issues.length;
-    const itemPath = indexPath(path, index);
-    const value = walk(DAG_SCHEMA, item, itemPath, item.line, ctx);
-    if (value === OMIT) {
-      ctx.issues.push({
-        file: ctx.file,
-        path: itemPath,
-        line: item.line,
-        message: 'empty DAG entry',
-      });
-      return;
-    }
-    if (value === INVALID || ctx.issues.length > before) return;
-    out.push({ typed: value, loc: { file: ctx.file, path: itemPath, line: item.line } });
-  });
+  walkItems(
+    DAG_SCHEMA,
+    { plural: 'DAGs', singular: 'DAG' },
+    node,
+    path,
+    line,
+    ctx,
+    (typed, loc, clean) => {
+      if (clean()) out.push({ typed, loc });
+    },
+  );
 }
 
 /** What the DAG checks need from the rest of the configuration. */

@@ -18,6 +18,7 @@ import {
   isEmptyValue,
   unknownKeyMessage,
   walk,
+  walkItems,
   type WalkContext,
 } from './schema.js';
 import { STATE_SCHEMA } from './state-section.js';
@@ -181,44 +182,24 @@ function typeJobs(
   ctx: WalkContext,
   out: JobEntry[],
 ): void {
-  if (isEmptyValue(node)) return;
-  if (node.kind !== 'seq') {
-    ctx.issues.push({
-      file: ctx.file,
-      path,
-      line,
-      message: `expected a list of jobs, found ${describeRawNode(node)}`,
-    });
-    return;
-  }
-  node.items.forEach((item, index) => {
-    const before = ctx.issues.length;
-    const itemPath = indexPath(path, index);
-    const value = walk(JOB_SCHEMA, item, itemPath, item.line, ctx);
-    if (value === OMIT) {
-      ctx.issues.push({
-        file: ctx.file,
-        path: indexPath(path, index),
-        line: item.line,
-        message: 'empty job entry',
-      });
-      return;
-    }
-    if (value === INVALID) return;
-    if (value.name.trim() === '') {
-      const loc = ctx.locs.get(value, 'name');
-      ctx.issues.push({
-        file: ctx.file,
-        path: loc?.path ?? itemPath,
-        line: loc?.line ?? item.line,
-        message: 'a job name must not be empty',
-      });
-      return;
-    }
-    if (ctx.issues.length === before) {
-      out.push({ typed: value, loc: { file: ctx.file, path: itemPath, line: item.line } });
-    }
-  });
+  walkItems(
+    JOB_SCHEMA,
+    { plural: 'jobs', singular: 'job' },
+    node,
+    path,
+    line,
+    ctx,
+    (value, loc, clean) => {
+      if (value.name.trim() === '') {
+        ctx.issues.push({
+          ...(ctx.locs.get(value, 'name') ?? loc),
+          message: 'a job name must not be empty',
+        });
+        return;
+      }
+      if (clean()) out.push({ typed: value, loc });
+    },
+  );
 }
 
 /** The state section stays untyped here (state-section.ts types and checks it): a map. */

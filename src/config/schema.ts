@@ -55,6 +55,39 @@ export function walkSection<T>(
   return value;
 }
 
+/**
+ * Type a top-level list (`jobs:`, `dags:`) item by item, so a broken item does not hide the
+ * others: a value that is not a list is one issue, an empty item another. `onItem` gets each item
+ * that typed (`clean`: it added no issue) and where it was written.
+ */
+export function walkItems<T>(
+  schema: Schema<T>,
+  noun: { readonly plural: string; readonly singular: string },
+  node: RawNode,
+  path: string,
+  line: number,
+  ctx: WalkContext,
+  onItem: (value: T, loc: Loc, clean: () => boolean) => void,
+): void {
+  if (isEmptyValue(node)) return;
+  if (node.kind !== 'seq') {
+    fail(ctx, path, line, `expected a list of ${noun.plural}, found ${describeRawNode(node)}`);
+    return;
+  }
+  node.items.forEach((item, index) => {
+    const before = ctx.issues.length;
+    const itemPath = indexPath(path, index);
+    const value = walk(schema, item, itemPath, item.line, ctx);
+    const loc = { file: ctx.file, path: itemPath, line: item.line };
+    if (value === OMIT) {
+      ctx.issues.push({ ...loc, message: `empty ${noun.singular} entry` });
+      return;
+    }
+    if (value === INVALID) return;
+    onItem(value, loc, () => ctx.issues.length === before);
+  });
+}
+
 function walkNode(
   schema: SchemaNode,
   node: RawNode,

@@ -18,6 +18,16 @@ import {
 
 const NAME = { name: 'NAME', help: 'the artifact name' } as const;
 
+/** `-o/--output FILE` of the commands that download bytes. */
+export const OUTPUT_OPTION = {
+  key: 'output',
+  long: '--output',
+  short: '-o',
+  kind: 'string',
+  metavar: 'FILE',
+  help: 'where to write the bytes (default, or -: stdout)',
+} as const;
+
 export const artifactCommand: JobCommand = {
   name: 'artifact',
   summary: 'Named blobs that later runs (or other nodes) read back.',
@@ -50,16 +60,7 @@ export const artifactCommand: JobCommand = {
       usageName: 'yacron2 artifact get',
       summary: 'Write the newest version of NAME to FILE or stdout (exit 4 when there is none).',
       positionals: [NAME],
-      options: [
-        {
-          key: 'output',
-          long: '--output',
-          short: '-o',
-          kind: 'string',
-          metavar: 'FILE',
-          help: 'where to write the bytes (default, or -: stdout)',
-        },
-      ],
+      options: [OUTPUT_OPTION],
       scoped: true,
       async run(context, args) {
         const name = args.positional(0);

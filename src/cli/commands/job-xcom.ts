@@ -8,7 +8,13 @@ import {
   type JobCommand,
   type JobContext,
 } from '../job-client/job-command.js';
-import { getArtifact, listArtifacts, putArtifact, readInput } from './job-artifact.js';
+import {
+  OUTPUT_OPTION,
+  getArtifact,
+  listArtifacts,
+  putArtifact,
+  readInput,
+} from './job-artifact.js';
 
 const KEY = {
   key: 'key',
@@ -84,14 +90,7 @@ export const xcomCommand: JobCommand = {
           metavar: 'I',
           help: 'the instance of a mapped task',
         },
-        {
-          key: 'output',
-          long: '--output',
-          short: '-o',
-          kind: 'string',
-          metavar: 'FILE',
-          help: 'where to write the bytes (default, or -: stdout)',
-        },
+        OUTPUT_OPTION,
       ],
       scoped: false,
       async run(context, args) {
