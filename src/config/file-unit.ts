@@ -10,7 +10,7 @@ import {
 } from './config-schema.js';
 import { typeClusterSection, type TypedCluster } from './cluster-schema.js';
 import { typeDags, type DagEntry } from './dag-section.js';
-import { childPath, indexPath, type ConfigIssue, type Loc, type LocTable } from './issues.js';
+import { childPath, type ConfigIssue, type Loc, type LocTable } from './issues.js';
 import { DEFAULTS_SCHEMA, JOB_SCHEMA, type TypedDefaults, type TypedJob } from './job-schema.js';
 import {
   INVALID,
