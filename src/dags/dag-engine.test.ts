@@ -380,3 +380,29 @@ void test('trigger, backfill and decide refuse what they cannot do, with stable 
   const gone = w.node([dag], { store: () => null });
   await refused(() => gone.engine.trigger('g'), 'YC_ERR_STATE_UNAVAILABLE');
 });
+
+void test('a reload that drops a DAG mid-attempt records the end; re-adding it resumes the run', async () => {
+  const w = await world();
+  const dag = makeDag('d', CHAIN);
+  const node = w.node([dag]);
+  await node.engine.start(START);
+  const runKey = await node.engine.trigger('d');
+  await w.settle();
+  node.engine.configure([]);
+  await w.clock.advance(10_000);
+  await w.settle();
+  node.runner.last('d.a').succeed();
+  await w.settle();
+  let run = await runOf(w, 'd', runKey);
+  assert.equal(run.tasks['a']?.state, 'success');
+  assert.equal(run.tasks['b']?.state, 'pending', 'nothing advances a DAG that is not configured');
+  node.engine.configure([dag]);
+  await w.clock.advance(15_000);
+  await w.settle();
+  node.runner.last('d.b').succeed();
+  await w.settle();
+  run = await runOf(w, 'd', runKey);
+  assert.equal(run.state, 'success');
+  assert.equal(node.runner.runsOf('d.a').length, 1);
+  await node.engine.close();
+});

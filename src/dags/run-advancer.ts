@@ -112,7 +112,11 @@ export class RunAdvancer {
     const deps = this.#deps;
     const store = deps.store();
     const dag = deps.dag(this.dagName);
-    if (store === null || dag === undefined) return this.#retire(null);
+    if (store === null || dag === undefined) {
+      // Never forget a run while an attempt of it runs here: a new advancer would judge it lost.
+      if (this.#attempts.size === 0) return this.#retire(null);
+      return this.#arm(RENEW_INTERVAL_MS);
+    }
     if (!(await this.#holdLease(store))) {
       // Another node advances it; ours (if any) still report under the proc + attempt check.
       if (this.#attempts.size === 0) this.#retire(null);
