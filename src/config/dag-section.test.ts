@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { expectConfigError, loadTree } from './config-fixture.test.js';
 import { loadConfig } from './load-config.js';
-import { findCycle } from './dag-section.js';
+import { findCycle } from './dag-cycle.js';
 
 const STATE = 'state:\n  path: ./state\n';
 

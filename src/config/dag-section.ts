@@ -12,6 +12,7 @@ import {
   type TypedDag,
   type TypedDagTask,
 } from './dag-schema.js';
+import { findCycle } from './dag-cycle.js';
 import { childPath, indexPath, issueAt, type ConfigIssue, type Loc } from './issues.js';
 import type { TypedJob } from './job-schema.js';
 import { resolveJob, resolveSchedule, type ResolveServices } from './resolve-job.js';
@@ -370,32 +371,4 @@ function templateServices(services: ResolveServices): ResolveServices {
     displayPath: (absolute) => services.displayPath(absolute),
     onJobIdentity: undefined,
   };
-}
-
-/** A cycle of the dependsOn graph as ids (first id repeated at the end), or null. */
-export function findCycle(
-  tasks: readonly Pick<TypedDagTask, 'id' | 'dependsOn'>[],
-): string[] | null {
-  const edges = new Map(tasks.map((task) => [task.id, task.dependsOn ?? []] as const));
-  const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
-  const visit = (id: string): string[] | null => {
-    const seen = state.get(id);
-    if (seen === 'done') return null;
-    if (seen === 'visiting') return [...stack.slice(stack.indexOf(id)), id];
-    state.set(id, 'visiting');
-    stack.push(id);
-    for (const next of edges.get(id) ?? []) {
-      const cycle = visit(next);
-      if (cycle !== null) return cycle;
-    }
-    stack.pop();
-    state.set(id, 'done');
-    return null;
-  };
-  for (const task of tasks) {
-    const cycle = visit(task.id);
-    if (cycle !== null) return cycle;
-  }
-  return null;
 }
