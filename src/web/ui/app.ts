@@ -6,11 +6,14 @@ import { runStaggered } from '../model/bulk-run.js';
 import { ActionRegistry } from './actions.js';
 import { ApiClient, jobPath } from './api.js';
 import { copyText } from './clipboard.js';
+import { ClusterBar } from './cluster-bar.js';
 import type { AppContext, JobCommands, Navigation, PanelOpenOptions } from './context.js';
 import { Drawer } from './drawer/drawer.js';
 import { h } from './dom.js';
 import { Header } from './header.js';
 import { Palette } from './palette.js';
+import { clusterPanel } from './panels/cluster.js';
+import { fleetPanel } from './panels/fleet.js';
 import { heatmapPanel } from './panels/heatmap.js';
 import { helpPanel } from './panels/help.js';
 import { mitigatePanel, STAGGER_MS } from './panels/mitigate.js';
@@ -19,6 +22,7 @@ import { nodeHistoryPanel } from './panels/node-history.js';
 import { PanelHost } from './panels/panel-host.js';
 import { sandboxPanel } from './panels/sandbox.js';
 import { settingsPanel } from './panels/settings.js';
+import { statePanel } from './panels/state.js';
 import { timelinePanel } from './panels/timeline.js';
 import { Poller } from './poller.js';
 import { PrefsStore, THEMES } from './prefs.js';
@@ -145,6 +149,7 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
 
   const header = new Header(ctx);
   const verdict = new VerdictBar(ctx);
+  const cluster = new ClusterBar(ctx);
   const table = new JobTable(ctx);
   const toolbar = new Toolbar(ctx, (text) => table.setText(text));
   const drawer = new Drawer(ctx);
@@ -159,6 +164,9 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
     heatmapPanel,
     sandboxPanel,
     nodeHistoryPanel,
+    clusterPanel,
+    fleetPanel,
+    statePanel,
     settingsPanel,
     helpPanel,
   ])
@@ -182,6 +190,8 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
 
   root.replaceChildren(
     header.element,
+    cluster.alert,
+    cluster.element,
     verdict.element,
     h('main', { class: 'main', id: 'main' }, toolbar.element, table.element),
     drawer.element,

@@ -1,6 +1,7 @@
 // The page header (docs/dashboard.md "Header"): name, version and job-set id, the status pills
 // (each one filters the table), the node meter when `/node` answers, the connection indicator
 // with the age of the last good poll, the UTC clock, and the page-level buttons.
+import { shortJobSetId } from '../model/cluster.js';
 import { formatAge, formatPercent, formatUtcClock } from '../model/format.js';
 import type { StatusFilter } from '../model/job-query.js';
 import { copyText } from './clipboard.js';
@@ -118,7 +119,7 @@ export class Header {
     ctx.store.on('connection', () => this.#tick(ctx.clock.now()));
     ctx.store.on('meta', ({ version, jobSetId }) => {
       setText(this.#version, version === null ? '' : `v${version}`);
-      setText(this.#jobSet, jobSetId === null ? '' : shortJobSet(jobSetId));
+      setText(this.#jobSet, jobSetId === null ? '' : shortJobSetId(jobSetId));
       setAttr(
         this.#jobSet,
         'aria-label',
@@ -191,9 +192,4 @@ function meterBar(label: string, percent: number): HTMLElement {
     h('span', { class: 'meter-track', 'aria-hidden': 'true' }, fill),
     h('span', { class: 'meter-value' }, formatPercent(percent)),
   );
-}
-
-/** `v1:3f9a2c1b…` — enough to tell two job sets apart at a glance. */
-export function shortJobSet(id: string): string {
-  return id.length > 11 ? `${id.slice(0, 11)}…` : id;
 }

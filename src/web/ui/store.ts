@@ -1,8 +1,10 @@
 // What the page knows about the daemon: the latest job snapshot with its derived rows, counts
-// and verdict, the connection state, and the daemon's version, job-set id and node reading.
+// and verdict, the connection state, the daemon's version, job-set id and node reading, and the
+// cluster view (`/cluster`, docs/dashboard.md "Cluster panel").
 // Components subscribe to its typed events; only the poller (poller.ts) writes the job data.
 import { TypedEmitter } from '../../common/events.js';
 import type { JobWire, NodeWire } from '../model/api-types.js';
+import type { ClusterWire } from '../model/cluster.js';
 import { countStatuses, deriveRow, type JobRow, type StatusCounts } from '../model/job-status.js';
 import { computeVerdict, type Verdict } from '../model/verdict.js';
 
@@ -27,11 +29,18 @@ export type NodeState =
   | { readonly kind: 'absent' }
   | { readonly kind: 'present'; readonly node: NodeWire };
 
+/** `/cluster`: unknown until asked, off (no cluster section or no route), or the latest view. */
+export type ClusterState =
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'off' }
+  | { readonly kind: 'on'; readonly wire: Exclude<ClusterWire, { enabled: false }> };
+
 export interface StoreEvents extends Record<string, unknown> {
   snapshot: Snapshot;
   connection: Connection;
   meta: { readonly version: string | null; readonly jobSetId: string | null };
   node: NodeState;
+  cluster: ClusterState;
 }
 
 export class AppStore extends TypedEmitter<StoreEvents> {
@@ -42,6 +51,7 @@ export class AppStore extends TypedEmitter<StoreEvents> {
   version: string | null = null;
   jobSetId: string | null = null;
   node: NodeState = { kind: 'unknown' };
+  cluster: ClusterState = { kind: 'unknown' };
 
   setJobs(jobs: readonly JobWire[], polledAtMs: number): Snapshot {
     const rows = jobs.map((job) => deriveRow(job, polledAtMs));
@@ -78,5 +88,10 @@ export class AppStore extends TypedEmitter<StoreEvents> {
   setNode(node: NodeState): void {
     this.node = node;
     this.emit('node', node);
+  }
+
+  setCluster(cluster: ClusterState): void {
+    this.cluster = cluster;
+    this.emit('cluster', cluster);
   }
 }

@@ -136,6 +136,7 @@ export class Toolbar {
       panelButton('panel:tail', 'Tail'),
       panelButton('panel:heatmap', 'Heatmap'),
       panelButton('panel:sandbox', 'Sandbox'),
+      panelButton('panel:state', 'State'),
     );
 
     const sync = (): void => {
