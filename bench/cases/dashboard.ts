@@ -2,9 +2,10 @@
 // synthetic `GET /jobs` of N jobs from a stub HTTP server in this process, opens the page in
 // headless Chromium (playwright-core, Debian's /usr/bin/chromium), and reports raw timings:
 // time to first render (navigation start → first job row painted), the cost of applying one
-// poll (JSON.parse + snapshot + table update + style/layout, alternating two job lists that
-// differ in 5 % of the jobs) in wall time and in main-thread CPU time, and the cost of one filter
-// keystroke.
+// poll (the page's own path, Poller.applyJobs: decoding the body + snapshot + table update +
+// style/layout, alternating two job lists that differ in 5 % of the jobs and in every job's
+// `scheduled_in`, as the daemon's do) in wall time and in main-thread CPU time, and the cost of
+// one filter keystroke.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
@@ -58,7 +59,7 @@ function job(index: number, variant: number, nowMs: number): Record<string, unkn
     outcome: (run + index) % 11 === 0 ? 'failure' : 'success',
     duration: 0.5 + ((run * 7 + index) % 13) * 0.8,
   }));
-  const finished = new Date(nowMs - ((index * 37) % 3600) * 1000 - variant * 1000)
+  const finished = new Date(nowMs - ((index * 37) % 3600) * 1000 - (flip ? variant * 1000 : 0))
     .toISOString()
     .replace('Z', '+00:00');
   return {
@@ -79,7 +80,8 @@ function job(index: number, variant: number, nowMs: number): Record<string, unkn
     timezone: index % 7 === 0 ? 'Europe/Berlin' : 'UTC',
     running,
     pids: running ? [10_000 + index] : [],
-    scheduled_in: running ? null : ((index * 13) % 3600) + 0.5,
+    // Like the daemon's: a fresh countdown in every job on every poll.
+    scheduled_in: running ? null : ((index * 13) % 3600) + 0.5 - variant * 2.125,
     last_run: {
       outcome: failing ? 'failure' : 'success',
       exit_code: failing ? 2 : 0,
@@ -186,11 +188,15 @@ try {
       const before = await threadTimeMs(cdp);
       const updateTimes = await tab.evaluate<number[]>(`(async () => {
         const app = window.__yacron2;
+        // Pages before the incremental decoder had no Poller.applyJobs: parse whole, as they did.
+        const apply = app.ctx.poller.applyJobs
+          ? (body) => app.ctx.poller.applyJobs(body, Date.now())
+          : (body) => app.ctx.store.setJobs(JSON.parse(body), Date.now());
         const updates = [];
         for (let i = 0; i < ${updates}; i++) {
           await new Promise((resolve) => requestAnimationFrame(resolve));
           const start = performance.now();
-          app.ctx.store.setJobs(JSON.parse(window.__bodies[(i + 1) % 2]), Date.now());
+          apply(window.__bodies[(i + 1) % 2]);
           document.body.offsetHeight;
           updates.push(performance.now() - start);
         }

@@ -74,11 +74,36 @@ export function deriveRow(job: JobWire, polledAtMs: number): JobRow {
     name: job.name,
     status: statusOf(job),
     lastFinishedMs: parseIso(job.last_run?.finished_at),
-    nextFireMs: job.scheduled_in === null ? null : polledAtMs + job.scheduled_in * 1000,
+    nextFireMs: nextFireOf(job, polledAtMs),
     successRate: ok + failed === 0 ? null : ok / (ok + failed),
     recentFailures: failed,
     searchText: `${job.name}\n${job.command}`.toLowerCase(),
   };
+}
+
+/**
+ * deriveRow for the next poll, reusing `previous` (the same job's row of the last poll) when the
+ * job object is the last one or the decoder's copy of it with a new `scheduled_in` (it shares the
+ * parsed `history` and `last_run`): only the next fire is recomputed. Objects are never mutated,
+ * so shared parts mean equal parts.
+ */
+export function nextRow(job: JobWire, previous: JobRow | undefined, polledAtMs: number): JobRow {
+  if (
+    previous === undefined ||
+    previous.job.history !== job.history ||
+    previous.job.last_run !== job.last_run ||
+    previous.name !== job.name
+  )
+    return deriveRow(job, polledAtMs);
+  return {
+    ...previous,
+    job,
+    nextFireMs: nextFireOf(job, polledAtMs),
+  };
+}
+
+function nextFireOf(job: JobWire, polledAtMs: number): number | null {
+  return job.scheduled_in === null ? null : polledAtMs + job.scheduled_in * 1000;
 }
 
 export interface StatusCounts {

@@ -77,6 +77,12 @@ export class ApiClient {
     return JSON.parse(await this.#ok('GET', path, response)) as T;
   }
 
+  /** A JSON route's body as text (the caller decodes it; see model/jobs-decoder.ts). */
+  async jsonText(path: string, signal?: AbortSignal): Promise<string> {
+    const response = await this.#request('GET', path, { Accept: 'application/json' }, signal);
+    return this.#ok('GET', path, response);
+  }
+
   async text(path: string, signal?: AbortSignal): Promise<string> {
     const response = await this.#request('GET', path, {}, signal);
     return this.#ok('GET', path, response);

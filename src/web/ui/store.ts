@@ -5,7 +5,7 @@
 import { TypedEmitter } from '../../common/events.js';
 import type { JobWire, NodeWire } from '../model/api-types.js';
 import type { ClusterWire } from '../model/cluster.js';
-import { countStatuses, deriveRow, type JobRow, type StatusCounts } from '../model/job-status.js';
+import { countStatuses, nextRow, type JobRow, type StatusCounts } from '../model/job-status.js';
 import { computeVerdict, type Verdict } from '../model/verdict.js';
 
 export interface Snapshot {
@@ -54,7 +54,8 @@ export class AppStore extends TypedEmitter<StoreEvents> {
   cluster: ClusterState = { kind: 'unknown' };
 
   setJobs(jobs: readonly JobWire[], polledAtMs: number): Snapshot {
-    const rows = jobs.map((job) => deriveRow(job, polledAtMs));
+    const previous = this.snapshot?.byName;
+    const rows = jobs.map((job) => nextRow(job, previous?.get(job.name), polledAtMs));
     const byName = new Map(rows.map((row) => [row.name, row]));
     const snapshot: Snapshot = {
       rows,

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { makeJobWire, makeRun } from './job-fixture.test.js';
+import { cutJobs, JobsDecoder } from './jobs-decoder.js';
+
+const body = (jobs: readonly object[]): string => JSON.stringify(jobs);
+
+describe('cutJobs', () => {
+  it("cuts the daemon's layout into job objects and finds each one's scheduled_in value", () => {
+    const text =
+      '[{"name":"a,{\\"name\\":","scheduled_in":12.5,"y":[1,{"z":"}"}]},{"name":"b","scheduled_in":null}]';
+    const pieces = cutJobs(text)!;
+    assert.equal(pieces.length, 2);
+    const [a, b] = pieces;
+    assert.equal(JSON.parse(text.slice(a!.start, a!.end)).scheduled_in, 12.5);
+    assert.equal(text.slice(a!.valueFrom, a!.valueTo), '12.5');
+    assert.equal(text.slice(b!.valueFrom, b!.valueTo), 'null');
+  });
+
+  it('takes an empty list and refuses any other layout', () => {
+    assert.deepEqual(cutJobs('[]'), []);
+    for (const text of [
+      '{}',
+      '[1]',
+      '[{"name":"a"}',
+      '[{"name":"a"}] ',
+      ' [{"name":"a"}]',
+      '[{"id":1}]',
+    ])
+      assert.equal(cutJobs(text), null, text);
+  });
+});
+
+describe('JobsDecoder', () => {
+  const a = makeJobWire({ name: 'a', scheduled_in: 30 });
+  const b = makeJobWire({ name: 'b', scheduled_in: 5, last_run: makeRun() });
+
+  it('decodes like JSON.parse and parses only changed jobs on the next poll', () => {
+    const decoder = new JobsDecoder();
+    const first = decoder.decode(body([a, b]));
+    assert.deepEqual(first, [a, b]);
+    assert.deepEqual(decoder.last, { parsed: 2, reused: 0 });
+
+    // Same text: the very same objects come back.
+    const same = decoder.decode(body([a, b]));
+    assert.equal(same[0], first[0]);
+    assert.equal(same[1], first[1]);
+    assert.deepEqual(decoder.last, { parsed: 0, reused: 2 });
+
+    // Only scheduled_in moved on a; b ran.
+    const b2 = { ...b, last_run: makeRun({ outcome: 'failure', exit_code: 2 }) };
+    const next = decoder.decode(body([{ ...a, scheduled_in: 28.25 }, b2]));
+    assert.deepEqual(next, [{ ...a, scheduled_in: 28.25 }, b2]);
+    assert.notEqual(next[0], first[0]);
+    assert.equal(first[0]!.scheduled_in, 30, 'the previous object is not mutated');
+    assert.deepEqual(decoder.last, { parsed: 1, reused: 1 });
+
+    // scheduled_in becomes null (a job starts running) and back.
+    const running = decoder.decode(body([{ ...a, scheduled_in: null, running: true }, b2]));
+    assert.deepEqual(running[0], { ...a, scheduled_in: null, running: true });
+    assert.deepEqual(decoder.decode(body([{ ...a, scheduled_in: 3 }, b2]))[0], {
+      ...a,
+      scheduled_in: 3,
+    });
+  });
+
+  it('handles added, removed and reordered jobs', () => {
+    const decoder = new JobsDecoder();
+    decoder.decode(body([a, b]));
+    assert.deepEqual(decoder.decode(body([b, a])), [b, a]);
+    assert.deepEqual(decoder.decode(body([b])), [b]);
+    assert.deepEqual(decoder.decode(body([b, a, { ...a, name: 'c' }])), [
+      b,
+      a,
+      { ...a, name: 'c' },
+    ]);
+    // Compared by position (the daemon lists jobs in config order): b is reused, a and c parsed.
+    assert.deepEqual(decoder.last, { parsed: 2, reused: 1 });
+  });
+
+  it('falls back to a full parse for other layouts and fails like JSON.parse on bad bodies', () => {
+    const decoder = new JobsDecoder();
+    assert.deepEqual(decoder.decode('[]'), []);
+    assert.deepEqual(decoder.decode(' [ {"name":"a"} ] '), [{ name: 'a' }]);
+    assert.deepEqual(decoder.last, { parsed: 1, reused: 0 });
+    assert.throws(() => decoder.decode('{"jobs":[]}'), /did not answer a list/);
+    assert.throws(() => decoder.decode('[{"name":"a",}]'), SyntaxError);
+    assert.throws(() => decoder.decode('[{"name":"a"}]]'), SyntaxError);
+    // A nested object led by "name" puts a cut inside a job: the piece is no object, the body
+    // is parsed whole.
+    const nested = '[{"name":"a","x":[{"name":"b"}]}]';
+    assert.deepEqual(decoder.decode(nested), [{ name: 'a', x: [{ name: 'b' }] }]);
+    assert.deepEqual(decoder.decode(nested), [{ name: 'a', x: [{ name: 'b' }] }]);
+  });
+
+  it("never swaps a scheduled_in that is not the object's own or not a number", () => {
+    const decoder = new JobsDecoder();
+    decoder.decode('[{"name":"a","x":{"scheduled_in":1},"scheduled_in":5}]');
+    assert.deepEqual(decoder.decode('[{"name":"a","x":{"scheduled_in":2},"scheduled_in":5}]'), [
+      { name: 'a', x: { scheduled_in: 2 }, scheduled_in: 5 },
+    ]);
+    decoder.decode('[{"name":"a","scheduled_in":1}]');
+    assert.throws(() => decoder.decode('[{"name":"a","scheduled_in":-}]'), SyntaxError);
+    assert.deepEqual(decoder.decode('[{"name":"a","scheduled_in":"so,on"}]'), [
+      { name: 'a', scheduled_in: 'so,on' },
+    ]);
+    assert.deepEqual(decoder.decode('[{"name":"a","scheduled_in":"later"}]'), [
+      { name: 'a', scheduled_in: 'later' },
+    ]);
+  });
+});
