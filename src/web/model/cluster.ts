@@ -3,20 +3,11 @@
 // one summary the page renders: this node's role, the agreement tally, the quorum, the peers with
 // their dot colour, the conflict warnings that raise the CLUSTER ALERT, and the lease fields.
 // Pure. Must not: read the clock or the DOM (callers pass `nowMs`).
+import type { PeerStatus } from '../../cluster/index.js';
 import { parseIso } from './format.js';
 
-/** A peer's status as `/cluster` reports it (docs/http-api.md "GET /cluster"). */
-export const PEER_STATUSES = [
-  'unknown',
-  'self',
-  'agreed',
-  'syncing',
-  'drifted',
-  'unreachable',
-  'untrusted',
-  'conflict',
-] as const;
-export type PeerStatusWire = (typeof PEER_STATUSES)[number];
+/** A peer's status as `/cluster` reports it (the cluster's own vocabulary; a type only). */
+export type PeerStatusWire = PeerStatus;
 
 /** Node resources shared through the cluster (`node_stats`; same shape as `/node` resources). */
 export interface NodeStatsWire {
