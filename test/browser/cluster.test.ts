@@ -107,8 +107,29 @@ test(
       await sheet.waitFor({ state: 'hidden' });
     });
 
-    await t.test('the header node meter reads /node', async () => {
-      await page.locator('.node-meter:not([hidden]) .meter-label', { hasText: 'CPU' }).waitFor();
+    await t.test('the header node meter, its history and the Resources tab', async () => {
+      const meter = page.locator('.node-meter:not([hidden])');
+      await meter.locator('.meter-label', { hasText: 'CPU' }).waitFor();
+      assert.match((await meter.getAttribute('aria-label')) ?? '', /^Node a: CPU /);
+      const history = await getJson<{ enabled: boolean }>(base, '/node/history');
+      await meter.click();
+      const sheet = page.locator('dialog.sheet[open]');
+      await sheet
+        .locator('p', {
+          hasText: history.enabled ? /^a: \d+ samples every/ : 'The daemon keeps no node history',
+        })
+        .waitFor();
+      await page.keyboard.press('Escape');
+      await sheet.waitFor({ state: 'hidden' });
+      await page.evaluate(() => (location.hash = '#job/every/resources'));
+      await page
+        .locator('.drawer:not([hidden]) .tab[data-tab="resources"][aria-selected="true"]')
+        .waitFor();
+      await page
+        .locator('.drawer .resources p', { hasText: 'This job is not monitored' })
+        .waitFor();
+      await page.evaluate(() => (location.hash = ''));
+      await page.locator('.drawer').waitFor({ state: 'hidden' });
     });
 
     await t.test('the fleet matrix shows the three nodes', async () => {
