@@ -4,6 +4,7 @@
 // Must not: show a leader under spread (there is none; per-job owners are on the jobs).
 import type { ClusterMetricsView } from '../metrics/index.js';
 import type { GossipNode } from './gossip-node.js';
+import type { LeaseClusterStatus } from './lease-status.js';
 import { freshNodeStats } from './node-stats.js';
 import { PEER_STATUSES, type NodeStatsReading, type PeerStatus } from './types.js';
 
@@ -19,7 +20,10 @@ export interface PeerStatusReport {
   readonly nodeStats: NodeStatsReading | null;
 }
 
-export interface ClusterStatus {
+/** GET /cluster's view: the gossip shape, or the lease-shaped one (lease-status.ts). */
+export type ClusterStatus = GossipClusterStatus | LeaseClusterStatus;
+
+export interface GossipClusterStatus {
   readonly backend: 'gossip';
   readonly nodeName: string;
   readonly jobSetId: string;
@@ -44,7 +48,7 @@ export function describeCluster(
   jobSetId: string,
   nowMs: number,
   intervalMs: number,
-): ClusterStatus {
+): GossipClusterStatus {
   const sets = node.derived();
   const conflicts = node.conflicts();
   const spread = node.distribution === 'spread';

@@ -31,8 +31,10 @@ export {
   clusterMetricsView,
   describeCluster,
   type ClusterStatus,
+  type GossipClusterStatus,
   type PeerStatusReport,
 } from './cluster-status.js';
+export { describeLeaseCluster, leaseMetricsView, type LeaseClusterStatus } from './lease-status.js';
 export { describeFleet, type FleetNode, type FleetStatus } from './fleet-status.js';
 export { summariesToWire } from './job-summaries.js';
 export { MemoryNetwork, MemoryTransport, type LinkState } from './memory-transport.js';

@@ -140,7 +140,7 @@ void test('a failing start leaves no manager, keeps the election flag, and is no
   );
 });
 
-void test('a lease backend is refused at start in this version; election stays configured (fail closed)', async () => {
+void test('a lease backend whose store does not answer starts, warns, and fails Leader jobs closed', async () => {
   const logger = recordingLogger();
   const supervisor = new ClusterSupervisor({ clock: systemClock, logger, jobSetId: () => 'v1:x' });
   const lease: ResolvedCluster = {
@@ -154,7 +154,7 @@ void test('a lease backend is refused at start in this version; election stays c
     source: { file: 'x.yaml', line: 1 },
     observabilityMesh: null,
     etcd: {
-      endpoints: ['http://127.0.0.1:2379'],
+      endpoints: ['http://127.0.0.1:1'],
       electionName: 'yacron2/leader',
       ttlSeconds: 15,
       username: null,
@@ -164,11 +164,25 @@ void test('a lease backend is refused at start in this version; election stays c
   };
   await supervisor.reconcile(lease);
   assert.equal(supervisor.electLeaderConfigured(), true);
-  assert.equal(supervisor.current(), null);
+  const backend = supervisor.current();
+  assert.equal(backend?.backend, 'etcd');
+  assert.equal(backend.isQuorate(), false);
+  assert.equal(backend.isLeader(), false);
   assert.match(
-    logger.at('error')[0]?.message ?? '',
-    /^cluster: failed to start: the 'etcd' backend is not supported by this version yet/,
+    logger.at('warn')[0]?.message ?? '',
+    /^cluster: etcd initial round failed: Cannot call etcd \/v3\/lease\/grant: no endpoint answered/,
   );
+  const status = supervisor.describe();
+  assert.equal(status?.backend, 'etcd');
+  assert.equal(status.quorate, false);
+  assert.deepEqual(status.lease, {
+    electionName: 'yacron2/leader',
+    identity: 'a',
+    holder: null,
+    leaseId: null,
+    expiry: null,
+  });
+  await supervisor.stop();
 });
 
 void test('removing the cluster section stops the manager and turns election off', async () => {
@@ -215,8 +229,9 @@ void test('metrics view and the /cluster view mirror the running node', async ()
   });
   const status = a.supervisor.describe();
   assert.equal(status?.jobSetId, a.jobSetId);
+  assert.equal(status?.backend, 'gossip');
   assert.deepEqual(
-    status?.peers.map((peer) => [peer.host, peer.status, peer.nodeName, peer.lastError]),
+    status.peers.map((peer) => [peer.host, peer.status, peer.nodeName, peer.lastError]),
     [
       ['n1:8443', 'agreed', 'node-b', null],
       ['n2:8443', 'agreed', 'node-c', null],

@@ -1,28 +1,29 @@
 // The cluster's lifecycle across reloads (docs/clustering.md "Lifecycle"): start, keep, rebuild or
-// stop the gossip manager on each housekeeping pass; rebuild on a certificate renewed in place only
-// once the new files load (a half-written rotation is retried next pass); fail a start without
-// stopping the daemon. It is the LeadershipSource the gate reads and outlives every manager.
-// Must not: leave the election flag from an old config in place while a new build is attempted.
+// stop the election backend on each housekeeping pass — the gossip manager (gossip-slot.ts) or a
+// lease elector (etcd, Kubernetes, filesystem) with its optional observability overlay — and fail
+// a start without stopping the daemon. It is the LeadershipSource the gate reads and outlives
+// every backend.
+// Must not: leave the election flag from an old config in place while a new build is attempted,
+// or let the overlay answer a gate read.
 import { describeError, type Clock, type Logger } from '../common/index.js';
 import type { ResolvedCluster, ResolvedGossipCluster } from '../config/index.js';
 import {
   LeadershipTransitions,
+  LeaseElector,
+  createLeaseClient,
   type LeadershipBackend,
   type LeadershipSource,
+  type LeaseClient,
+  type LeaseElectorOptions,
+  type ResolvedLeaseCluster,
 } from '../leadership/index.js';
 import type { ClusterMetricsSource, ClusterMetricsView } from '../metrics/index.js';
 import { clusterMetricsView, describeCluster, type ClusterStatus } from './cluster-status.js';
 import { describeFleet, type FleetStatus } from './fleet-status.js';
-import { GossipManager } from './gossip-manager.js';
 import type { GossipNode } from './gossip-node.js';
-import {
-  loadTlsMaterial,
-  sameTlsFiles,
-  snapshotTlsFiles,
-  type TlsFileSnapshot,
-  type TlsMaterial,
-} from './tls-material.js';
-import { TlsPeerTransport } from './tls-transport.js';
+import { GossipSlot, StartFailures } from './gossip-slot.js';
+import { describeLeaseCluster, leaseMetricsView } from './lease-status.js';
+import type { TlsFileSnapshot, TlsMaterial } from './tls-material.js';
 import type { PeerTransport } from './transport.js';
 import type { JobSummary, NodeStatsReading } from './types.js';
 
@@ -38,32 +39,50 @@ export interface ClusterSupervisorDeps {
   loadTls?(paths: ResolvedGossipCluster['tls']): Promise<TlsMaterial>;
   snapshotTls?(paths: ResolvedGossipCluster['tls']): Promise<TlsFileSnapshot>;
   createTransport?(cluster: ResolvedGossipCluster, material: TlsMaterial): PeerTransport;
+  /** Seam (tests): the lease client for a lease config (default: the configured store). */
+  createLeaseClient?(cluster: ResolvedLeaseCluster): {
+    client: LeaseClient;
+    options: LeaseElectorOptions;
+  };
+  /** The environment in-cluster Kubernetes credentials are found through (default: process). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-interface Running {
-  readonly config: ResolvedGossipCluster;
-  readonly manager: GossipManager;
-  readonly files: TlsFileSnapshot;
+interface LeaseRunning {
+  readonly config: ResolvedLeaseCluster;
+  readonly elector: LeaseElector;
 }
-
-/** A failing start is re-logged at ERROR at most this often with the same message. */
-const REPEAT_ERROR_MS = 15 * 60_000;
 
 export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource {
   readonly transitions: LeadershipTransitions;
   readonly #deps: ClusterSupervisorDeps;
+  readonly #gossip: GossipSlot;
+  readonly #overlay: GossipSlot;
+  readonly #failures: StartFailures;
+  #lease: LeaseRunning | null = null;
   #electLeader = false;
   #shareNodeStats = false;
-  #running: Running | null = null;
   #advisedFor: string | null = null;
   /** reconcile() and stop() run one at a time, in call order; nothing is built after stop(). */
   #queue: Promise<void> = Promise.resolve();
   #stopped = false;
-  #lastFailure: { message: string; atMs: number; repeats: number } | null = null;
 
   constructor(deps: ClusterSupervisorDeps) {
     this.#deps = deps;
     this.transitions = new LeadershipTransitions(deps.logger);
+    const monotonic = (): number => deps.clock.monotonic();
+    this.#failures = new StartFailures(deps.logger, monotonic);
+    const shareNodeStats = (): boolean => this.#shareNodeStats;
+    this.#gossip = new GossipSlot(
+      deps,
+      { prefix: 'cluster', beforeStop: () => this.transitions.managerStopping(), shareNodeStats },
+      this.#failures,
+    );
+    this.#overlay = new GossipSlot(
+      deps,
+      { prefix: 'cluster.observability', shareNodeStats },
+      new StartFailures(deps.logger, monotonic),
+    );
   }
 
   electLeaderConfigured(): boolean {
@@ -71,29 +90,39 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
   }
 
   current(): LeadershipBackend | null {
-    return this.#running?.manager.node ?? null;
+    return this.#gossip.running?.manager.node ?? this.#lease?.elector ?? null;
   }
 
-  /** The running gossip node (views, /fleet, metrics), or null. */
+  /** The running election gossip node (views, /fleet, metrics), or null. */
   node(): GossipNode | null {
-    return this.#running?.manager.node ?? null;
+    return this.#gossip.running?.manager.node ?? null;
   }
 
-  /** GET /cluster's view; null without a running manager. */
+  /** The running lease elector, or null. */
+  elector(): LeaseElector | null {
+    return this.#lease?.elector ?? null;
+  }
+
+  /** GET /cluster's view; null without a running backend. */
   describe(): ClusterStatus | null {
-    const running = this.#running;
+    const jobSetId = this.#deps.jobSetId();
+    const lease = this.#lease;
+    if (lease !== null) {
+      return describeLeaseCluster(lease.elector, jobSetId, this.#overlay.running !== null);
+    }
+    const running = this.#gossip.running;
     if (running === null) return null;
     return describeCluster(
       running.manager.node,
-      this.#deps.jobSetId(),
+      jobSetId,
       this.#deps.clock.now(),
       running.config.intervalMs,
     );
   }
 
-  /** GET /fleet's view; null without a running manager. */
+  /** GET /fleet's view: the election mesh, or a lease backend's overlay; null without one. */
   fleet(): FleetStatus | null {
-    const running = this.#running;
+    const running = this.#gossip.running ?? this.#overlay.running;
     if (running === null) return null;
     const deps = this.#deps;
     return describeFleet(running.manager.node, {
@@ -113,7 +142,10 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     return this.transitions.quorumTransitions;
   }
 
+  /** The election backend's view (never the overlay's). */
   view(): ClusterMetricsView | null {
+    const lease = this.#lease;
+    if (lease !== null) return leaseMetricsView(lease.elector);
     const node = this.node();
     return node === null ? null : clusterMetricsView(node);
   }
@@ -131,7 +163,7 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
 
   /**
    * One housekeeping pass with the newly loaded config (null: no cluster section). Never throws:
-   * a failed build leaves no manager (Leader jobs fail closed, PreferLeader runs).
+   * a failed build leaves no backend (Leader jobs fail closed, PreferLeader runs).
    */
   reconcile(next: ResolvedCluster | null): Promise<void> {
     return this.#serially(() => this.#reconcile(next));
@@ -140,55 +172,45 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
   async #reconcile(next: ResolvedCluster | null): Promise<void> {
     if (this.#stopped) return;
     this.#electLeader = next?.electLeader ?? false;
+    this.#shareNodeStats = next?.shareNodeStats ?? false;
     if (next === null) {
-      if (this.#running) await this.#stopRunning('configuration changed');
+      await this.#gossip.stop('configuration changed');
+      await this.#stopLease('configuration changed');
+      await this.#overlay.stop('configuration changed');
       this.#advisedFor = null;
       return;
     }
-    if (next.backend !== 'gossip') {
-      if (this.#running) await this.#stopRunning('configuration changed');
+    if (next.backend === 'gossip') {
+      await this.#stopLease('configuration changed');
+      await this.#overlay.stop('configuration changed');
       this.#adviseOnce(next);
-      this.#startFailed(
-        `the '${next.backend}' backend is not supported by this version yet (Leader jobs fail closed, PreferLeader jobs run)`,
-      );
+      await this.#gossip.reconcile(next);
       return;
     }
-    this.#shareNodeStats = next.shareNodeStats;
-    const running = this.#running;
-    if (running === null) {
-      await this.#build(next, null);
-      return;
+    await this.#gossip.stop('configuration changed');
+    const lease = this.#lease;
+    if (lease !== null && leaseKey(lease.config) !== leaseKey(next)) {
+      await this.#stopLease('configuration changed');
     }
-    if (settingsKey(running.config) === settingsKey(next)) {
-      const files = await this.#snapshot(next);
-      if (sameTlsFiles(files, running.files)) return;
-      const material = await this.#dryRun(
-        next,
-        'cluster: TLS certificate files changed but the new material is not yet loadable (a partial/half-written rotation?); keeping the running manager and retrying next reload',
-      );
-      if (material === null) return;
-      await this.#stopRunning('TLS certificate files changed');
-      await this.#build(next, { material, files });
-      return;
-    }
-    const material = await this.#dryRun(
-      next,
-      'cluster: configuration changed but the new TLS material is not yet loadable; keeping the running manager and retrying next reload',
-    );
-    if (material === null) return;
-    await this.#stopRunning('configuration changed');
-    await this.#build(next, { material, files: await this.#snapshot(next) });
+    if (this.#lease === null) await this.#buildLease(next);
+    if (next.observabilityMesh === null) await this.#overlay.stop('configuration changed');
+    else await this.#overlay.reconcile(next.observabilityMesh);
   }
 
-  /** Shutdown: stop the manager (peers learn by failed polls); later reconciles do nothing. */
+  /** Shutdown: stop every backend (a lease holder releases); later reconciles do nothing. */
   stop(): Promise<void> {
     return this.#serially(async () => {
       this.#stopped = true;
-      if (this.#running === null) return;
+      if (this.#gossip.running === null && this.#lease === null) {
+        await this.#overlay.stop(null);
+        return;
+      }
       this.#deps.logger.info('Stopping cluster manager');
-      const running = this.#running;
-      this.#running = null;
-      await running.manager.stop();
+      await this.#gossip.stop(null);
+      const lease = this.#lease;
+      this.#lease = null;
+      await lease?.elector.stop();
+      await this.#overlay.stop(null);
     });
   }
 
@@ -198,63 +220,36 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     return run;
   }
 
-  async #dryRun(next: ResolvedGossipCluster, warning: string): Promise<TlsMaterial | null> {
-    try {
-      return await (this.#deps.loadTls ?? loadTlsMaterial)(next.tls);
-    } catch (error) {
-      this.#deps.logger.warn(`${warning}: ${describeError(error)}`);
-      return null;
-    }
-  }
-
-  #snapshot(config: ResolvedGossipCluster): Promise<TlsFileSnapshot> {
-    return (this.#deps.snapshotTls ?? snapshotTlsFiles)(config.tls);
-  }
-
-  async #stopRunning(reason: string): Promise<void> {
-    const running = this.#running;
-    if (running === null) return;
-    this.transitions.managerStopping();
-    this.#deps.logger.info(`cluster: ${reason}, stopping`);
-    this.#running = null;
-    await running.manager.stop();
-  }
-
-  async #build(
-    config: ResolvedGossipCluster,
-    loaded: { material: TlsMaterial; files: TlsFileSnapshot } | null,
-  ): Promise<void> {
+  async #buildLease(config: ResolvedLeaseCluster): Promise<void> {
     this.#adviseOnce(config);
     const deps = this.#deps;
     try {
-      // The snapshot is taken before the load: a change during the load shows next pass.
-      const files = loaded?.files ?? (await this.#snapshot(config));
-      const material = loaded?.material ?? (await (deps.loadTls ?? loadTlsMaterial)(config.tls));
-      const transport =
-        deps.createTransport?.(config, material) ??
-        new TlsPeerTransport({
-          listen: config.listen,
-          material,
-          connectTimeoutMs: config.connectTimeoutMs,
+      const { client, options } =
+        deps.createLeaseClient?.(config) ??
+        createLeaseClient(config, {
           clock: deps.clock,
           logger: deps.logger,
+          env: deps.env ?? process.env,
         });
-      const manager = await GossipManager.start(
-        { ...config, listen: config.listen.text },
-        {
-          clock: deps.clock,
-          transport,
-          logger: deps.logger,
-          jobSetId: () => deps.jobSetId(),
-          jobSummaries: () => deps.jobSummaries?.() ?? new Map(),
-          nodeStats: () => (this.#shareNodeStats ? (deps.nodeStats?.() ?? null) : null),
-        },
-      );
-      this.#running = { config, manager, files };
-      this.#lastFailure = null;
+      const elector = await LeaseElector.start(client, options, {
+        clock: deps.clock,
+        logger: deps.logger,
+        jobSetId: () => deps.jobSetId(),
+      });
+      this.#lease = { config, elector };
+      this.#failures.clear();
     } catch (error) {
-      this.#startFailed(describeError(error));
+      this.#failures.report('cluster', describeError(error));
     }
+  }
+
+  async #stopLease(reason: string): Promise<void> {
+    const lease = this.#lease;
+    if (lease === null) return;
+    this.transitions.managerStopping();
+    this.#deps.logger.info(`cluster: ${reason}, stopping`);
+    this.#lease = null;
+    await lease.elector.stop();
   }
 
   /** Advisories once per distinct configuration, not once per pass. */
@@ -264,38 +259,14 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     this.#advisedFor = key;
     for (const advisory of config.advisories) this.#deps.logger.warn(advisory);
   }
-
-  /** `cluster: failed to start`, at ERROR when new, then at most every 15 minutes. */
-  #startFailed(message: string): void {
-    const now = this.#deps.clock.monotonic();
-    const last = this.#lastFailure;
-    const text = `cluster: failed to start: ${message}`;
-    if (last !== null && last.message === text && now - last.atMs < REPEAT_ERROR_MS) {
-      last.repeats += 1;
-      this.#deps.logger.debug(text);
-      return;
-    }
-    const repeats = last !== null && last.message === text ? last.repeats : 0;
-    this.#deps.logger.error(
-      repeats > 0
-        ? `${text} (still failing: ${repeats} more attempt(s) since the last report)`
-        : text,
-    );
-    this.#lastFailure = { message: text, atMs: now, repeats: 0 };
-  }
 }
 
-/** What a rebuild depends on: everything but the stats flag, the advisories and the location. */
-function settingsKey(config: ResolvedGossipCluster): string {
-  return JSON.stringify([
-    config.nodeName,
-    config.connectTimeoutMs,
-    config.electLeader,
-    config.distribution,
-    config.intervalMs,
-    config.driftAfter,
-    config.listen.text,
-    config.tls,
-    config.peers,
-  ]);
+/** A lease rebuild depends on everything but the stats flag, the advisories, the overlay and the location. */
+function leaseKey(config: ResolvedLeaseCluster): string {
+  const { shareNodeStats, observabilityMesh, advisories, source, ...rest } = config;
+  void shareNodeStats;
+  void observabilityMesh;
+  void advisories;
+  void source;
+  return JSON.stringify(rest);
 }

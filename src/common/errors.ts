@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   YC_ERR_STATE_UNSAFE: 'a state store directory is not safe to use',
   YC_ERR_CLUSTER_TLS: 'the cluster mTLS material (CA, certificate, key) cannot be loaded',
   YC_ERR_CLUSTER_LISTEN: 'the cluster peer listener cannot be started',
+  YC_ERR_CLUSTER_LEASE: 'the cluster lease store did not answer or answered unexpectedly',
+  YC_ERR_CLUSTER_CREDENTIALS: 'the cluster lease store credentials cannot be used',
   YC_ERR_REPORT_FAILED: 'a reporter could not send its report',
   YC_ERR_STATE_ADMIN_REFUSED: 'an offline state administration action was refused',
   YC_ERR_STATE_ADMIN_FAILED: 'an offline state administration action cannot proceed',

@@ -2,7 +2,12 @@
 // `clusterPolicy` / `clusterOwner`), rendered from the cluster's domain values: snake_case keys
 // in the reference's order, ISO instants, seconds. Pure.
 import { formatIsoUtc } from '../common/index.js';
-import { summariesToWire, type ClusterStatus, type FleetStatus } from '../cluster/index.js';
+import {
+  summariesToWire,
+  type ClusterStatus,
+  type FleetStatus,
+  type LeaseClusterStatus,
+} from '../cluster/index.js';
 import type { NodeStatsReading } from '../cluster/index.js';
 import type { JobClusterFields } from './types.js';
 
@@ -15,6 +20,7 @@ export function renderClusterStatus(
   status: ClusterStatus,
   nodeStats: NodeStatsReading | null,
 ): Record<string, unknown> {
+  if (status.backend !== 'gossip') return renderLeaseStatus(status, nodeStats);
   return {
     enabled: true,
     backend: status.backend,
@@ -43,6 +49,36 @@ export function renderClusterStatus(
       mismatch_streak: peer.mismatchStreak,
       node_stats: peer.nodeStats,
     })),
+    node_stats: nodeStats,
+  };
+}
+
+/** The lease-shaped view: one holder, no peers, never a conflict, plus `lease` and `fleet`. */
+function renderLeaseStatus(
+  status: LeaseClusterStatus,
+  nodeStats: NodeStatsReading | null,
+): Record<string, unknown> {
+  return {
+    enabled: true,
+    backend: status.backend,
+    node_name: status.nodeName,
+    job_set_id: status.jobSetId,
+    cluster_size: 1,
+    quorum: 1,
+    elect_leader: true,
+    distribution: 'single-leader',
+    conflict: false,
+    conflict_names: [],
+    size_conflict: false,
+    conflicting_sizes: [],
+    policy_conflict: false,
+    conflicting_policies: [],
+    quorate: status.quorate,
+    leader: status.leader,
+    is_leader: status.isLeader,
+    peers: [],
+    lease: status.lease,
+    fleet: status.fleet,
     node_stats: nodeStats,
   };
 }

@@ -21,3 +21,26 @@ export {
   type SchedulerSeamParts,
   type SchedulerSeams,
 } from './scheduler-seams.js';
+export {
+  decodeRanSet,
+  displayHolder,
+  encodeRanSet,
+  formatMicroTime,
+  parseMicroTime,
+  type LeaseClient,
+  type LeaseDetails,
+  type RanSetMarks,
+  type RoundOutcome,
+  type RoundTiming,
+  type StoredRanSet,
+} from './lease-client.js';
+export { LeaseElector, type LeaseElectorDeps, type LeaseElectorOptions } from './lease-elector.js';
+export {
+  createLeaseClient,
+  type LeaseClientDeps,
+  type ResolvedLeaseCluster,
+} from './lease-backends.js';
+export { MemoryLeaseClient, MemoryLeaseStore, type MemoryLeaseOptions } from './backends/memory.js';
+export { EtcdLeaseClient, type EtcdLeaseOptions } from './backends/etcd.js';
+export { KubernetesLeaseClient, type KubernetesLeaseOptions } from './backends/kubernetes.js';
+export { FilesystemLeaseClient, type FilesystemLeaseOptions } from './backends/filesystem.js';
