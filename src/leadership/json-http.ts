@@ -33,6 +33,8 @@ export interface JsonReply {
   readonly status: number;
   /** Parsed JSON, or undefined when the body is empty or not JSON. */
   readonly json: unknown;
+  /** The body's first 200 characters when it is not JSON (for messages), else ''. */
+  readonly text: string;
 }
 
 export class JsonHttpClient {
@@ -98,7 +100,11 @@ export class JsonHttpClient {
       call.on('error', (error) => fail(error.message));
       call.on('response', (response) => {
         readCapped(response).then(
-          (text) => finish(null, { status: response.statusCode ?? 0, json: parseJson(text) }),
+          (text) => {
+            const json = parseJson(text);
+            const snippet = json === undefined ? text.trim().slice(0, 200) : '';
+            finish(null, { status: response.statusCode ?? 0, json, text: snippet });
+          },
           (error: unknown) => fail(error instanceof Error ? error.message : String(error)),
         );
       });

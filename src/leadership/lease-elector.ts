@@ -22,6 +22,8 @@ export interface LeaseElectorDeps {
   readonly logger: Logger;
   /** The live job-set id (scopes the ran-set). */
   jobSetId(): string;
+  /** Called after every round (tests wait on it instead of sleeping). */
+  onRound?(elector: LeaseElector): void;
 }
 
 export interface LeaseElectorOptions {
@@ -251,6 +253,7 @@ export class LeaseElector implements LeadershipBackend {
     }
     this.#apply(outcome);
     this.#rounds += 1;
+    this.#deps.onRound?.(this);
   }
 
   #apply(outcome: RoundOutcome): void {

@@ -115,14 +115,15 @@ export class EtcdGateway {
     }
     const object = asObject(reply.json);
     if (reply.status < 200 || reply.status >= 300 || object === undefined) {
-      const message = typeof object?.message === 'string' ? `: ${object.message}` : '';
-      throw new Error(`${endpoint} answered HTTP ${reply.status}${message}`);
+      throw new Error(
+        `${endpoint} answered HTTP ${reply.status}${gatewayMessage(object, reply.text)}`,
+      );
     }
     return object;
   }
 
   async #authenticate(timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
-    const failures: string[] = [];
+    const failures: string[] = this.#endpoints.length === 0 ? ['no https:// endpoint'] : [];
     for (const endpoint of this.#endpoints) {
       try {
         await this.#authenticateAt(endpoint, timeoutMs, signal);
@@ -149,9 +150,11 @@ export class EtcdGateway {
       timeoutMs,
       ...(signal && { signal }),
     });
-    const token = asObject(reply.json)?.token;
+    const answer = asObject(reply.json);
+    const token = answer?.token;
     if (reply.status !== 200 || typeof token !== 'string' || token === '') {
-      throw new Error(`${endpoint} refused the credentials (HTTP ${reply.status})`);
+      const why = gatewayMessage(answer, reply.text);
+      throw new Error(`${endpoint} refused the credentials (HTTP ${reply.status}${why})`);
     }
     this.#token = token;
   }
@@ -162,4 +165,10 @@ export class EtcdGateway {
     }
     return this.#http;
   }
+}
+
+/** The gateway's error text (`message` in 3.5, `error` in 3.4), as `: <text>`, or ''. */
+function gatewayMessage(answer: Record<string, unknown> | undefined, raw: string): string {
+  const text = answer?.message ?? answer?.error ?? raw;
+  return typeof text === 'string' && text !== '' ? `: ${text}` : '';
 }
