@@ -20,3 +20,4 @@ export {
   type Node,
 } from './test-reference-reader.js';
 export { TarGzWriter, type TarMember, type TarMemberType } from './admin/tar-writer.js';
+export { FixtureProcess, within } from './test-processes.js';
