@@ -186,4 +186,16 @@ void test('a throwing ran-set read keeps the one-shot pending and says why', asy
   );
   assert.deepEqual([...deferrals.pending], ['l']);
   assert.match(logger.at('error')[0]?.message ?? '', /keeping it pending: store unsynced/);
+  await deferrals.pass(
+    () => reboot('l', 'Leader'),
+    () => assert.fail('must not launch'),
+  );
+  assert.equal(logger.at('error').length, 1, 'the same cause is logged once, not every pass');
+  let launched = 0;
+  backend.rebootRan = () => false;
+  await deferrals.pass(
+    () => reboot('l', 'Leader'),
+    () => (launched += 1),
+  );
+  assert.equal(launched, 1, 'decided once the read answers');
 });

@@ -56,6 +56,8 @@ export class DeferredReboots {
   readonly #pending = new Set<string>();
   readonly #source: LeadershipSource;
   readonly #logger: Logger;
+  /** The last decision error logged per pending name. */
+  readonly #undecided = new Map<string, string>();
 
   constructor(source: LeadershipSource, logger: Logger) {
     this.#source = source;
@@ -100,11 +102,14 @@ export class DeferredReboots {
       try {
         action = planPendingReboot(job, this.#source);
       } catch (error) {
-        this.#logger.error(
-          `cluster: cannot decide deferred @reboot job ${name}; keeping it pending: ${describeError(error)}`,
-        );
+        // Logged once per cause, not every pass (a lease holder waiting for its store read).
+        const message = `cluster: cannot decide deferred @reboot job ${name}; keeping it pending: ${describeError(error)}`;
+        if (this.#undecided.get(name) === message) this.#logger.debug(message);
+        else this.#logger.error(message);
+        this.#undecided.set(name, message);
         continue;
       }
+      this.#undecided.delete(name);
       if (action.kind === 'keep') continue;
       this.#pending.delete(name);
       if (action.kind === 'drop' || job === undefined) {
