@@ -29,7 +29,7 @@ async function node(
   const elector = await LeaseElector.start(
     client,
     { nodeName: name, releaseTimeoutMs: 1000 },
-    { clock: store.clock as FakeClock, logger, jobSetId: () => jobSetId.id },
+    { clock: store.clock, logger, jobSetId: () => jobSetId.id },
   );
   return { elector, logger };
 }

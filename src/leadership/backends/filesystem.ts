@@ -61,7 +61,6 @@ export class FilesystemLeaseClient implements LeaseClient {
   readonly #store: StateStore;
   /** Our tenure's fence, when we hold (or adopted) the lease. */
   #fence: number | null = null;
-  #lastHolder: string | null = null;
   #lastFence: number | null = null;
   #expiryWallMs: number | null = null;
   #stored: StoredRanSet = { jobSetId: null, jobs: new Set() };
@@ -137,7 +136,6 @@ export class FilesystemLeaseClient implements LeaseClient {
       return this.#follower(this.#options.nodeName, freshUntilMs, leaseLost, marks);
     }
     if (state !== undefined && state.expiresAtMs > clock.now() - 1000 && state.expiresAtMs > 0) {
-      this.#lastHolder = state.holder;
       this.#lastFence = state.fence;
       return this.#follower(displayHolder(state.holder), freshUntilMs, leaseLost, marks);
     }
@@ -149,7 +147,6 @@ export class FilesystemLeaseClient implements LeaseClient {
     }
     const confirm = await this.#op(this.#store.inspectLease(name));
     if (confirm?.holder === this.holder && confirm.expiresAtMs > 0) this.#fence = confirm.fence;
-    this.#lastHolder = acquired.holder;
     this.#lastFence = acquired.fence;
     return this.#follower(
       displayHolder(acquired.holder),
@@ -196,7 +193,6 @@ export class FilesystemLeaseClient implements LeaseClient {
     const clock = this.#deps.clock;
     const ttlMs = this.#options.ttlSeconds * 1000;
     this.#fence = result.fence;
-    this.#lastHolder = this.holder;
     this.#lastFence = result.fence;
     this.#expiryWallMs = result.expiresAtMs;
     const ranSet = await this.#syncRanSet(marks, true);

@@ -61,7 +61,7 @@ export async function startApiserver(ca: TestCa, token: string): Promise<FakeApi
       version += 1;
       send(409, { kind: 'Status', code: 409, reason: 'Conflict' });
     };
-    switch (req.method) {
+    switch (req.method ?? '') {
       case 'GET': {
         const lease = leases.get(key);
         return lease
