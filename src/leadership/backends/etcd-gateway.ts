@@ -6,18 +6,13 @@
 // Must not: put the password or the token into a message, or send credentials over http://.
 import { readFile } from 'node:fs/promises';
 import { YacronError, describeError, type Clock } from '../../common/index.js';
+import type { ResolvedEtcdBlock } from '../../config/index.js';
 import { JsonHttpClient, asObject, type TlsOptions } from '../json-http.js';
 
-export interface EtcdGatewayOptions {
-  readonly endpoints: readonly string[];
-  readonly username: string | null;
-  readonly password: string | null;
-  readonly tls: {
-    readonly ca: string | null;
-    readonly cert: string | null;
-    readonly key: string | null;
-  };
-}
+export type EtcdGatewayOptions = Pick<
+  ResolvedEtcdBlock,
+  'endpoints' | 'username' | 'password' | 'tls'
+>;
 
 export const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 export const unb64 = (text: unknown): string | null =>

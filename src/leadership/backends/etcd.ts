@@ -6,6 +6,7 @@
 // compare-and-swap on its mod revision (at most 3 attempts). Stop revokes the lease (the key goes).
 // Must not: claim leadership from a txn whose existing key is bound to another lease.
 import type { Clock, Logger } from '../../common/index.js';
+import type { ResolvedEtcdBlock } from '../../config/index.js';
 import {
   decodeRanSet,
   encodeRanSet,
@@ -18,12 +19,10 @@ import {
   type StoredRanSet,
 } from '../lease-client.js';
 import { asObject } from '../json-http.js';
-import { EtcdGateway, b64, int64Text, unb64, type EtcdGatewayOptions } from './etcd-gateway.js';
+import { EtcdGateway, b64, int64Text, unb64 } from './etcd-gateway.js';
 
-export interface EtcdLeaseOptions extends EtcdGatewayOptions {
+export interface EtcdLeaseOptions extends ResolvedEtcdBlock {
   readonly nodeName: string;
-  readonly electionName: string;
-  readonly ttlSeconds: number;
   readonly connectTimeoutMs: number;
 }
 

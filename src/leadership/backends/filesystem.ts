@@ -7,6 +7,7 @@
 // Must not: grant a fence from an unlocked read, or treat a timed-out call as an answer.
 import type { Clock, Logger } from '../../common/index.js';
 import { formatIsoUtc } from '../../common/index.js';
+import type { ResolvedFilesystemBlock } from '../../config/index.js';
 import {
   FsStateStore,
   newInstanceToken,
@@ -29,13 +30,8 @@ export const RAN_SET_STREAM = 'cluster/reboot-ran';
 const RAN_SET_KEEP = 512;
 const RAN_SET_REREAD_MS = 60_000;
 
-export interface FilesystemLeaseOptions {
+export interface FilesystemLeaseOptions extends ResolvedFilesystemBlock {
   readonly nodeName: string;
-  readonly path: string;
-  readonly electionName: string;
-  readonly ttlSeconds: number;
-  readonly deploymentId: string | null;
-  readonly topology: 'auto' | 'single-node' | 'shared';
   readonly connectTimeoutMs: number;
 }
 

@@ -5,6 +5,7 @@
 // `yacron2.io/reboot-ran` annotation. Stop clears holderIdentity when we still hold it.
 // Must not: treat a write other than 2xx as leadership, or drop other writers' annotations.
 import { YacronError, type Clock, type Logger } from '../../common/index.js';
+import type { ResolvedKubernetesBlock } from '../../config/index.js';
 import { newInstanceToken } from '../../state/index.js';
 import {
   decodeRanSet,
@@ -30,16 +31,7 @@ import {
 export const RAN_SET_ANNOTATION = 'yacron2.io/reboot-ran';
 const UNKNOWN_HOLDER = '<unknown holder>';
 
-export interface KubernetesLeaseOptions {
-  readonly identity: string;
-  readonly leaseName: string;
-  readonly leaseNamespace: string | null;
-  readonly leaseDurationSeconds: number;
-  readonly renewDeadlineSeconds: number;
-  readonly retryPeriodSeconds: number;
-  readonly kubeconfig: string | null;
-  readonly apiServer: string | null;
-  readonly clientLibrary: 'auto' | 'http' | 'library';
+export interface KubernetesLeaseOptions extends ResolvedKubernetesBlock {
   readonly connectTimeoutMs: number;
 }
 
