@@ -4,6 +4,9 @@
 // runs the observability overlay (an election-inert gossip mesh) that serves /fleet but is never
 // consulted by the gate.
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { FakeClock, flushMicrotasks } from '../common/index.js';
 import { recordingLogger } from '../common/testing.js';
@@ -49,6 +52,7 @@ function supervisorFor(
   store: MemoryLeaseStore,
   network: MemoryNetwork,
   index: number,
+  tracked: readonly string[] = [],
 ) {
   const logger = recordingLogger();
   const built: string[] = [];
@@ -64,8 +68,9 @@ function supervisorFor(
     createTransport: () => network.transportFor(String(index), [`n${index}:9443`]),
     createLeaseClient: (cluster) => {
       built.push(cluster.nodeName);
+      const client = new MemoryLeaseClient(store, { identity: cluster.nodeName, ttlMs: 9000 });
       return {
-        client: new MemoryLeaseClient(store, { identity: cluster.nodeName, ttlMs: 9000 }),
+        client: Object.assign(client, { trackedFiles: () => tracked }),
         options: { nodeName: cluster.nodeName, releaseTimeoutMs: 1000 },
       };
     },
@@ -207,5 +212,26 @@ void test('switching from gossip to a lease backend stops the mesh and builds th
   assert.equal(a.supervisor.elector(), null);
   await a.supervisor.reconcile(null);
   assert.equal(a.supervisor.current(), null);
+  await a.supervisor.stop();
+});
+
+void test('a client certificate renewed in place rebuilds the lease backend; unchanged files do not', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore(clock);
+  const dir = mkdtempSync(path.join(tmpdir(), 'lease-files-'));
+  const ca = path.join(dir, 'ca.pem');
+  writeFileSync(ca, 'one');
+  const a = supervisorFor('a', clock, store, new MemoryNetwork(), 0, [ca]);
+  await a.supervisor.reconcile(leaseConfig('a'));
+  await a.supervisor.reconcile(leaseConfig('a'));
+  assert.deepEqual(a.built, ['a'], 'unchanged files keep the elector');
+  writeFileSync(ca, 'renewed, longer');
+  await a.supervisor.reconcile(leaseConfig('a'));
+  assert.deepEqual(a.built, ['a', 'a']);
+  assert.ok(
+    a.logger
+      .at('info')
+      .some((line) => line.message === 'cluster: TLS certificate files changed, stopping'),
+  );
   await a.supervisor.stop();
 });

@@ -23,7 +23,12 @@ import { describeFleet, type FleetStatus } from './fleet-status.js';
 import type { GossipNode } from './gossip-node.js';
 import { GossipSlot, StartFailures } from './gossip-slot.js';
 import { describeLeaseCluster, leaseMetricsView } from './lease-status.js';
-import type { TlsFileSnapshot, TlsMaterial } from './tls-material.js';
+import {
+  sameFiles,
+  snapshotFiles,
+  type TlsFileSnapshot,
+  type TlsMaterial,
+} from './tls-material.js';
 import type { PeerTransport } from './transport.js';
 import type { JobSummary, NodeStatsReading } from './types.js';
 
@@ -51,6 +56,9 @@ export interface ClusterSupervisorDeps {
 interface LeaseRunning {
   readonly config: ResolvedLeaseCluster;
   readonly elector: LeaseElector;
+  /** The client's tracked files and their stamps at build. */
+  readonly files: readonly string[];
+  readonly stamps: readonly (string | null)[];
 }
 
 export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource {
@@ -191,6 +199,11 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     const lease = this.#lease;
     if (lease !== null && leaseKey(lease.config) !== leaseKey(next)) {
       await this.#stopLease('configuration changed');
+    } else if (lease !== null && lease.files.length > 0) {
+      // Certificates or a kubeconfig renewed in place: rebuild (the client re-reads them).
+      if (!sameFiles(await snapshotFiles(lease.files), lease.stamps)) {
+        await this.#stopLease('TLS certificate files changed');
+      }
     }
     if (this.#lease === null) await this.#buildLease(next);
     if (next.observabilityMesh === null) await this.#overlay.stop('configuration changed');
@@ -236,7 +249,10 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
         logger: deps.logger,
         jobSetId: () => deps.jobSetId(),
       });
-      this.#lease = { config, elector };
+      // The list is known once the client started (a kubeconfig names its files), so the stamps
+      // are taken right after it: a renewal inside that instant waits for the next change.
+      const files = client.trackedFiles?.() ?? [];
+      this.#lease = { config, elector, files, stamps: await snapshotFiles(files) };
       this.#failures.clear();
     } catch (error) {
       this.#failures.report('cluster', describeError(error));

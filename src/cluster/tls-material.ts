@@ -70,17 +70,33 @@ function tlsError(role: string, file: string, reason: string, cause: unknown): Y
 /** (mtime in ns, size) per file; null = could not stat (compares unequal to anything). */
 export type TlsFileSnapshot = Readonly<Record<keyof ClusterTlsPaths, string | null>>;
 
+/** `<mtime ns>:<size>` of a file (stat follows symlinks); null when it cannot be stat'ed. */
+async function fileStamp(file: string): Promise<string | null> {
+  try {
+    const info = await stat(file, { bigint: true });
+    return `${info.mtimeNs}:${info.size}`;
+  } catch {
+    return null;
+  }
+}
+
 export async function snapshotTlsFiles(paths: ClusterTlsPaths): Promise<TlsFileSnapshot> {
-  const one = async (file: string): Promise<string | null> => {
-    try {
-      const info = await stat(file, { bigint: true });
-      return `${info.mtimeNs}:${info.size}`;
-    } catch {
-      return null;
-    }
-  };
-  const [ca, cert, key] = await Promise.all([one(paths.ca), one(paths.cert), one(paths.key)]);
+  const [ca, cert, key] = await Promise.all([
+    fileStamp(paths.ca),
+    fileStamp(paths.cert),
+    fileStamp(paths.key),
+  ]);
   return { ca, cert, key };
+}
+
+/** The stamps of `files`, in order (a missing file stamps as null, so it compares unequal). */
+export function snapshotFiles(files: readonly string[]): Promise<readonly (string | null)[]> {
+  return Promise.all(files.map(fileStamp));
+}
+
+/** Both snapshots are complete and equal (a missing file never counts as unchanged). */
+export function sameFiles(a: readonly (string | null)[], b: readonly (string | null)[]): boolean {
+  return a.length === b.length && a.every((stamp, i) => stamp !== null && stamp === b[i]);
 }
 
 export function sameTlsFiles(a: TlsFileSnapshot, b: TlsFileSnapshot): boolean {

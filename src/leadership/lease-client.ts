@@ -71,6 +71,11 @@ export interface LeaseClient {
   details(leader: boolean, holder: string | null): LeaseDetails;
   /** A startup INFO line (docs/clustering.md "Lease backends"). */
   startupLine(): string;
+  /**
+   * Files whose change rebuilds the backend (client certificates, a kubeconfig and what it
+   * names), valid after start(); none when absent.
+   */
+  trackedFiles?(): readonly string[];
 }
 
 /**

@@ -52,12 +52,13 @@ jobs:
     await daemons['node-a'].waitForLog(/^cluster: filesystem election ready at /, 30_000);
     await daemons['node-b'].waitForLog(/^cluster: filesystem election ready at /, 30_000);
     const first = await waitForLines(witness, 3, 30_000);
-    const leader = first[0]!.split(' ')[1] as 'node-a' | 'node-b';
-    const follower = leader === 'node-a' ? 'node-b' : 'node-a';
+    type Node = keyof typeof daemons;
+    const leader = first[0]!.split(' ')[1] as Node;
+    const follower: Node = leader === 'node-a' ? 'node-b' : 'node-a';
     assert.deepEqual(await waitForLines(boots, 1), [leader]);
 
     const views = await Promise.all(
-      [leader, follower].map(async (node) =>
+      ([leader, follower] as const).map(async (node) =>
         getJson<Record<string, unknown>>(`${await webUrlOf(daemons[node])}/cluster`),
       ),
     );

@@ -105,6 +105,7 @@ void test('401 with a username: re-authenticate once, retry with the new raw tok
   };
   const etcd = client(recordingLogger(), { username: 'root' });
   await etcd.start();
+  assert.deepEqual(etcd.trackedFiles(), [ca.caPath], 'its TLS files are tracked for rotation');
   const outcome = await etcd.round(marks, signal());
   assert.equal(outcome.kind, 'leader');
   assert.equal(tokens, 2, 'the first token expired and was replaced once');

@@ -176,6 +176,11 @@ export class EtcdLeaseClient implements LeaseClient {
     };
   }
 
+  trackedFiles(): readonly string[] {
+    const { ca, cert, key } = this.#options.tls;
+    return [ca, cert, key].filter((file): file is string => file !== null);
+  }
+
   startupLine(): string {
     const o = this.#options;
     return `cluster: etcd backend, identity '${o.nodeName}', election key '${o.electionName}', ttl ${o.ttlSeconds}s, endpoints ${o.endpoints.join(', ')}`;

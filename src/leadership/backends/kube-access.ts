@@ -33,6 +33,8 @@ export interface KubeAccess {
   readonly tls: TlsOptions;
   /** The bearer token for the next request, or null (client certificate only). */
   token(): Promise<string | null>;
+  /** The kubeconfig and the files it names, or the service account's CA (rotation is tracked). */
+  readonly files: readonly string[];
 }
 
 const fail = (message: string): YacronError =>
@@ -91,7 +93,13 @@ async function inCluster(
       () => null,
     );
   }
-  return { base: trimSlash(base), namespace: namespace ?? 'default', tls: { ca }, token };
+  return {
+    base: trimSlash(base),
+    namespace: namespace ?? 'default',
+    tls: { ca },
+    token,
+    files: [path.join(dir, 'ca.crt')],
+  };
 }
 
 type Yaml = Record<string, unknown>;
@@ -130,11 +138,13 @@ async function fromKubeconfig(
   const user = obj(named(doc.users, str(context.user), 'user', file).user);
   const base = settings.apiServer ?? str(cluster.server);
   if (base === null) throw fail(`Cannot use the kubeconfig ${file}: its cluster has no server`);
+  const files = [file];
   const readPem = async (dataKey: string, fileKey: string): Promise<Buffer | undefined> => {
     const data = str(cluster[dataKey] ?? user[dataKey]);
     if (data !== null) return Buffer.from(data, 'base64');
     const ref = str(cluster[fileKey] ?? user[fileKey]);
     if (ref === null) return undefined;
+    files.push(resolvePath(ref));
     try {
       return await readFile(resolvePath(ref));
     } catch (error) {
@@ -176,6 +186,7 @@ async function fromKubeconfig(
       ...(insecure && { rejectUnauthorized: false }),
     },
     token: () => Promise.resolve(token),
+    files,
   };
 }
 

@@ -225,6 +225,7 @@ void test('in-cluster: the service account token (re-read per request), CA and n
   );
   assert.equal(access.base, api.url);
   assert.equal(access.namespace, 'pods-ns');
+  assert.deepEqual(access.files, [path.join(dir, 'ca.crt')]);
   writeFileSync(path.join(dir, 'token'), 'rotated\n');
   assert.equal(await access.token(), 'rotated', 're-read before every request');
   const v6 = await resolveKubeAccess(

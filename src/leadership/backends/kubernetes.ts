@@ -203,6 +203,10 @@ export class KubernetesLeaseClient implements LeaseClient {
     };
   }
 
+  trackedFiles(): readonly string[] {
+    return this.#access?.files ?? [];
+  }
+
   startupLine(): string {
     const o = this.#options;
     return `cluster: kubernetes backend (http transport), identity '${this.holderIdentity}', lease ${this.namespace}/${o.leaseName} (duration ${o.leaseDurationSeconds}s, renew ${o.renewDeadlineSeconds}s, retry ${o.retryPeriodSeconds}s)`;
