@@ -125,8 +125,8 @@ function readCapped(response: IncomingMessage): Promise<string> {
     response.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_STORE_REPLY_BYTES) {
+        reject(new Error(`reply larger than ${MAX_STORE_REPLY_BYTES} bytes`)); // first: it wins
         response.destroy();
-        reject(new Error(`reply larger than ${MAX_STORE_REPLY_BYTES} bytes`));
         return;
       }
       chunks.push(chunk);

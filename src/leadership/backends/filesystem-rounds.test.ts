@@ -1,0 +1,144 @@
+// The filesystem client's round on a FakeClock over the in-memory store (the same lease rules as
+// the files): a refused renewal marks the lease lost, a foreign lease is taken only once it is
+// 1 s past its expiry, a lease showing our own token is adopted (the next locked renewal decides),
+// a timed-out store call is no answer, and a failing ran-set read warns once a minute and leaves
+// a new holder unsynced. Plus which client each lease backend's config builds.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FakeClock } from '../../common/index.js';
+import { recordingLogger } from '../../common/testing.js';
+import { FaultyStateStore, MemoryStateStore } from '../../state/index.js';
+import { createLeaseClient } from '../lease-backends.js';
+import { FilesystemLeaseClient } from './filesystem.js';
+
+const marks = { jobSetId: 'v1:f', jobs: new Set<string>() };
+
+function setup(name = 'node-a') {
+  const clock = new FakeClock();
+  const memory = new MemoryStateStore({ clock });
+  const store = new FaultyStateStore(memory);
+  const logger = recordingLogger();
+  const client = new FilesystemLeaseClient(
+    {
+      nodeName: name,
+      path: '/unused',
+      electionName: 'cluster/leader',
+      ttlSeconds: 6,
+      deploymentId: null,
+      topology: 'shared',
+      connectTimeoutMs: 10_000,
+    },
+    { clock, logger, store, probe: () => Promise.resolve() },
+  );
+  return { clock, memory, store, logger, client };
+}
+
+void test('a refused renewal is a lost lease; a foreign lease is taken only 1 s past its expiry', async () => {
+  const { clock, memory, client } = setup();
+  await client.start();
+  assert.equal((await client.round(marks)).kind, 'leader');
+  // Someone else takes the lease after it lapsed (our process stalled past the ttl).
+  await clock.advance(7000);
+  const other = await memory.acquireLease('cluster/leader', 'node-b#bbbbbbbbbbbb', 6000);
+  assert.equal(other.acquired, true);
+  const lost = await client.round(marks);
+  assert.deepEqual(
+    lost.kind === 'follower' && [lost.holder, lost.leaseLost],
+    ['node-b', true],
+    'renewal refused: lost, and the new holder named',
+  );
+  await clock.advance(6500);
+  const stillWaiting = await client.round(marks);
+  assert.equal(stillWaiting.kind, 'follower', 'expired by less than the 1 s skew margin');
+  await clock.advance(600);
+  assert.equal((await client.round(marks)).kind, 'leader', 'taken over');
+  assert.equal(client.details(true, 'node-a').fence, 3);
+  await client.close();
+});
+
+void test('a lease showing our own token is adopted, and the next locked renewal decides', async () => {
+  const { memory, client } = setup();
+  await client.start();
+  const ours = await memory.acquireLease('cluster/leader', client.holder, 6000);
+  const adopted = await client.round(marks);
+  assert.equal(adopted.kind, 'follower', 'an unlocked read never grants a fence');
+  assert.equal(adopted.kind === 'follower' && adopted.holder, 'node-a');
+  const renewed = await client.round(marks);
+  assert.equal(renewed.kind, 'leader');
+  assert.equal(client.details(true, 'node-a').fence, ours.fence);
+  await client.release();
+  assert.equal((await memory.inspectLease('cluster/leader'))?.expiresAtMs, 0, 'released in place');
+  await client.close();
+});
+
+void test('a hung store call is no answer; a failing ran-set read warns once a minute', async () => {
+  const { clock, store, logger, client } = setup();
+  await client.start();
+  store.setFault('eio', ['list']);
+  const won = await client.round({ jobSetId: 'v1:f', jobs: new Set(['boot']) });
+  assert.equal(won.kind, 'leader');
+  assert.equal(won.ranSet, undefined, 'not read: the holder stays unsynced');
+  await client.round(marks);
+  assert.equal(logger.at('warn').length, 1, 'once a minute, not every round');
+  assert.match(
+    logger.at('warn')[0]!.message,
+    /could not read the @reboot record cluster\/reboot-ran; deferring pending @reboot one-shots/,
+  );
+  store.setFault('none');
+  const synced = await client.round(marks);
+  assert.deepEqual(synced.kind === 'leader' && [...(synced.ranSet?.jobs ?? [])], ['boot']);
+  store.setFault('hang', ['renewLease']);
+  const pending = client.round(marks);
+  await clock.advance(800);
+  await assert.rejects(pending, /Cannot reach the election store: no answer within 0\.75 s/);
+  store.setFault('none');
+  await client.close();
+});
+
+void test('each lease backend config builds its client with the documented release bound', () => {
+  const common = {
+    nodeName: 'n',
+    connectTimeoutMs: 7000,
+    electLeader: true,
+    distribution: 'single-leader' as const,
+    advisories: [],
+    shareNodeStats: false,
+    source: { file: 'x.yaml', line: 1 },
+    observabilityMesh: null,
+  };
+  const deps = { clock: new FakeClock(), logger: recordingLogger(), env: {} };
+  const kube = createLeaseClient(
+    {
+      ...common,
+      backend: 'kubernetes',
+      kubernetes: {
+        leaseName: 'l',
+        leaseNamespace: null,
+        leaseDurationSeconds: 15,
+        renewDeadlineSeconds: 10,
+        retryPeriodSeconds: 2,
+        identity: 'n',
+        kubeconfig: null,
+        apiServer: null,
+        clientLibrary: 'auto',
+      },
+    },
+    deps,
+  );
+  assert.deepEqual([kube.client.backend, kube.options.releaseTimeoutMs], ['kubernetes', 10_000]);
+  const fs = createLeaseClient(
+    {
+      ...common,
+      backend: 'filesystem',
+      filesystem: {
+        path: '/x',
+        electionName: 'e',
+        ttlSeconds: 15,
+        deploymentId: null,
+        topology: 'auto',
+      },
+    },
+    deps,
+  );
+  assert.deepEqual([fs.client.backend, fs.options.releaseTimeoutMs], ['filesystem', 7000]);
+});
