@@ -50,6 +50,20 @@ void test('the first node to run a round holds the lease; the second follows and
     [a.elector.clusterSize(), a.elector.quorum(), a.elector.hasConflict()],
     [1, 1, false],
   );
+  assert.deepEqual(a.elector.conflicts(), { names: [], sizes: [], policies: [] });
+  assert.equal(a.elector.viewSettled(), true);
+  assert.deepEqual(
+    [b.elector.jobOwner(), b.elector.isJobOwner(), b.elector.availableJobOwner()],
+    ['a', false, 'a'],
+    'per-job reads are the single holder',
+  );
+  assert.equal(b.elector.isAvailableJobOwner(), false);
+  assert.equal(a.elector.isAvailableJobOwner(), true);
+  assert.deepEqual(a.elector.leaseDetails(), {
+    identity: 'a',
+    holder: 'a',
+    expiry: store.expiresAtMs,
+  });
   assert.match(a.logger.at('info')[0]?.message ?? '', /^cluster: memory lease backend/);
   await clock.advance(30_000);
   assert.equal(a.elector.isLeader(), true, 'renewed every period');
