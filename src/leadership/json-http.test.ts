@@ -12,7 +12,7 @@ const server = createServer((req, res) => {
   let body = '';
   req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
   req.on('end', () => {
-    switch (req.url) {
+    switch (req.url ?? '') {
       case '/echo':
         res
           .writeHead(200)
