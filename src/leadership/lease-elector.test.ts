@@ -58,6 +58,7 @@ void test('the first node to run a round holds the lease; the second follows and
     'per-job reads are the single holder',
   );
   assert.equal(b.elector.isAvailableJobOwner(), false);
+  assert.deepEqual([a.elector.quorumConfirmed(), b.elector.quorumConfirmed()], [true, false]);
   assert.equal(a.elector.isAvailableJobOwner(), true);
   assert.deepEqual(a.elector.leaseDetails(), {
     identity: 'a',

@@ -133,6 +133,11 @@ export class LeaseElector implements LeadershipBackend {
     return this.#holder ?? this.nodeName;
   }
 
+  /** A held lease is the store's confirmation: no peer needs to vouch for it. */
+  quorumConfirmed(): boolean {
+    return this.isLeader();
+  }
+
   jobOwner(): string | null {
     return this.leaderName();
   }
