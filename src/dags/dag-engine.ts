@@ -12,7 +12,9 @@ import {
   type TimerHandle,
 } from '../common/index.js';
 import type { ResolvedDag } from '../config/index.js';
+import type { RunOutput } from '../runner/index.js';
 import type { StateStore } from '../state/index.js';
+import { AttemptOutputs } from './attempt-outputs.js';
 import { RunAdvancer, type AdvancerDeps } from './run-advancer.js';
 import { newRunDocument, type RunDocument, type RunKind } from './run-document.js';
 import { logicalDateText, manualRunKey, scheduledRunKey } from './run-keys.js';
@@ -26,7 +28,7 @@ export const ADOPT_SCAN_INTERVAL_MS = 15_000;
 
 export interface DagEngineDeps extends Omit<
   AdvancerDeps,
-  'dag' | 'retire' | 'launching' | 'store'
+  'dag' | 'retire' | 'launching' | 'store' | 'outputs'
 > {
   readonly clock: Clock;
   readonly logger: Logger;
@@ -41,6 +43,7 @@ export type Decision = 'approve' | 'reject';
 export class DagEngine {
   readonly #deps: DagEngineDeps;
   readonly #advancerDeps: AdvancerDeps;
+  readonly #outputs = new AttemptOutputs();
   #dags = new Map<string, ResolvedDag>();
   readonly #advancers = new Map<string, RunAdvancer>();
   readonly #scheduleTimers = new Map<
@@ -58,6 +61,7 @@ export class DagEngine {
       ...deps,
       dag: (name) => this.#dags.get(name),
       launching: () => !this.#stopping,
+      outputs: this.#outputs,
       retire: (advancer, finished) => this.#retire(advancer, finished),
     };
   }
@@ -65,6 +69,11 @@ export class DagEngine {
   /** The configured DAGs in config order. */
   dags(): readonly ResolvedDag[] {
     return [...this.#dags.values()];
+  }
+
+  /** The live output of the attempt of `taskKey` running on this node now, or null. */
+  taskOutput(dag: string, runKey: string, taskKey: string): RunOutput | null {
+    return this.#outputs.running(dag, runKey, taskKey);
   }
 
   dag(name: string): ResolvedDag {

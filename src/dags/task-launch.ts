@@ -1,12 +1,20 @@
 // One attempt (or sensor poke) of a DAG task as a child process (docs/dags.md "Node types"):
 // the task's template job through the runner, with the job API's per-run variables (its default
 // scope the run's XCom scope) and the YACRON2_DAG_* variables, its output scrubbed of the run's
-// token and staged secrets like any job's.
+// token and staged secrets like any job's. Its lines go to a bounded buffer in `outputs` while it
+// runs (the task log stream).
 // Must not: write the run document (the advancer records the spawn and the outcome).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../common/index.js';
 import type { ResolvedDagTask } from '../config/index.js';
-import type { RunHandle, RunOutcome, Runner } from '../runner/index.js';
+import {
+  DEFAULT_OUTPUT_LIMITS,
+  outputLineText,
+  type RunHandle,
+  type RunOutcome,
+  type Runner,
+} from '../runner/index.js';
+import type { AttemptOutputs } from './attempt-outputs.js';
 import { runScrubOf, type RunEnvironment, type RunEnvironmentHook } from '../scheduler/index.js';
 import { dagXcomScope } from '../state/index.js';
 import type { RunDocument, TaskEntry } from './run-document.js';
@@ -41,6 +49,8 @@ export interface LaunchDeps {
   readonly logger: Logger;
   /** The job API's hook serving now, or null (no job API: no YACRON2_STATE_* variables). */
   readonly runEnvironment: () => RunEnvironmentHook | null;
+  /** The live output of the attempts running here. */
+  readonly outputs: AttemptOutputs;
 }
 
 export interface StartedAttempt {
@@ -56,15 +66,23 @@ export function startAttempt(deps: LaunchDeps, request: AttemptRequest): Started
   const runId = randomUUID().replaceAll('-', '');
   const environment = runEnvironmentOf(deps, request, runId);
   const scrub = runScrubOf(environment);
+  const { maxLineChars } = DEFAULT_OUTPUT_LIMITS;
+  const output = deps.outputs.open(doc.dag, doc.runKey, request.taskKey, task.job.name, runId);
   const handle = deps.runner.start({
     job: task.job,
     extraEnv: { ...environment?.variables, ...dagVariables(request) },
+    // The runner scrubs each line before it reaches onOutput.
+    onOutput: (line) =>
+      output.push({ stream: line.stream, line: outputLineText(line.line, maxLineChars) }),
     ...(scrub === null ? {} : { scrubLine: scrub.line }),
   });
   deps.logger.info(
     `DAG ${doc.dag} run ${doc.runKey}: task ${request.taskKey} attempt ${request.entry.attempt} started`,
   );
-  const done = handle.done.then((outcome) => (scrub === null ? outcome : scrub.outcome(outcome)));
+  const done = handle.done.then((outcome) => {
+    deps.outputs.close(doc.dag, doc.runKey, request.taskKey, output);
+    return scrub === null ? outcome : scrub.outcome(outcome);
+  });
   return { runId, handle, done };
 }
 

@@ -1,5 +1,6 @@
 // The DAG routes over a real engine and a memory store, through inject(): the list and its
-// roll-ups, run summaries and documents, the XCom listing, and the error table of the POSTs.
+// roll-ups, run summaries and documents, the XCom listing, the task log stream (over a loopback
+// listener), and the error table of the POSTs.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
@@ -8,7 +9,13 @@ import { makeDag } from '../dags/testing.js';
 import { makeSchedule } from '../config/testing.js';
 import { FakeRunner } from '../scheduler/index.js';
 import { MemoryStateStore, artifactStream, dagXcomScope, type StateStore } from '../state/index.js';
-import { createApiFixture, T0, type ApiFixture } from './http-fixture.test.js';
+import {
+  createApiFixture,
+  listenOnLoopback,
+  openStream,
+  T0,
+  type ApiFixture,
+} from './http-fixture.test.js';
 
 interface DagWorld {
   readonly api: ApiFixture;
@@ -258,5 +265,61 @@ void test('without a store: the list has no roll-ups, the run routes 404, a trig
   const none = await createApiFixture([]);
   assert.equal((await none.app.inject({ url: '/dags' })).body, '[]');
   assert.equal((await none.app.inject({ url: '/dags/etl/runs' })).statusCode, 404);
+  await none.close();
+});
+
+const NO_OUTPUT_END = 'event: end\ndata: {"reason": "no-output"}\n\n';
+const logLine = (stream: string, text: string): string =>
+  `event: line\ndata: {"stream": "${stream}", "line": "${text}"}\n\n`;
+
+void test('task logs: replay of a running attempt, its live lines, then end', async () => {
+  const w = await dagWorld();
+  const base = await listenOnLoopback(w.api.app);
+  const { runKey } = (await call(w.api, 'POST', '/dags/etl/trigger')).json() as { runKey: string };
+  await w.settle();
+  const attempt = w.runner.last('etl.a');
+  attempt.emitOutput('stdout', 'first\n');
+  attempt.emitOutput('stderr', 'warn "x"\n');
+  const stream = await openStream(`${base}/dags/etl/runs/${runKey}/tasks/a/logs`);
+  assert.equal(stream.status, 200);
+  assert.equal(stream.headers['content-type'], 'text/event-stream');
+  await stream.waitFor('x\\"');
+  attempt.emitOutput('stdout', 'live');
+  await stream.waitFor('live');
+  attempt.succeed();
+  assert.equal(
+    await stream.ended(),
+    logLine('stdout', 'first') +
+      logLine('stderr', 'warn \\"x\\"') +
+      logLine('stdout', 'live') +
+      'event: end\ndata: {}\n\n',
+  );
+  await w.settle();
+  // The attempt is over: its buffer went with it.
+  const after = await openStream(`${base}/dags/etl/runs/${runKey}/tasks/a/logs`);
+  assert.equal(await after.ended(), NO_OUTPUT_END);
+  await w.finish();
+});
+
+void test('task logs: no-output for anything not running here, 404 for an unknown DAG', async () => {
+  const w = await dagWorld();
+  const base = await listenOnLoopback(w.api.app);
+  const { runKey } = (await call(w.api, 'POST', '/dags/etl/trigger')).json() as { runKey: string };
+  await w.settle();
+  for (const path of [
+    `/dags/etl/runs/${runKey}/tasks/gate/logs`, // pending approval gate
+    `/dags/etl/runs/${runKey}/tasks/zz/logs`, // unknown task
+    '/dags/etl/runs/nope/tasks/a/logs', // unknown run
+    '/dags/hourly/runs/x/tasks/only/logs',
+  ]) {
+    const stream = await openStream(`${base}${path}`);
+    assert.equal(stream.status, 200, path);
+    assert.equal(await stream.ended(), NO_OUTPUT_END, path);
+  }
+  const unknown = await w.api.app.inject({ url: `/dags/zz/runs/${runKey}/tasks/a/logs` });
+  assert.equal(unknown.statusCode, 404);
+  await w.finish();
+  const none = await createApiFixture([]);
+  assert.equal((await none.app.inject({ url: '/dags/etl/runs/x/tasks/a/logs' })).statusCode, 404);
   await none.close();
 });

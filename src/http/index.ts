@@ -4,7 +4,7 @@ export { WebServer, type WebServerDeps } from './web-server.js';
 export { buildHttpApp, type HttpAppDeps, BODY_LIMIT_BYTES, MAX_PARAM_LENGTH } from './app.js';
 export { JobListCache } from './job-list-cache.js';
 export { viewWithTrends } from './view-with-trends.js';
-export { OutputTracker, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './output-tracker.js';
+export { OutputTracker } from './output-tracker.js';
 export { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
 export { describeRelativeSeconds, formatStatusText } from './status-text.js';
 export type {

@@ -5,7 +5,8 @@ import * as assert from 'node:assert/strict';
 import { FakeClock, silentLogger } from '../common/index.js';
 import { createScheduler, FakeRunner } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
-import { OutputTracker, outputLineText } from './output-tracker.js';
+import { outputLineText } from '../runner/index.js';
+import { OutputTracker } from './output-tracker.js';
 
 function setup(limits?: ConstructorParameters<typeof OutputTracker>[1]) {
   const clock = new FakeClock();

@@ -1,5 +1,5 @@
 // The DAG routes (docs/dags.md "HTTP"): the DAG list with run roll-ups, run summaries, a run's
-// document and XCom, and the three POSTs — trigger, backfill, approval decision — with the
+// document and XCom, the log stream of a task attempt running here, and the three POSTs — trigger, backfill, approval decision — with the
 // reference's error table (backfill refusals are 400s, every decision refusal but a bad value is a
 // 409 whose body is the reason). Store trouble on a read omits the roll-ups or empties a list.
 // Served on every listener; without DAGs the list is [] and the rest 404.
@@ -18,6 +18,7 @@ import {
 import type { RouteContext } from './app.js';
 import { boundedInteger, type QueryValue } from './query.js';
 import { JSON_TYPE, TEXT_TYPE, sendError, sendJson } from './responses.js';
+import { streamOutput } from './routes-streams.js';
 
 export const DEFAULT_RUNS_LIMIT = 50;
 export const MAX_RUNS_LIMIT = 500;
@@ -194,6 +195,23 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       ...listing,
     });
   });
+
+  // Only an attempt running on this node has output; anything else (unknown run or task, a task
+  // not running, or running on another node) ends at once with `no-output`.
+  app.get<{ Params: TaskParams }>(
+    '/dags/:name/runs/:runKey/tasks/:taskKey/logs',
+    (request, reply) => {
+      const { name, runKey, taskKey } = request.params;
+      const found = lookup(name, reply);
+      if (found === null) return reply;
+      return streamOutput(
+        context,
+        request,
+        reply,
+        found.engine.taskOutput(found.dag.name, runKey, taskKey),
+      );
+    },
+  );
 
   app.post<{ Params: DagParams }>('/dags/:name/trigger', async (request, reply) => {
     const found = lookup(request.params.name, reply);

@@ -1,5 +1,5 @@
 // Server-sent events: `GET /jobs/{name}/logs` exactly as docs/http-api.md "GET /jobs/{name}/logs"
-// (replay, live lines, `end`), and `GET /events`, a yacron2 extension streaming every run start,
+// (replay, live lines, `end`; the DAG task log route reuses it), and `GET /events`, a yacron2 extension streaming every run start,
 // finish and captured line as it happens (`?job=NAME` narrows it to one job). Every stream is
 // bounded (sse-stream.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -7,7 +7,12 @@ import { formatIsoUtc } from '../common/index.js';
 import type { SchedulerEvents } from '../scheduler/index.js';
 import { renderRunRecord } from './run-records.js';
 import type { RouteContext } from './app.js';
-import { DEFAULT_OUTPUT_LIMITS, outputLineText, type OutputEntry } from './output-tracker.js';
+import {
+  DEFAULT_OUTPUT_LIMITS,
+  outputLineText,
+  type OutputEntry,
+  type RunOutput,
+} from '../runner/index.js';
 import { mergeHeaders, sendError } from './responses.js';
 import { SseStream } from './sse-stream.js';
 
@@ -70,30 +75,43 @@ function openStream(
   return stream;
 }
 
+/**
+ * A log stream over one run's output (the job log route's and the DAG task log route's shape):
+ * the buffered lines, then the live ones, then `end` `{}`; no source ends at once with
+ * `no-output`.
+ */
+export function streamOutput(
+  context: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  source: RunOutput | null,
+): FastifyReply {
+  const stream = openStream(context, request, reply);
+  if (stream === null) return reply;
+  if (source === null) {
+    stream.end({ event: 'end', data: NO_OUTPUT });
+    return reply;
+  }
+  stream.replay(source.lines().map((entry) => ({ event: 'line', data: lineData(entry) })));
+  if (source.closed) {
+    stream.end({ event: 'end', data: END_OF_OUTPUT });
+    return reply;
+  }
+  const unsubscribe = source.subscribe({
+    line: (entry) => stream.send('line', lineData(entry)),
+    end: () => stream.end({ event: 'end', data: END_OF_OUTPUT }),
+  });
+  stream.onClose(unsubscribe);
+  return reply;
+}
+
 export function registerStreamRoutes(app: FastifyInstance, context: RouteContext): void {
   const { view, outputs } = context;
 
   app.get<{ Params: NameParams }>('/jobs/:name/logs', (request, reply) => {
     const { name } = request.params;
     if (view.getJobConfig(name) === undefined) return sendError(reply, 404);
-    const stream = openStream(context, request, reply);
-    if (stream === null) return reply;
-    const source = outputs.source(name);
-    if (source === null) {
-      stream.end({ event: 'end', data: NO_OUTPUT });
-      return reply;
-    }
-    stream.replay(source.lines().map((entry) => ({ event: 'line', data: lineData(entry) })));
-    if (source.closed) {
-      stream.end({ event: 'end', data: END_OF_OUTPUT });
-      return reply;
-    }
-    const unsubscribe = source.subscribe({
-      line: (entry) => stream.send('line', lineData(entry)),
-      end: () => stream.end({ event: 'end', data: END_OF_OUTPUT }),
-    });
-    stream.onClose(unsubscribe);
-    return reply;
+    return streamOutput(context, request, reply, outputs.source(name));
   });
 
   app.get<{ Querystring: { job?: string | string[] } }>('/events', (request, reply) => {

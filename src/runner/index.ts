@@ -8,3 +8,11 @@ export { secretEnvVarNames } from './secret-env-vars.js';
 export { renderStreamPrefix, formatTemplate, type StreamPrefixFields } from './stream-prefix.js';
 export { signalProcessGroup, exitCodeFromStatus } from './process-group.js';
 export { TIMEOUT_EXIT_CODE, SPAWN_FAILED_EXIT_CODE } from './child-run.js';
+export {
+  RunOutput,
+  DEFAULT_OUTPUT_LIMITS,
+  outputLineText,
+  type OutputEntry,
+  type OutputLimits,
+  type OutputListener,
+} from './output-buffer.js';
