@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { describeError, type Clock, type Logger, type Provider } from '../common/index.js';
 import type { ResolvedConfig, ResolvedDag } from '../config/index.js';
-import type { DagEngine } from '../dags/index.js';
+import type { DagEngine, DagObserver } from '../dags/index.js';
 import type { Runner } from '../runner/index.js';
 import type { RunEnvironmentHook } from '../scheduler/index.js';
 import type { DaemonStateHandle } from '../state/index.js';
@@ -25,6 +25,8 @@ export interface DagDeps {
   readonly clusterStatus: () => ClusterStatus | null;
   /** The configuration serving now (the cluster section decides who creates scheduled runs). */
   readonly config: () => ResolvedConfig;
+  /** Told about runs and attempts (the yacron2_dag_* metrics). */
+  readonly observer: DagObserver;
 }
 
 export interface DagHandle {
@@ -86,6 +88,7 @@ export function dagReconciler(deps: DagDeps): Reconciler<DagHandle, Change<Daemo
         isPidAlive,
         random: Math.random,
         randomBytes: (size) => randomBytes(size),
+        observer: deps.observer,
         mayCreateScheduledRuns: (dag) =>
           mayCreateScheduledRuns(dag, deps.config(), deps.clusterStatus()),
       },

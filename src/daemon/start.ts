@@ -212,6 +212,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     endRun: (runId) => jobApi?.api.runEnded(runId),
     clusterStatus: () => cluster.api.status(),
     config: () => config,
+    observer: metrics.dags,
   });
   let dags: DagHandle | undefined = await reconcileDags(undefined, config, firstState);
 

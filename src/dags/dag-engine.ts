@@ -15,6 +15,7 @@ import type { ResolvedDag } from '../config/index.js';
 import type { RunOutput } from '../runner/index.js';
 import type { StateStore } from '../state/index.js';
 import { AttemptOutputs } from './attempt-outputs.js';
+import { NO_DAG_OBSERVER, type DagObserver } from './dag-observer.js';
 import { RunAdvancer, type AdvancerDeps } from './run-advancer.js';
 import { newRunDocument, type RunDocument, type RunKind } from './run-document.js';
 import { logicalDateText, manualRunKey, scheduledRunKey } from './run-keys.js';
@@ -28,7 +29,7 @@ export const ADOPT_SCAN_INTERVAL_MS = 15_000;
 
 export interface DagEngineDeps extends Omit<
   AdvancerDeps,
-  'dag' | 'retire' | 'launching' | 'store' | 'outputs'
+  'dag' | 'retire' | 'launching' | 'store' | 'outputs' | 'observer'
 > {
   readonly clock: Clock;
   readonly logger: Logger;
@@ -36,6 +37,8 @@ export interface DagEngineDeps extends Omit<
   /** Whether this node creates the DAG's scheduled runs now (its clusterPolicy). */
   readonly mayCreateScheduledRuns: (dag: ResolvedDag) => boolean;
   readonly randomBytes: (size: number) => Uint8Array;
+  /** Told about runs and attempts (the yacron2_dag_* metrics); none by default. */
+  readonly observer?: DagObserver;
 }
 
 export type Decision = 'approve' | 'reject';
@@ -62,6 +65,7 @@ export class DagEngine {
       dag: (name) => this.#dags.get(name),
       launching: () => !this.#stopping,
       outputs: this.#outputs,
+      observer: deps.observer ?? NO_DAG_OBSERVER,
       retire: (advancer, finished) => this.#retire(advancer, finished),
     };
   }
@@ -230,13 +234,17 @@ export class DagEngine {
     if (advancer === undefined) {
       advancer = new RunAdvancer(this.#advancerDeps, dagName, runKey);
       this.#advancers.set(key, advancer);
+      this.#advancerDeps.observer.runAdvanced(dagName);
     }
     advancer.kick();
   }
 
   #retire(advancer: RunAdvancer, finished: RunDocument | null): void {
     const key = `${advancer.dagName}\0${advancer.runKey}`;
-    if (this.#advancers.get(key) === advancer) this.#advancers.delete(key);
+    if (this.#advancers.get(key) === advancer) {
+      this.#advancers.delete(key);
+      this.#advancerDeps.observer.runReleased(advancer.dagName);
+    }
     if (finished === null || finished.state === 'running') return;
     this.#deps.logger.info(
       `DAG ${finished.dag}: run ${finished.runKey} finished: ${finished.state}`,
@@ -341,5 +349,8 @@ export class DagEngine {
     for (const armed of this.#scheduleTimers.values()) armed.timer.cancel();
     this.#scheduleTimers.clear();
     await Promise.all([...this.#advancers.values()].map((advancer) => advancer.drain()));
+    for (const advancer of this.#advancers.values())
+      this.#advancerDeps.observer.runReleased(advancer.dagName);
+    this.#advancers.clear();
   }
 }

@@ -17,6 +17,7 @@ import { startAttempt, type LaunchDeps, type LaunchableTask } from './task-launc
 import { endedEntry, spawnedEntry } from './task-transitions.js';
 import { readXcomList } from './xcom-store.js';
 import type { XcomList } from './expansion.js';
+import type { DagObserver } from './dag-observer.js';
 
 /** The advance lease's TTL; renewed every RENEW_INTERVAL_MS while the run is active here. */
 export const ADVANCE_LEASE_TTL_MS = 30_000;
@@ -36,6 +37,7 @@ export interface AdvancerDeps extends LaunchDeps {
   readonly endRun: (runId: string) => void;
   /** Whether new attempts may start (false once the daemon stops). */
   readonly launching: () => boolean;
+  readonly observer: DagObserver;
   /** The run is over here (finished, gone, or owned elsewhere): forget this advancer. */
   readonly retire: (advancer: RunAdvancer, finished: RunDocument | null) => void;
 }
@@ -153,6 +155,9 @@ export class RunAdvancer {
         });
         return { doc: pass.doc, result: { pass, doc: pass.doc ?? current } };
       });
+      const written = result.pass.doc;
+      if (written !== null && written.state !== 'running')
+        deps.observer.runFinished(this.dagName, written.state);
       for (const claim of result.pass.claimed) {
         if (result.doc !== undefined) this.#launch(dag, result.doc, claim.taskKey, claim.entry);
       }
@@ -242,6 +247,8 @@ export class RunAdvancer {
   ): Promise<void> {
     const deps = this.#deps;
     const started = startAttempt(deps, { doc, task, taskKey, entry });
+    const counted = task.kind === 'task';
+    if (counted) deps.observer.attemptStarted(doc.dag, task.id);
     const mine = (current: TaskEntry | undefined): current is TaskEntry =>
       current !== undefined &&
       isInFlight(current) &&
@@ -261,6 +268,7 @@ export class RunAdvancer {
         );
       }
       const outcome = await started.done;
+      if (counted) deps.observer.attemptFinished(doc.dag, task.id, outcome);
       deps.logger.info(
         `DAG ${doc.dag} run ${doc.runKey}: task ${taskKey} attempt ${entry.attempt} ${outcome.kind} (exit code ${outcome.exitCode})`,
       );

@@ -20,13 +20,15 @@ import { createClusterFamilies, type ClusterMetricsSource } from './cluster-fami
 import { seedJobTable, snapshotJobTable, type CounterSnapshot } from './counter-snapshot.js';
 import { contentTypeOf, labelPair, negotiateFormat } from './exposition.js';
 import { registerFamily } from './family.js';
+import { createDagFamilies } from './dag-families.js';
+import { DagTable } from './dag-table.js';
 import { createJobFamilies } from './job-families.js';
 import { BucketLayout, DEFAULT_DURATION_BUCKETS_SECONDS } from './job-series.js';
 import { JobTable } from './job-table.js';
 import { renderRegistry } from './render.js';
 
 /** The part of a configuration metrics read. */
-export type MetricsConfig = Pick<ResolvedConfig, 'jobs' | 'jobSetId'>;
+export type MetricsConfig = Pick<ResolvedConfig, 'jobs' | 'jobSetId' | 'dags'>;
 
 /** What metrics subscribe to: the scheduler's events and its next-fire index. */
 export type MetricsEventSource = Pick<SchedulerView, 'events' | 'getNextFireAtMs'>;
@@ -94,7 +96,15 @@ export interface Metrics {
    */
   seedCounters(snapshot: unknown, configuredJobNames: ReadonlySet<string>): { seededJobs: number };
   readonly render: RenderMetrics;
+  /** The DAG engine's observer: feeds the yacron2_dag_* families (docs/metrics.md "DAG families"). */
+  readonly dags: DagMetricsObserver;
 }
+
+/** What the DAG engine reports (the shape of the dags layer's DagObserver). */
+export type DagMetricsObserver = Pick<
+  DagTable,
+  'runAdvanced' | 'runReleased' | 'runFinished' | 'attemptStarted' | 'attemptFinished'
+>;
 
 export function createMetrics(options: MetricsOptions): Metrics {
   const { clock } = options;
@@ -111,6 +121,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
     lastReloadSuccessMs: null,
   };
   table.applyJobs(options.config.jobs);
+  const dagTable = new DagTable(table.layout);
+  dagTable.applyDags(options.config.dags ?? []);
   let source: MetricsEventSource | null = null;
   let seeded = false;
 
@@ -120,6 +132,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       table,
       nextFireAtMs: (name) => source?.getNextFireAtMs(name) ?? null,
     }),
+    ...createDagFamilies(dagTable),
     createClusterEnabledFamily(
       options.isClusterEnabled ??
         (() => (options.cluster === undefined ? false : options.cluster.view() !== null)),
@@ -157,11 +170,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
       if (config) {
         state.jobSetId = config.jobSetId;
         table.applyJobs(config.jobs);
+        dagTable.applyDags(config.dags ?? []);
       }
     },
     setDurationBuckets(boundsSeconds) {
       if (table.layout.sameBounds(boundsSeconds)) return;
-      table.setLayout(new BucketLayout(boundsSeconds));
+      const layout = new BucketLayout(boundsSeconds);
+      table.setLayout(layout);
+      dagTable.setLayout(layout);
     },
     snapshotCounters() {
       return snapshotJobTable(table);
@@ -171,6 +187,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       seeded = true;
       return { seededJobs: seedJobTable(table, snapshot, configuredJobNames) };
     },
+    dags: dagTable,
     async render(accept) {
       const format = negotiateFormat(accept);
       const body = await renderRegistry(registry, format, onCollectError);

@@ -2,6 +2,7 @@
 // what GET /metrics serves) and per-job statsd datagrams (createStatsdPublisher).
 export {
   createMetrics,
+  type DagMetricsObserver,
   type Metrics,
   type MetricsConfig,
   type MetricsEventSource,

@@ -3,7 +3,7 @@
 // `job_name`.
 import { MetricFamily, type SampleSink } from './family.js';
 import type { JobTable } from './job-table.js';
-import type { JobSeries } from './job-series.js';
+import type { DurationHistogram, JobSeries } from './job-series.js';
 
 export interface JobFamilySources {
   readonly table: JobTable;
@@ -85,7 +85,8 @@ function cumulativeFamilies(table: JobTable): MetricFamily[] {
       help: 'Duration of finished runs of the job in seconds',
       collect(sink) {
         const { leLabels } = table.layout;
-        for (const series of table.sorted()) writeHistogram(sink, duration, series, leLabels);
+        for (const series of table.sorted())
+          writeHistogram(sink, duration, series.label, series.histogram, leLabels);
       },
       reset: () => table.setLayout(table.layout),
     }),
@@ -129,13 +130,14 @@ function cumulativeFamilies(table: JobTable): MetricFamily[] {
   ];
 }
 
-function writeHistogram(
+/** One histogram's samples: cumulative `_bucket`s, `_sum`, `_count` (job and DAG task series). */
+export function writeHistogram(
   sink: SampleSink,
   name: string,
-  series: JobSeries,
+  label: string,
+  histogram: DurationHistogram,
   leLabels: readonly string[],
 ): void {
-  const { histogram, label } = series;
   const bucket = `${name}_bucket`;
   let cumulative = 0;
   leLabels.forEach((le, index) => {

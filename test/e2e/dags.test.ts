@@ -1,12 +1,14 @@
 // E2E: DAG runs in a real daemon (docs/dags.md): a manual trigger over HTTP runs fan-out, fan-in,
 // a mapped task over an XCom list, a retried task and the trigger rules, each task started after
 // its upstreams finished; a sensor true on its third poke; approval gates approved and rejected;
-// a backfill that creates its runs once; and a daemon SIGKILLed mid-run that finishes the run on
-// restart without running a finished task again.
+// a backfill that creates its runs once; a running task's lines on its log stream and the run in
+// the yacron2_dag_* metrics; and a daemon SIGKILLed mid-run that finishes the run on restart
+// without running a finished task again.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { getJson, readLines, startDaemon, waitUntil } from './harness.js';
+import { getJson, getText, readLines, startDaemon, waitUntil } from './harness.js';
 import { useJobState, type JobStateSetup } from './job-fixture.test.js';
 
 interface TaskEntry {
@@ -210,6 +212,70 @@ test(
     assert.equal(runs.runs[0]!.taskStates['success'], 8);
     assert.equal((await fetch(`${base}/dags/nope/runs`)).status, 404);
     assert.equal((await postJson(`${base}/dags/nope/trigger`)).status, 404);
+    await daemon.stop();
+  },
+);
+
+test(
+  "a running task's log stream shows its lines live; /metrics counts the run",
+  { timeout: 60_000 },
+  async (t) => {
+    const setup = await useJobState(t);
+    const go = setup.file('go');
+    const { daemon, base } = await daemonWithDags(
+      t,
+      setup,
+      `  - name: talk
+    tasks:
+      - id: speak
+        captureStdout: true
+        command: |
+          echo one
+          i=0; while [ ! -e ${go} ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+          echo two
+`,
+    );
+    const { runKey } = JSON.parse((await postJson(`${base}/dags/talk/trigger`)).text) as {
+      runKey: string;
+    };
+    await waitForRun(base, 'talk', runKey, (run) => (run.tasks['speak']?.pid ?? null) !== null);
+    const response = await fetch(`${base}/dags/talk/runs/${runKey}/tasks/speak/logs`);
+    assert.equal(response.headers.get('content-type'), 'text/event-stream');
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let received = '';
+    const readUntil = async (needle: string): Promise<void> => {
+      while (!received.includes(needle)) {
+        const chunk = await reader.read();
+        assert.ok(!chunk.done, `the stream ended before ${JSON.stringify(needle)}: ${received}`);
+        received += chunk.value;
+      }
+    };
+    await readUntil('"one"');
+    assert.ok(!received.includes('"two"'));
+    writeFileSync(join(setup.dir, 'go'), '');
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      received += chunk.value;
+    }
+    assert.equal(
+      received,
+      'event: line\ndata: {"stream": "stdout", "line": "one"}\n\n' +
+        'event: line\ndata: {"stream": "stdout", "line": "two"}\n\n' +
+        'event: end\ndata: {}\n\n',
+    );
+    await waitForRun(base, 'talk', runKey, (run) => run.state === 'success');
+    const after = await getText(`${base}/dags/talk/runs/${runKey}/tasks/speak/logs`);
+    assert.equal(after, 'event: end\ndata: {"reason": "no-output"}\n\n');
+    const metrics = await waitUntil(async () => {
+      const text = await getText(`${base}/metrics`);
+      return text.includes('yacron2_dag_runs_total{dag="talk",state="success"} 1')
+        ? text
+        : undefined;
+    }, 'the run in yacron2_dag_runs_total');
+    assert.match(
+      metrics,
+      /^yacron2_dag_task_attempts_total\{dag="talk",task="speak",status="success"\} 1$/m,
+    );
+    assert.match(metrics, /^yacron2_dag_task_running\{dag="talk",task="speak"\} 0$/m);
     await daemon.stop();
   },
 );
