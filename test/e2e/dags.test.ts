@@ -53,6 +53,8 @@ async function daemonWithDags(
   const config = await setup.writeJobs(`${WEB}dags:\n${dags}`);
   const daemon = startDaemon(t, ['-c', config], { env: setup.env });
   const record = await daemon.waitForLog(/^web: started listening on http:\/\/\S+$/);
+  // The store opens in the background after the listener: a trigger before it is a 500.
+  await daemon.waitForLog(/^State store ready at /);
   return { daemon, config, base: /http:\/\/\S+$/.exec(record.msg)![0] };
 }
 
