@@ -216,32 +216,26 @@ export class DurableState implements DurableCollaborator {
   // ---- SLA trends ------------------------------------------------------------------------------
 
   /**
-   * The runs GET /jobs/{name}/trends computes its windows over: the ledger's, or the in-memory
-   * history when the ledger cannot answer.
+   * The ledger's runs of a job, oldest first, that GET /jobs/{name}/trends computes its windows
+   * over. Rejects when the ledger cannot answer within the scheduling read bound: the route then
+   * answers from the in-memory history (http/job-trends.ts owns that one fallback).
    */
   async getTrends(name: string): Promise<TrendRuns> {
-    const { clock, store, scheduler } = this.#deps;
-    try {
-      const limit = this.#settings.maxRunsPerJob ?? undefined;
-      const records = await withTimeout(
-        store.list(runsStream(name), limit === undefined ? {} : { limit }),
-        SCHEDULING_READ_TIMEOUT_MS,
-        clock,
-        `read the run ledger of ${name}`,
-      );
-      const runs: RunSummary[] = [];
-      for (const record of records) {
-        const run = parseLedgerRun(record.data);
-        if (run !== undefined) runs.push(run.summary);
-      }
-      runs.sort((a, b) => a.finishedAtMs - b.finishedAtMs);
-      return { source: 'durable', runs };
-    } catch (error) {
-      this.#deps.logger.warn(
-        `Cannot read the run ledger of ${name} for trends: ${describeError(error)}; answering from memory`,
-      );
-      return { source: 'memory', runs: scheduler.getRuns(name) };
+    const { clock, store } = this.#deps;
+    const limit = this.#settings.maxRunsPerJob ?? undefined;
+    const records = await withTimeout(
+      store.list(runsStream(name), limit === undefined ? {} : { limit }),
+      SCHEDULING_READ_TIMEOUT_MS,
+      clock,
+      `read the run ledger of ${name}`,
+    );
+    const runs: RunSummary[] = [];
+    for (const record of records) {
+      const run = parseLedgerRun(record.data);
+      if (run !== undefined) runs.push(run.summary);
     }
+    runs.sort((a, b) => a.finishedAtMs - b.finishedAtMs);
+    return { source: 'durable', runs };
   }
 
   // ---- internals -------------------------------------------------------------------------------

@@ -32,9 +32,9 @@ export interface DurableProcessState {
   readonly live: Map<string, number>;
 }
 
-/** The runs a job's SLA trends are computed over (http/ computes the windows), and their source. */
+/** The ledger runs a job's SLA trends are computed over (http/ computes the windows). */
 export interface TrendRuns {
-  readonly source: 'durable' | 'memory';
+  readonly source: 'durable';
   readonly runs: readonly RunSummary[];
 }
 

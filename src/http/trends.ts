@@ -9,7 +9,8 @@ import { computeRunStats, type RunStats } from './run-records.js';
 /** The runs the windows are computed over, and where they came from. */
 export type { TrendRuns };
 
-export type TrendSource = TrendRuns['source'];
+/** The durable ledger's runs, or (no store, or the store did not answer) the in-memory history. */
+export type TrendSource = TrendRuns['source'] | 'memory';
 
 /** The bounded windows, longest last; a run is in one when `now - finished <= span`. */
 export const TREND_WINDOWS_MS = Object.freeze({

@@ -42,8 +42,8 @@ export interface DaemonView {
    * The runs GET /jobs/{name}/trends computes its windows over: the durable run ledger's, while
    * a `state` section is configured (absent, or answering undefined = the route uses getRuns(),
    * source "memory"; a daemon whose state section comes and goes with reloads answers
-   * undefined). It should itself answer "memory" when the store fails or times out; a rejection
-   * other than YC_ERR_JOB_UNKNOWN (-> 404) is logged and answered from memory too.
+   * undefined). A rejection (the store failed or timed out) is logged and answered from memory,
+   * except YC_ERR_JOB_UNKNOWN (-> 404): the route owns the one fallback (job-trends.ts).
    */
   getTrends?(name: string): Promise<TrendRuns> | undefined;
 }
