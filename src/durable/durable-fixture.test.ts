@@ -22,7 +22,7 @@ import {
   type SchedulerEvents,
 } from '../scheduler/index.js';
 import { makeConfig } from '../config/testing.js';
-import { captureLogger } from '../scheduler/testing.js';
+import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 import {
   MemoryStateStore,
   StateWriteQueue,
@@ -243,7 +243,8 @@ export interface DaemonScheduler {
   /** The scheduler's durable port, as the daemon owns it: swap the backend serving it. */
   readonly durableSlot: Slot<DurableCollaborator>;
   readonly runner: FakeRunner;
-  readonly logs: { level: number; msg: string }[];
+  /** The one recording logger of the scheduler and the durable side. */
+  readonly logger: RecordingLogger;
   readonly events: { readonly name: keyof SchedulerEvents; readonly payload: unknown }[];
 }
 
@@ -285,12 +286,12 @@ export function createDaemonScheduler(
   journal: string[],
 ): DaemonScheduler {
   const runner = new FakeRunner({ clock });
-  const logs: { level: number; msg: string }[] = [];
+  const logger = recordingLogger();
   const durableSlot = new Slot<DurableCollaborator>();
   const scheduler = createScheduler(
     {
       clock,
-      logger: captureLogger(logs),
+      logger,
       runner,
       yieldToLoop: () => clock.sleep(0),
       durable: durableSlot,
@@ -310,7 +311,7 @@ export function createDaemonScheduler(
       if (JOURNALED.includes(name)) journal.push(journalEntry(name, payload));
     });
   }
-  return { scheduler, durableSlot, runner, logs, events };
+  return { scheduler, durableSlot, runner, logger, events };
 }
 
 /**
@@ -326,7 +327,7 @@ export function startDaemon(options: DaemonOptions): Daemon {
   const fresh = options.scheduler === undefined;
   const base = options.scheduler ?? createDaemonScheduler(clock, config, journal);
   if (options.runs !== undefined) base.runner.setDefault(options.runs);
-  const logger = captureLogger(base.logs);
+  const { logger } = base;
   const writes = new StateWriteQueue({
     logger,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
@@ -373,7 +374,7 @@ export function startDaemon(options: DaemonOptions): Daemon {
         .map((event) => event.payload) as SchedulerEvents[K][];
     },
     logged(text: string): string[] {
-      return base.logs.map((entry) => entry.msg).filter((msg) => msg.includes(text));
+      return logger.messages().filter((message) => message.includes(text));
     },
     async stop(): Promise<void> {
       let settled = false;

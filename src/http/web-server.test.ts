@@ -9,44 +9,25 @@ import { connect as connectSocket, createServer as createNetServer } from 'node:
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { once } from 'node:events';
-import { FakeClock, type Logger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { recordingLogger } from '../common/testing.js';
 import type { WebListener } from '../config/index.js';
 import { createScheduler, FakeRunner } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { makeWeb } from './http-fixture.test.js';
 import { listenOnUnixSocket, WebServer } from './web-server.js';
 
-interface LogLine {
-  readonly level: string;
-  readonly msg: string;
-}
-
-function recordingLogger(lines: LogLine[]): Logger {
-  const method =
-    (level: string): Logger['info'] =>
-    (first: object | string, second?: string) => {
-      lines.push({ level, msg: typeof first === 'string' ? first : (second ?? '') });
-    };
-  return {
-    debug: method('debug'),
-    info: method('info'),
-    warn: method('warn'),
-    error: method('error'),
-    fatal: method('fatal'),
-  };
-}
-
 function setup() {
   const clock = new FakeClock();
   const runner = new FakeRunner({ clock });
   const config = makeConfig([makeJob({ name: 'a', schedule: '0 0 1 1 *' })]);
-  const scheduler = createScheduler({ clock, logger: recordingLogger([]), runner }, config);
-  const logs: LogLine[] = [];
+  const scheduler = createScheduler({ clock, logger: recordingLogger(), runner }, config);
+  const logger = recordingLogger();
   const web = new WebServer({
     view: scheduler,
     control: scheduler,
     clock,
-    logger: recordingLogger(logs),
+    logger,
     jobSet: () => ({ jobSetId: config.jobSetId, jobs: 1 }),
     renderMetrics: null,
     version: '9.9.9',
@@ -55,7 +36,7 @@ function setup() {
   return {
     scheduler,
     web,
-    logs,
+    logs: logger.lines,
     dir,
     cleanup: async (): Promise<void> => {
       await web.close();
@@ -103,7 +84,7 @@ void describe('WebServer', () => {
       assert.deepEqual(await get(sock, '/version'), { status: 200, body: '9.9.9' });
       assert.equal(statSync(socketPath).mode & 0o777, 0o600);
       assert.deepEqual(
-        logs.map((line) => `${line.level} ${line.msg}`),
+        logs.map((line) => `${line.level} ${line.message}`),
         [
           `info web: started listening on ${http}`,
           `info web: dashboard at ${http}/`,
@@ -148,7 +129,7 @@ void describe('WebServer', () => {
         }),
       );
       assert.equal(web.addresses.length, 1);
-      const warnings = logs.filter((line) => line.level === 'warn').map((line) => line.msg);
+      const warnings = logs.filter((line) => line.level === 'warn').map((line) => line.message);
       assert.equal(
         warnings[0],
         "Ignoring web listen url https://127.0.0.1:1: scheme 'https' not supported",
@@ -176,7 +157,7 @@ void describe('WebServer', () => {
       assert.equal(web.addresses.length, 1);
       assert.ok(
         logs.some((line) =>
-          line.msg.startsWith(`web: could not set socketMode 9999 on ${socketPath}: `),
+          line.message.startsWith(`web: could not set socketMode 9999 on ${socketPath}: `),
         ),
       );
     } finally {
@@ -217,7 +198,7 @@ void describe('WebServer', () => {
       await web.apply(makeWeb({ listen: [unix(socketPath)] }));
       assert.deepEqual(web.addresses, []);
       assert.match(
-        logs.find((line) => line.level === 'warn')?.msg ?? '',
+        logs.find((line) => line.level === 'warn')?.message ?? '',
         new RegExp(`^web: could not listen on unix://${socketPath}: .*EADDRINUSE`),
       );
       assert.equal(statSync(socketPath).ino, inode, 'the peer socket file is untouched');
@@ -272,7 +253,7 @@ void describe('WebServer', () => {
       assert.deepEqual(
         logs
           .filter((line) => line.level === 'info')
-          .map((line) => line.msg.replace(/:\d+(\/?)$/, ':PORT$1')),
+          .map((line) => line.message.replace(/:\d+(\/?)$/, ':PORT$1')),
         [
           'web: started listening on http://127.0.0.1:PORT',
           'web: dashboard at http://127.0.0.1:PORT/',
@@ -301,7 +282,9 @@ void describe('WebServer', () => {
       assert.deepEqual(logs, [
         {
           level: 'error',
-          msg: 'Error in the web configuration, so not starting the web API: web.authToken is configured but resolved to an empty token; x',
+          fields: {},
+          message:
+            'Error in the web configuration, so not starting the web API: web.authToken is configured but resolved to an empty token; x',
         },
       ]);
       await web.apply(makeWeb({ listen: [tcp()], authToken: 't', digest: 'good' }));

@@ -88,14 +88,14 @@ void describe('the cluster through the scheduler seams', () => {
     await h.clock.advance(500);
     await h.clock.advance(1000);
     await h.clock.advance(1000);
-    const deferred = h.logs.filter((entry) => entry.msg.includes('retry (#1) deferred'));
+    const deferred = h.logs.filter((entry) => entry.message.includes('retry (#1) deferred'));
     assert.deepEqual(
       deferred.map((entry) => entry.level),
-      [30, 20, 20],
+      ['info', 'debug', 'debug'],
       'INFO the first time, DEBUG after',
     );
     assert.equal(
-      deferred[0]?.msg,
+      deferred[0]?.message,
       'Cron job flaky retry (#1) deferred: the cluster does not currently allow this node to run it and no other node positively owns it (no-quorum: this node sees no quorum); re-checking in 1.0 seconds',
     );
     assert.equal(h.of('run:started').length, 1, 'nothing relaunched while denied');

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { FakeClock, TypedEmitter, type Logger } from '../common/index.js';
+import { FakeClock, TypedEmitter } from '../common/index.js';
+import { recordingLogger } from '../common/testing.js';
 import { type SchedulerEvents } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { createMetrics } from './create-metrics.js';
@@ -11,14 +12,7 @@ import { parseExposition } from './exposition-parser.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
-function recordingLogger(sink: string[]): Logger {
-  const log = (first: unknown, second?: unknown): void => {
-    sink.push(typeof first === 'string' ? first : String(second));
-  };
-  return { debug: log, info: log, warn: log, error: log, fatal: log };
-}
-
-function build(registry = new Registry(), logs: string[] = []) {
+function build(registry = new Registry(), logger = recordingLogger()) {
   const clock = new FakeClock(T0);
   const job = makeJob({ name: 'nightly', schedule: '0 3 * * *' });
   const metrics = createMetrics({
@@ -27,12 +21,12 @@ function build(registry = new Registry(), logs: string[] = []) {
     config: makeConfig([job]),
     version: '2.0.0',
     processStartMs: T0,
-    logger: recordingLogger(logs),
+    logger,
   });
   metrics.onConfigReloaded(true, makeConfig([job]));
   const events = new TypedEmitter<SchedulerEvents>();
   metrics.subscribe({ events, getNextFireAtMs: () => T0 + 3 * 3_600_000 });
-  return { metrics, registry, logs };
+  return { metrics, registry, logger };
 }
 
 describe('OpenMetrics rendering', () => {
@@ -156,7 +150,7 @@ describe('a shared prom-client registry', () => {
 
   test('a metric whose collect throws is left out and logged; the scrape succeeds', async () => {
     const registry = new Registry();
-    const logs: string[] = [];
+    const logger = recordingLogger();
     new Gauge({
       name: 'yacron2_cluster_size',
       help: 'x',
@@ -165,12 +159,14 @@ describe('a shared prom-client registry', () => {
         throw new Error('view unreadable');
       },
     });
-    const { metrics } = build(registry, logs);
+    const { metrics } = build(registry, logger);
     const { body } = await metrics.render();
     const names = parseExposition(body, 'text').map((family) => family.name);
     assert.ok(!names.includes('yacron2_cluster_size'));
     assert.ok(names.includes('yacron2_job_runs_total'));
-    assert.deepEqual(logs, ['Cannot collect metric yacron2_cluster_size: view unreadable']);
+    assert.deepEqual(logger.messages(), [
+      'Cannot collect metric yacron2_cluster_size: view unreadable',
+    ]);
   });
 
   test('our families answer prom-client’s own JSON API', async () => {

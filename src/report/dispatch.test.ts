@@ -6,14 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock, readPackageVersion, TaskSet } from '../common/index.js';
 import type { ReportBlock, SentryReport, WebhookReport } from '../config/index.js';
-import {
-  fixture,
-  isProcessAlive,
-  LEVEL,
-  makeJob,
-  NODE,
-  recordingLogger,
-} from '../runner/testing.js';
+import { recordingLogger, type LoggedLine } from '../common/testing.js';
+import { fixture, isProcessAlive, makeJob, NODE } from '../runner/testing.js';
 import { dispatchReport, type ReporterDeps } from './dispatch.js';
 import type { ReporterName } from './report-error.js';
 import { SHELL_REPORT_KILL_GRACE_MS, SHELL_REPORT_TIMEOUT_MS } from './shell.js';
@@ -68,11 +62,11 @@ async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
 
 function harness(clock = new FakeClock()): {
   deps: ReporterDeps;
-  records: ReturnType<typeof recordingLogger>['records'];
+  records: readonly LoggedLine[];
   failures: string[];
   tasks: TaskSet;
 } {
-  const { logger, records } = recordingLogger();
+  const logger = recordingLogger();
   const failures: string[] = [];
   const tasks = new TaskSet((error) => assert.fail(`a reporter task threw: ${String(error)}`));
   const deps: ReporterDeps = {
@@ -84,7 +78,7 @@ function harness(clock = new FakeClock()): {
     onReporterFailed: (reporter: ReporterName, jobName: string) =>
       failures.push(`${reporter} ${jobName}`),
   };
-  return { deps, records, failures, tasks };
+  return { deps, records: logger.lines, failures, tasks };
 }
 
 void test('all four reporters of the hook run for one report', async () => {
@@ -246,15 +240,19 @@ void test('a failing reporter is logged and counted and does not stop the others
   ]);
   assert.deepEqual(http.requests.map((request) => request.url).sort(), ['/broken', '/fine']);
   const problems = records
-    .filter((record) => record.msg.startsWith('Problem reporting job'))
-    .map((record) => ({ level: record.level, reporter: record['reporter'], msg: record.msg }))
+    .filter((record) => record.message.startsWith('Problem reporting job'))
+    .map((record) => ({
+      level: record.level,
+      reporter: record.fields['reporter'],
+      msg: record.message,
+    }))
     .sort((a, b) => String(a.reporter).localeCompare(String(b.reporter)));
   assert.deepEqual(
     problems.map(({ level, reporter }) => [level, reporter]),
     [
-      [LEVEL.error, 'mail'],
-      [LEVEL.error, 'sentry'],
-      [LEVEL.error, 'webhook'],
+      ['error', 'mail'],
+      ['error', 'sentry'],
+      ['error', 'webhook'],
     ],
   );
   assert.match(
@@ -270,7 +268,7 @@ void test('a failing reporter is logged and counted and does not stop the others
     'Problem reporting job backup failure: Webhook returned HTTP 500: nope',
   );
   // The shell reporter logs its own launch error; it is counted but not logged twice.
-  assert.equal(records.filter((record) => record.msg.includes('shell reporter')).length, 1);
+  assert.equal(records.filter((record) => record.message.includes('shell reporter')).length, 1);
   for (const record of records) assert.ok(!JSON.stringify(record).includes(http.origin));
 });
 
@@ -324,7 +322,9 @@ void test('a counter callback that throws is logged, not propagated', async () =
   });
   await tasks.close();
   assert.ok(
-    records.some((record) => record.msg === 'Cannot count a failed webhook report: counter broke'),
+    records.some(
+      (record) => record.message === 'Cannot count a failed webhook report: counter broke',
+    ),
   );
 });
 
@@ -383,7 +383,7 @@ void test(
         assert.equal(pids.some(isProcessAlive), false, `${pids.join(' ')} are gone`);
         assert.deepEqual(failures, ['shell j']);
         assert.deepEqual(
-          records.filter((record) => record.level === LEVEL.error).map((record) => record.msg),
+          records.filter((record) => record.level === 'error').map((record) => record.message),
           [
             'Shell reporter of job j still running after 300.0 seconds, terminating its process group',
             'Shell reporter of job j did not terminate within 5.0 seconds, killing its process group',

@@ -7,7 +7,8 @@ import { FakeClock } from '../common/index.js';
 import type { ShellReport } from '../config/index.js';
 import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { fixture, LEVEL, makeJob, NODE, recordingLogger } from '../runner/testing.js';
+import { recordingLogger } from '../common/testing.js';
+import { fixture, makeJob, NODE } from '../runner/testing.js';
 import { cutToCodePoints, runShellReport, SHELL_REPORT_OUTPUT_LIMIT } from './shell.js';
 
 function makeOutcome(overrides: Partial<RunOutcome> = {}): RunOutcome {
@@ -54,7 +55,7 @@ async function reportedEnv(
     const file = join(dir, 'env.json');
     await runShellReport(
       {
-        logger: recordingLogger().logger,
+        logger: recordingLogger(),
         baseEnv: options.baseEnv ?? { PATH: process.env['PATH'] },
         clock: new FakeClock(),
       },
@@ -165,7 +166,7 @@ void test('a string reporter command runs through its shell', async () => {
     const file = join(dir, 'out.txt');
     await runShellReport(
       {
-        logger: recordingLogger().logger,
+        logger: recordingLogger(),
         baseEnv: { PATH: process.env['PATH'], OUT: file },
         clock: new FakeClock(),
       },
@@ -184,7 +185,7 @@ void test('a string reporter command runs through its shell', async () => {
 });
 
 void test('a reporter exiting non-zero is logged as an error', async () => {
-  const { logger, records } = recordingLogger();
+  const logger = recordingLogger();
   await runShellReport(
     { logger, baseEnv: process.env, clock: new FakeClock() },
     {
@@ -194,14 +195,13 @@ void test('a reporter exiting non-zero is logged as an error', async () => {
       scheduleText: '* * * * *',
     },
   );
-  assert.deepEqual(
-    records.filter((r) => r.level === LEVEL.error).map((r) => r.msg),
-    ['Error executing shell reporter of job j with return code 7'],
-  );
+  assert.deepEqual(logger.messages('error'), [
+    'Error executing shell reporter of job j with return code 7',
+  ]);
 });
 
 void test('a reporter that cannot be launched is logged and does not throw', async () => {
-  const { logger, records } = recordingLogger();
+  const logger = recordingLogger();
   await runShellReport(
     { logger, baseEnv: process.env, clock: new FakeClock() },
     {
@@ -211,13 +211,13 @@ void test('a reporter that cannot be launched is logged and does not throw', asy
       scheduleText: '* * * * *',
     },
   );
-  const errors = records.filter((r) => r.level === LEVEL.error).map((r) => r.msg);
+  const errors = logger.messages('error');
   assert.equal(errors.length, 1);
   assert.match(errors[0] ?? '', /^Cannot run shell reporter of job j: .*ENOENT/);
 });
 
 void test('a reporter with command null does nothing', async () => {
-  const { logger, records } = recordingLogger();
+  const logger = recordingLogger();
   await runShellReport(
     { logger, baseEnv: process.env, clock: new FakeClock() },
     {
@@ -227,12 +227,12 @@ void test('a reporter with command null does nothing', async () => {
       scheduleText: '* * * * *',
     },
   );
-  assert.deepEqual(records, []);
+  assert.deepEqual(logger.lines, []);
 });
 
 void test('a timeout terminates a hung reporter and logs it', async () => {
   const clock = new FakeClock();
-  const { logger, records } = recordingLogger();
+  const logger = recordingLogger();
   const armed = clock.nextTimer();
   const reporting = runShellReport(
     { logger, baseEnv: process.env, clock, timeoutMs: 5000 },
@@ -249,11 +249,8 @@ void test('a timeout terminates a hung reporter and logs it', async () => {
   await armed;
   await clock.advance(5000);
   assert.equal(await reporting, 'failed');
-  assert.deepEqual(
-    records.filter((r) => r.level === LEVEL.error).map((r) => r.msg),
-    [
-      'Shell reporter of job j still running after 5.0 seconds, terminating its process group',
-      'Error executing shell reporter of job j with return code -15',
-    ],
-  );
+  assert.deepEqual(logger.messages('error'), [
+    'Shell reporter of job j still running after 5.0 seconds, terminating its process group',
+    'Error executing shell reporter of job j with return code -15',
+  ]);
 });

@@ -4,7 +4,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../common/index.js';
 import { createRunner } from './create-runner.js';
-import { makeJob, recordingLogger, TextSink } from './test-job-fixture.js';
+import { recordingLogger } from '../common/testing.js';
+import { makeJob, TextSink } from './test-job-fixture.js';
 import type { RunOutcome } from './types.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -43,7 +44,7 @@ function runId(
 ): Promise<RunOutcome> {
   const runner = createRunner({
     clock: systemClock,
-    logger: recordingLogger().logger,
+    logger: recordingLogger(),
     stdout: new TextSink(),
     stderr: new TextSink(),
     baseEnv: process.env,

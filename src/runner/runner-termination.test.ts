@@ -10,28 +10,20 @@ import { createDeferred, FakeClock, systemClock, type Clock } from '../common/in
 import type { ResolvedJob } from '../config/index.js';
 import type { MakeJobOverrides } from '../config/testing.js';
 import { createRunner } from './create-runner.js';
-import {
-  fixture,
-  isProcessAlive,
-  LEVEL,
-  makeJob,
-  NODE,
-  recordingLogger,
-  TextSink,
-  type LogRecord,
-} from './test-job-fixture.js';
+import { recordingLogger, type LoggedLine } from '../common/testing.js';
+import { fixture, isProcessAlive, makeJob, NODE, TextSink } from './test-job-fixture.js';
 import { OUTPUT_DRAIN_MS } from './child-run.js';
 import type { RunHandle } from './types.js';
 
 interface Started {
   readonly handle: RunHandle;
-  readonly logs: LogRecord[];
+  readonly logs: readonly LoggedLine[];
   /** Resolves with the first captured stdout line that matches. */
   line(pattern: RegExp): Promise<string>;
 }
 
 function start(clock: Clock, job: ResolvedJob): Started {
-  const { logger, records } = recordingLogger();
+  const logger = recordingLogger();
   const runner = createRunner({
     clock,
     logger,
@@ -55,7 +47,7 @@ function start(clock: Clock, job: ResolvedJob): Started {
   });
   return {
     handle,
-    logs: records,
+    logs: logger.lines,
     line(pattern) {
       const already = seen.find((line) => pattern.test(line));
       if (already !== undefined) return Promise.resolve(already);
@@ -71,8 +63,10 @@ const node = (script: string): ResolvedJob['command'] => ({
   argv: [NODE, fixture(script)],
 });
 
-function messages(logs: readonly LogRecord[], level: number): string[] {
-  return logs.filter((r) => r.level === level).map((r) => r.msg);
+const LEVEL = { info: 'info', warn: 'warn' } as const;
+
+function messages(logs: readonly LoggedLine[], level: LoggedLine['level']): string[] {
+  return logs.filter((line) => line.level === level).map((line) => line.message);
 }
 
 void test('executionTimeout terminates the run with SIGTERM and exit code -100', async () => {

@@ -5,31 +5,24 @@ import * as assert from 'node:assert/strict';
 import { systemClock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import { createRunner } from './create-runner.js';
-import {
-  fixture,
-  LEVEL,
-  makeJob,
-  NODE,
-  recordingLogger,
-  TextSink,
-  type LogRecord,
-} from './test-job-fixture.js';
+import { recordingLogger, type LoggedLine } from '../common/testing.js';
+import { fixture, makeJob, NODE, TextSink } from './test-job-fixture.js';
 import type { OutputLine, RunOutcome, RunRequest } from './types.js';
 
 interface Harness {
-  readonly logs: LogRecord[];
+  readonly logs: readonly LoggedLine[];
   readonly stdout: TextSink;
   readonly stderr: TextSink;
   run(job: ResolvedJob, request?: Omit<RunRequest, 'job'>): Promise<RunOutcome>;
 }
 
 function harness(baseEnv: NodeJS.ProcessEnv = process.env): Harness {
-  const { logger, records } = recordingLogger();
+  const logger = recordingLogger();
   const stdout = new TextSink();
   const stderr = new TextSink();
   const runner = createRunner({ clock: systemClock, logger, stdout, stderr, baseEnv });
   return {
-    logs: records,
+    logs: logger.lines,
     stdout,
     stderr,
     run: (job, request = {}) => runner.start({ job, ...request }).done,
@@ -96,8 +89,8 @@ void test('a missing executable is a spawn failure with exit code 127, logged', 
   assert.match(outcome.spawnError ?? '', /ENOENT/);
   assert.equal(outcome.failReason, 'failsWhen=nonzeroReturn and retcode=127');
   assert.deepEqual(outcome.stderr, { text: '', discardedLines: 0, truncated: false });
-  const logged = h.logs.find((r) => r.level === LEVEL.error);
-  assert.match(logged?.msg ?? '', /^Cannot start job ghost: .*ENOENT/);
+  const logged = h.logs.find((line) => line.level === 'error');
+  assert.match(logged?.message ?? '', /^Cannot start job ghost: .*ENOENT/);
 });
 
 void test('a non-executable file is a spawn failure (EACCES)', async () => {
@@ -112,7 +105,7 @@ void test('an argv that spawn() rejects synchronously is a spawn failure, not a 
   const h = harness();
   const handle = createRunner({
     clock: systemClock,
-    logger: recordingLogger().logger,
+    logger: recordingLogger(),
     stdout: h.stdout,
     stderr: h.stderr,
     baseEnv: process.env,
@@ -324,7 +317,7 @@ void test('a line longer than maxLineLength is skipped with a warning', async ()
   );
   assert.deepEqual(outcome.stdout, { text: 'ok\nend', discardedLines: 0, truncated: true });
   assert.equal(h.stdout.text, '[long stdout] ok\n[long stdout] end');
-  const warnings = h.logs.filter((r) => r.level === LEVEL.warn).map((r) => r.msg);
+  const warnings = h.logs.filter((line) => line.level === 'warn').map((line) => line.message);
   assert.deepEqual(warnings, ['job long: ignored a very long line']);
 });
 
@@ -393,7 +386,7 @@ void test('completion waits until a background grandchild closes the captured pi
 });
 
 void test('onSpawn receives the pid after start() returned and before any output', async () => {
-  const { logger } = recordingLogger();
+  const logger = recordingLogger();
   const runner = createRunner({
     clock: systemClock,
     logger,

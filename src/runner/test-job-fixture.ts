@@ -1,13 +1,11 @@
 // Test support shared by the runner and reporter tests (no tests of its own; reached from other
-// folders through runner/testing.ts): a fully resolved job with built-in defaults, fixture paths, a
-// log-capturing logger and process probes.
+// folders through runner/testing.ts): a fully resolved job with built-in defaults, fixture paths, an
+// output sink and process probes.
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import type { ResolvedJob } from '../config/index.js';
 import { makeJob as makeDefaultJob, type MakeJobOverrides } from '../config/testing.js';
-import type { Logger } from '../common/index.js';
 
 export const FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
 export const NODE = process.execPath;
@@ -25,25 +23,6 @@ export function makeJob(overrides: MakeJobOverrides = {}): ResolvedJob {
     timezone: null,
     ...overrides,
   });
-}
-
-export interface LogRecord {
-  readonly level: number;
-  readonly msg: string;
-  readonly [key: string]: unknown;
-}
-
-export const LEVEL = { info: 30, warn: 40, error: 50 } as const;
-
-/** A pino logger whose records land in `records` (parsed), synchronously. */
-export function recordingLogger(): { logger: Logger; records: LogRecord[] } {
-  const records: LogRecord[] = [];
-  const destination = {
-    write(line: string): void {
-      records.push(JSON.parse(line) as LogRecord);
-    },
-  };
-  return { logger: pino({ level: 'debug', base: null }, destination), records };
 }
 
 /** A writable that remembers everything written to it, as text. */

@@ -99,7 +99,7 @@ void describe('run scrub (docs/security.md "Secrets")', () => {
     );
     assert.deepEqual(h.logged('STDOUT:'), ['Job leaky STDOUT:\ntoken=[REDACTED]']);
     assert.deepEqual(h.logged('STDERR:'), ['Job leaky STDERR:\nsecret=[REDACTED]']);
-    assert.equal(h.logs.filter((entry) => leaks(entry.msg)).length, 0, 'no log line');
+    assert.equal(h.logs.filter((entry) => leaks(JSON.stringify(entry))).length, 0, 'no log line');
     const [finished] = h.of('run:finished');
     const [failed] = h.of('report:failed');
     for (const outcome of [finished?.outcome, failed?.outcome]) {

@@ -36,7 +36,7 @@ void describe('manual start and cancel', () => {
     assert.equal(started?.decisionLatenessMs, null);
     assert.deepEqual(result, { kind: 'started', runId: started?.runId, pid: 1000 });
     assert.deepEqual(
-      h.logs.map((entry) => entry.msg),
+      h.logs.map((entry) => entry.message),
       ['Starting job m', 'Job m spawned'],
     );
     await h.stop();

@@ -1,7 +1,7 @@
 // Test support (not a test file): a scheduler on a FakeClock and a FakeRunner, with every event
 // and log line recorded so tests can assert on values instead of sleeping.
-import { pino } from 'pino';
-import { FakeClock, type Logger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { recordingLogger, type LoggedLine } from '../common/testing.js';
 import type { ResolvedJob } from '../config/index.js';
 import { FakeRunner } from './fake-runner.js';
 import { makeConfig } from '../config/testing.js';
@@ -45,7 +45,8 @@ export interface Harness {
   readonly runner: FakeRunner;
   readonly scheduler: Scheduler;
   readonly events: RecordedEvent[];
-  readonly logs: { readonly level: number; readonly msg: string }[];
+  /** Every log line, in order (the recording logger's lines). */
+  readonly logs: readonly LoggedLine[];
   /** Payloads of one event, in order. */
   of<K extends keyof SchedulerEvents>(name: K): SchedulerEvents[K][];
   /** Log messages containing `text`. */
@@ -73,26 +74,14 @@ const EVENT_NAMES: readonly (keyof SchedulerEvents)[] = [
   'shutdown:finished',
 ];
 
-export function captureLogger(sink: { level: number; msg: string }[]): Logger {
-  return pino(
-    { level: 'debug', base: null, timestamp: false },
-    {
-      write(line: string): void {
-        const { level, msg } = JSON.parse(line) as { level: number; msg: string };
-        sink.push({ level, msg });
-      },
-    },
-  );
-}
-
 export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOptions = {}): Harness {
   const clock = new FakeClock(options.startMs ?? T0);
   const runner = new FakeRunner({ clock, cancelDelayMs: options.cancelDelayMs ?? 0 });
-  const logs: { level: number; msg: string }[] = [];
+  const logger = recordingLogger();
   const scheduler = createScheduler(
     {
       clock,
-      logger: captureLogger(logs),
+      logger,
       runner,
       ...(options.gate ? { gate: options.gate } : {}),
       ...(options.launchSliceSize ? { launchSliceSize: options.launchSliceSize } : {}),
@@ -117,14 +106,14 @@ export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOpti
     runner,
     scheduler,
     events,
-    logs,
+    logs: logger.lines,
     of<K extends keyof SchedulerEvents>(name: K): SchedulerEvents[K][] {
       return events
         .filter((event) => event.name === name)
         .map((event) => event.payload) as SchedulerEvents[K][];
     },
     logged(text: string): string[] {
-      return logs.map((entry) => entry.msg).filter((msg) => msg.includes(text));
+      return logger.messages().filter((message) => message.includes(text));
     },
     async stop(graceMs = 0): Promise<void> {
       let settled = false;

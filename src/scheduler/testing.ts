@@ -3,7 +3,6 @@
 export {
   T0,
   createHarness,
-  captureLogger,
   type Harness,
   type HarnessOptions,
   type RecordedEvent,

@@ -3,7 +3,8 @@
 // close() leaves no timer behind.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, type Logger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 import { MemoryStateStore } from './memory-store.js';
 import {
   FIRST_GC_DELAY_MS,
@@ -21,22 +22,10 @@ const SETTINGS: StateServiceSettings = {
 };
 const SOURCE = { jobSetId: 'v1:a', jobs: [{ name: 'backup', stateAllowedScopes: ['shared'] }] };
 
-function capture(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const log =
-    (level: string) =>
-    (first: unknown, second?: unknown): void =>
-      void lines.push(`${level} ${typeof first === 'string' ? first : String(second)}`);
-  return {
-    lines,
-    logger: {
-      debug: log('debug'),
-      info: log('info'),
-      warn: log('warn'),
-      error: log('error'),
-      fatal: log('fatal'),
-    },
-  };
+/** A recording logger and its lines as `<level> <message>`. */
+function capture(): { logger: RecordingLogger; lines: () => string[] } {
+  const logger = recordingLogger();
+  return { logger, lines: () => logger.lines.map((line) => `${line.level} ${line.message}`) };
 }
 
 /** A memory store whose first `failures` opens fail. */
@@ -77,8 +66,8 @@ void test('opens the store and writes a manifest naming the jobs and shared scop
     jobs: ['backup'],
     scopes: ['global', 'shared'],
   });
-  assert.ok(lines.some((line) => /^info State store ready at/.test(line)));
-  assert.ok(!lines.some((line) => /not active/.test(line)));
+  assert.ok(lines().some((line) => /^info State store ready at/.test(line)));
+  assert.ok(!lines().some((line) => /not active/.test(line)));
   await service.close();
 });
 
@@ -88,7 +77,9 @@ void test('manifests every 6 hours and on a job-set or DAG-list change; GC after
   await clock.advance(0);
   assert.equal((await store.list('manifests/node-a')).length, 1);
   await clock.advance(FIRST_GC_DELAY_MS);
-  assert.ok(lines.some((line) => /^info State GC deferred: the manifest history spans/.test(line)));
+  assert.ok(
+    lines().some((line) => /^info State GC deferred: the manifest history spans/.test(line)),
+  );
   await clock.advance(6 * HOUR - FIRST_GC_DELAY_MS);
   assert.equal((await store.list('manifests/node-a')).length, 2);
   service.updateJobs({ jobSetId: 'v1:b', jobs: [{ name: 'other', stateAllowedScopes: [] }] });
@@ -107,7 +98,7 @@ void test('manifests every 6 hours and on a job-set or DAG-list change; GC after
   await clock.advance(0);
   assert.equal((await store.list('manifests/node-a')).length, 4);
   assert.deepEqual((await store.list('manifests/node-a', { limit: 1 }))[0]?.data.dags, ['etl']);
-  const gcRuns = (): number => lines.filter((line) => line.startsWith('info State GC')).length;
+  const gcRuns = (): number => lines().filter((line) => line.startsWith('info State GC')).length;
   const before = gcRuns();
   await clock.advance(24 * HOUR);
   assert.equal(gcRuns(), before + 1);
@@ -120,8 +111,8 @@ void test('GC disabled: no pass is scheduled', async () => {
   await service.opened;
   assert.equal(await service.runGcNow(), null);
   await clock.advance(48 * HOUR);
-  assert.ok(!lines.some((line) => line.startsWith('info State GC')));
-  assert.ok(lines.some((line) => /automatic GC is disabled/.test(line)));
+  assert.ok(!lines().some((line) => line.startsWith('info State GC')));
+  assert.ok(lines().some((line) => /automatic GC is disabled/.test(line)));
   await service.close();
 });
 
@@ -129,7 +120,7 @@ void test('a store that cannot be opened is retried in the background', async ()
   const { clock, store, service, lines } = setup(SETTINGS, 1);
   await clock.advance(0);
   assert.ok(
-    lines.some((line) =>
+    lines().some((line) =>
       /^error Cannot open the state store at \/var\/lib\/yacron2: EIO; retrying in 1m/.test(line),
     ),
   );
@@ -171,7 +162,7 @@ void test('jobs setting store-backed options that are not active yet are named a
   );
   await service.opened;
   assert.deepEqual(
-    lines.filter((line) => line.startsWith('warn Job ')),
+    lines().filter((line) => line.startsWith('warn Job ')),
     [
       'warn Job fancy: concurrencyScope cluster (enforced on this node only): not active in this build yet',
     ],
