@@ -54,12 +54,11 @@ async function rawSpawnBurst(total: number, sliceBudgetMs: number): Promise<RawR
   const [file, ...args] = RAW_ARGV;
   let open = total;
   let failures = 0;
-  let allClosed: () => void = () => undefined;
-  const closed = new Promise<void>((resolve) => (allClosed = resolve));
+  const closed = common.createDeferred();
   const onClose = (code: number | null): void => {
     if (code !== 0) failures += 1;
     open -= 1;
-    if (open === 0) allClosed();
+    if (open === 0) closed.resolve();
   };
   const started = performance.now();
   let sliceStarted = started;
@@ -78,7 +77,7 @@ async function rawSpawnBurst(total: number, sliceBudgetMs: number): Promise<RawR
     child.on('close', onClose);
   }
   const spawnMs = performance.now() - started;
-  await closed;
+  await closed.promise;
   return { spawnMs, failures };
 }
 
@@ -160,8 +159,7 @@ const wakes: { nowMs: number; dueJobs: number; launches: number; observedAtMs: n
 const outcomes: Record<string, number> = {};
 let skipped = 0;
 let burstFinished = 0;
-let allFinished: () => void = () => undefined;
-const finished = new Promise<void>((resolve) => (allFinished = resolve));
+const finished = common.createDeferred();
 
 scheduler.events.on('run:started', (event) =>
   starts.push({
@@ -187,7 +185,7 @@ scheduler.events.on('run:finished', (event) => {
   if (event.job.name === 'lone') return;
   outcomes[event.outcome.kind] = (outcomes[event.outcome.kind] ?? 0) + 1;
   burstFinished += 1;
-  if (burstFinished === count) allFinished();
+  if (burstFinished === count) finished.resolve();
 });
 
 const rssAtBurstMB = rssMB();
@@ -195,7 +193,7 @@ scheduler.start();
 const deadline = new Promise<'timeout'>((resolve) =>
   setTimeout(() => resolve('timeout'), burstAtMs - Date.now() + 60_000).unref(),
 );
-const ended = await Promise.race([finished.then(() => 'finished' as const), deadline]);
+const ended = await Promise.race([finished.promise.then(() => 'finished' as const), deadline]);
 // One more second so the lone job's fires decided during the burst have started too.
 await new Promise<void>((resolve) => setTimeout(resolve, 1_200));
 await scheduler.shutdown(10_000);

@@ -1,6 +1,7 @@
 // The CLI's way to run the daemon: until SIGTERM or SIGINT, then a graceful stop; a second
 // signal forces the exit (docs/security.md "Shutdown").
 import { constants } from 'node:os';
+import { createDeferred } from '../common/index.js';
 import { startDaemon, type Daemon, type DaemonOptions } from './start.js';
 
 /** The exit status of a forced exit: 128 + the signal's number, as if the signal had killed it. */
@@ -37,9 +38,9 @@ export async function runDaemonUntilSignalled(options: DaemonOptions): Promise<v
   try {
     daemon = await startDaemon(options);
     if (!stopRequested) {
-      await new Promise<void>((resolve) => {
-        onStopRequested = resolve;
-      });
+      const stop = createDeferred();
+      onStopRequested = () => stop.resolve();
+      await stop.promise;
     }
     await daemon.stop();
     if (daemon.abandoned.length > 0) process.exit(0);

@@ -1141,18 +1141,16 @@ void describe('missed-run catch-up (runBackfill)', () => {
     // row reaches the ledger before the boot sequence reads the watermark.
     const w = await world(T0 + HOUR - SECOND);
     await w.store.append('runs/report', ledgerRow('success', LAST_RUN_MS + 30 * SECOND));
-    let open: (opened: boolean) => void = () => undefined;
+    const opened = createDeferred<boolean>();
     const d = await boot(w, {
       jobs: [hourly({ onMissed: 'run-all' })],
       runs: { exitCode: 0, durationMs: SECOND },
-      storeOpened: new Promise<boolean>((resolve) => {
-        open = resolve;
-      }),
+      storeOpened: opened.promise,
     });
     await tick(w.clock, 5 * SECOND);
     assert.equal(d.of('run:finished').length, 1, 'the live slot ran');
     assert.ok((await streamData(w.store, 'runs/report')).length === 2, 'and reached the ledger');
-    open(true);
+    opened.resolve(true);
     await tick(w.clock, 10 * MINUTE);
     assert.deepEqual(backfills(d), MISSED, 'the downtime is still owed');
     await d.stop();

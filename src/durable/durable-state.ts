@@ -4,7 +4,7 @@
 // each backend start runs the boot sequence (boot-steps.ts) and then missed-run catch-up. Only
 // built when `state` is configured.
 // Must not: block or delay a plain scheduled fire, or throw into the scheduler.
-import { describeError, TaskSet } from '../common/index.js';
+import { createDeferred, describeError, TaskSet } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import type {
   DurableCollaborator,
@@ -62,9 +62,7 @@ export class DurableState implements DurableCollaborator {
   >();
   readonly #refreshing = new Set<string>();
   readonly #boot: Promise<BootInfo | null>;
-  readonly #markers: Promise<Map<string, BootMarkerState>>;
-  #resolveMarkers: (markers: Map<string, BootMarkerState>) => void = () => undefined;
-  #rejectMarkers: (error: Error) => void = () => undefined;
+  readonly #markers = createDeferred<Map<string, BootMarkerState>>();
   #closed = false;
   #started = false;
 
@@ -91,12 +89,8 @@ export class DurableState implements DurableCollaborator {
       );
       return null;
     });
-    this.#markers = new Promise((resolve, reject) => {
-      this.#resolveMarkers = resolve;
-      this.#rejectMarkers = reject;
-    });
     // Nobody may be waiting (no @reboot job): never an unhandled rejection.
-    this.#markers.catch(() => undefined);
+    this.#markers.promise.catch(() => undefined);
   }
   /** Live runs whose staged job-API secret values are held for archive scrubbing (tests). */
   get runsHoldingSecrets(): number {
@@ -137,7 +131,7 @@ export class DurableState implements DurableCollaborator {
     this.#abort.abort();
     for (const off of this.#unsubscribers) off();
     this.#unsubscribers = [];
-    this.#rejectMarkers(new Error('the durable state was closed'));
+    this.#markers.reject(new Error('the durable state was closed'));
     if (options.finalSnapshot !== false) this.#recorder.writeCounters();
     const giveUp = new AbortController();
     await Promise.race([
@@ -175,7 +169,7 @@ export class DurableState implements DurableCollaborator {
     if (boot === null) return 'run';
     try {
       const markers = await withTimeout(
-        this.#markers,
+        this.#markers.promise,
         SCHEDULING_READ_TIMEOUT_MS,
         clock,
         `read the @reboot marker of ${job.name}`,
@@ -296,9 +290,9 @@ export class DurableState implements DurableCollaborator {
         'read the @reboot markers',
         async () => {
           try {
-            this.#resolveMarkers(await readBootMarkers(context));
+            this.#markers.resolve(await readBootMarkers(context));
           } catch (error) {
-            this.#rejectMarkers(error instanceof Error ? error : new Error(String(error)));
+            this.#markers.reject(error instanceof Error ? error : new Error(String(error)));
             throw error;
           }
         },
@@ -319,7 +313,9 @@ export class DurableState implements DurableCollaborator {
       [
         're-arm durable retries',
         async () => {
-          const markers = await this.#markers.catch(() => new Map<string, BootMarkerState>());
+          const markers = await this.#markers.promise.catch(
+            () => new Map<string, BootMarkerState>(),
+          );
           await resumeRetries(context, this.retries, await this.#boot, markers);
         },
       ],

@@ -2,7 +2,7 @@ import { before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { FakeClock, silentLogger } from '../common/index.js';
+import { createDeferred, FakeClock, silentLogger } from '../common/index.js';
 import type { MailReport } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { makeJob } from '../runner/testing.js';
@@ -251,8 +251,7 @@ void test(
   async () => {
     const total = new FakeClock();
     const sockets: Socket[] = [];
-    let connected: () => void = () => undefined;
-    const accepted = new Promise<void>((resolve) => (connected = resolve));
+    const accepted = createDeferred();
     // Greets at once, then never answers EHLO: nodemailer's own per-wait timeout (60 s of real
     // time here) has not run out when the total bound (the injected clock) does. A server that
     // trickles a byte every minute would keep resetting that per-wait timeout for ever.
@@ -260,13 +259,13 @@ void test(
       sockets.push(socket);
       socket.on('error', () => undefined); // the client's destroy may reset the connection
       socket.write('220 slow.example.com ESMTP\r\n');
-      connected();
+      accepted.resolve();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as AddressInfo).port;
       const sending = send(mailReport(port), makeOutcome(), { clock: total, timeoutMs: 60_000 });
-      await accepted;
+      await accepted.promise;
       await total.advance(MAIL_TOTAL_TIMEOUT_MS);
       await assert.rejects(sending, {
         name: 'ReportError',

@@ -1,7 +1,7 @@
 // A Runner for tests: no processes. Each start is recorded as a FakeRun the test completes by hand
 // (succeed/fail/complete) or that follows a scripted result, optionally after a FakeClock delay.
 // Cancels are recorded and finish the run as `killed` (optionally after cancelDelayMs).
-import type { Clock } from '../common/index.js';
+import { createDeferred, type Clock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
   decideFailReason,
@@ -52,7 +52,7 @@ export class FakeRun {
   readonly #cancelDelayMs: number;
   readonly #startedAtMs: number;
   readonly #startedMonotonicMs: number;
-  #resolve!: (outcome: RunOutcome) => void;
+  readonly #done = createDeferred<RunOutcome>();
   #outcome: RunOutcome | undefined;
   #cancelling: Promise<void> | undefined;
 
@@ -64,12 +64,9 @@ export class FakeRun {
     this.#cancelDelayMs = cancelDelayMs;
     this.#startedAtMs = clock.now();
     this.#startedMonotonicMs = clock.monotonic();
-    const done = new Promise<RunOutcome>((resolve) => {
-      this.#resolve = resolve;
-    });
     this.handle = {
       pid,
-      done,
+      done: this.#done.promise,
       cancel: (reason) => this.#cancel(reason),
     };
   }
@@ -109,7 +106,7 @@ export class FakeRun {
       environment: this.request.extraEnv === undefined ? null : { ...this.request.extraEnv },
       spawnError: result.spawnFails ? 'spawn ENOENT' : null,
     };
-    this.#resolve(this.#outcome);
+    this.#done.resolve(this.#outcome);
   }
 
   succeed(): void {

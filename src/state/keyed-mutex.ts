@@ -1,20 +1,20 @@
 // In-process mutual exclusion per key (a lock file path): callers of one store queue here in
 // order, so only one of them at a time asks the kernel for the flock. Keys are dropped when idle.
+import { createDeferred } from '../common/index.js';
 export class KeyedMutex {
   readonly #tails = new Map<string, Promise<void>>();
 
   /** Run `work` once every earlier holder of `key` has finished. */
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const tail = previous.then(() => mine);
+    const mine = createDeferred();
+    const tail = previous.then(() => mine.promise);
     this.#tails.set(key, tail);
     await previous;
     try {
       return await work();
     } finally {
-      release();
+      mine.resolve();
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
     }
   }

@@ -5,6 +5,7 @@
 // scheduler features live in src/durable and write through the same store.
 // Must not: gate or delay any scheduled fire.
 import {
+  createDeferred,
   describeError,
   TaskSet,
   type Clock,
@@ -96,10 +97,7 @@ export function startStateService(
   let isOpen = false;
   let current = source;
   let lastManifested: string | undefined;
-  let resolveOpened: (value: boolean) => void = () => undefined;
-  const opened = new Promise<boolean>((resolve) => {
-    resolveOpened = resolve;
-  });
+  const opened = createDeferred<boolean>();
 
   function after(delayMs: number, work: () => Promise<void>): void {
     // Work finishing after close() must not re-arm: a pending timer would keep the process up.
@@ -133,7 +131,7 @@ export function startStateService(
     }
     if (closed) return;
     isOpen = true;
-    resolveOpened(true);
+    opened.resolve(true);
     warnInertOptions(logger, current.jobs);
     await manifestNow();
     scheduleManifests();
@@ -196,7 +194,7 @@ export function startStateService(
 
   return {
     store,
-    opened,
+    opened: opened.promise,
     updateJobs(next: ManifestSource): void {
       current = next;
       // A changed DAG list is news to GC too (DAGs are not in the job-set id).
@@ -218,7 +216,7 @@ export function startStateService(
         clock.sleep(CLOSE_WAIT_MS, giveUp.signal).catch(() => undefined),
       ]);
       giveUp.abort();
-      resolveOpened(false);
+      opened.resolve(false);
       await store.close();
     },
     [Symbol.asyncDispose](): Promise<void> {
