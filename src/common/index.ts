@@ -45,6 +45,7 @@ export {
 export { TypedEmitter, type EventMap, type Listener } from './events.js';
 export { createDeferred, type Deferred } from './deferred.js';
 export { TaskSet } from './task-set.js';
+export { settlesWithin } from './settle-within.js';
 export { secondsToMs, msToSeconds, formatSeconds } from './duration.js';
 export { deepFreeze } from './deep-freeze.js';
 export { readPackageVersion } from './package-version.js';

@@ -3,7 +3,7 @@
 // stat() queues behind hung fs calls, a report that never ends) is abandoned when the deadline
 // passes, the steps after it still run, and the caller learns what was abandoned.
 // Must not: wait for a step past the deadline, or skip a later step because an earlier one hung.
-import { describeError, type Clock, type Logger } from '../common/index.js';
+import { describeError, settlesWithin, type Clock, type Logger } from '../common/index.js';
 
 export interface ShutdownStep {
   /** What the step waits for, as the log line names it ("the state store"). */
@@ -68,12 +68,6 @@ export class ShutdownSteps {
         return true;
       },
     );
-    let timer: { cancel(): void } | undefined;
-    const expired = new Promise<boolean>((resolve) => {
-      timer = this.#clock.setTimer(() => resolve(false), Math.max(budgetMs, 0));
-    });
-    const finished = await Promise.race([done, expired]);
-    timer?.cancel();
-    return finished;
+    return settlesWithin(done, budgetMs, this.#clock);
   }
 }

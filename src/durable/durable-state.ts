@@ -4,7 +4,7 @@
 // each backend start runs the boot sequence (boot-steps.ts) and then missed-run catch-up. Only
 // built when `state` is configured.
 // Must not: block or delay a plain scheduled fire, or throw into the scheduler.
-import { createDeferred, describeError, TaskSet } from '../common/index.js';
+import { createDeferred, describeError, settlesWithin, TaskSet } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import type {
   DurableCollaborator,
@@ -133,12 +133,11 @@ export class DurableState implements DurableCollaborator {
     this.#unsubscribers = [];
     this.#markers.reject(new Error('the durable state was closed'));
     if (options.finalSnapshot !== false) this.#recorder.writeCounters();
-    const giveUp = new AbortController();
-    await Promise.race([
+    await settlesWithin(
       Promise.all([this.#tasks.close(), this.#deps.writes.drain()]),
-      this.#deps.clock.sleep(CLOSE_DRAIN_MS, giveUp.signal).catch(() => undefined),
-    ]);
-    giveUp.abort();
+      CLOSE_DRAIN_MS,
+      this.#deps.clock,
+    );
   }
 
   // ---- the collaborator's decision points ------------------------------------------------------

@@ -10,6 +10,7 @@ import {
   createDeferred,
   describeError,
   formatSeconds,
+  settlesWithin,
   type Clock,
   type Logger,
   type TimerHandle,
@@ -269,13 +270,7 @@ export class ChildRun implements RunHandle {
   /** True when the direct child exited within `ms`. */
   #waitForExit(ms: number): Promise<boolean> {
     if (this.#hasExited) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = this.#ctx.clock.setTimer(() => resolve(false), ms);
-      void this.#exited.promise.then(() => {
-        timer.cancel();
-        resolve(true);
-      });
-    });
+    return settlesWithin(this.#exited.promise, ms, this.#ctx.clock);
   }
 
   #onClose(code: number | null, signal: NodeJS.Signals | null): void {

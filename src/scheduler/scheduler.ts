@@ -4,7 +4,9 @@
 // the retry ladders and the job table. It never imports report/metrics/http: they subscribe to
 // `events`, and nothing here awaits a subscriber.
 import {
+  createDeferred,
   formatSeconds,
+  settlesWithin,
   systemClock,
   TaskSet,
   TypedEmitter,
@@ -273,15 +275,9 @@ class CronScheduler implements Scheduler {
   /** True when every run finished on its own within graceMs (Infinity = wait without limit). */
   async #waitIdleWithin(graceMs: number): Promise<boolean> {
     if (graceMs <= 0) return this.#table.runningCount === 0;
-    const idle = new Promise<boolean>((resolve) => this.#table.onIdle(() => resolve(true)));
-    if (!Number.isFinite(graceMs)) return idle;
-    let timer: TimerHandle | undefined;
-    const expired = new Promise<boolean>((resolve) => {
-      timer = this.#clock.setTimer(() => resolve(false), graceMs);
-    });
-    const finished = await Promise.race([idle, expired]);
-    timer?.cancel();
-    return finished;
+    const idle = createDeferred();
+    this.#table.onIdle(() => idle.resolve());
+    return settlesWithin(idle.promise, graceMs, this.#clock);
   }
 
   // ---- configuration --------------------------------------------------------------------------

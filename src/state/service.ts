@@ -7,6 +7,7 @@
 import {
   createDeferred,
   describeError,
+  settlesWithin,
   TaskSet,
   type Clock,
   type Logger,
@@ -210,12 +211,7 @@ export function startStateService(
       for (const timer of timers) timer.cancel();
       timers.clear();
       // A store hung on a dead mount must not hang the daemon's shutdown.
-      const giveUp = new AbortController();
-      await Promise.race([
-        tasks.close(),
-        clock.sleep(CLOSE_WAIT_MS, giveUp.signal).catch(() => undefined),
-      ]);
-      giveUp.abort();
+      await settlesWithin(tasks.close(), CLOSE_WAIT_MS, clock);
       opened.resolve(false);
       await store.close();
     },
@@ -340,12 +336,7 @@ export async function applyDaemonStateSection(
   );
   const close = async (): Promise<void> => {
     // Accepted writes land first (bounded: a hung mount must not hang shutdown), then the store.
-    const giveUp = new AbortController();
-    await Promise.race([
-      bundle.writes.close(),
-      deps.clock.sleep(CLOSE_WAIT_MS, giveUp.signal).catch(() => undefined),
-    ]);
-    giveUp.abort();
+    await settlesWithin(bundle.writes.close(), CLOSE_WAIT_MS, deps.clock);
     await service.close();
   };
   const state = config.state;
