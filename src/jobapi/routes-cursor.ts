@@ -2,21 +2,11 @@
 // namespace `cursor/<scope>`, in the reference's body `{name, updatedAt, value}`. advance decides
 // under the document's lock, so concurrent advancers (other runs, other nodes, reference nodes on a
 // shared store) converge on the furthest value and a replayed batch never walks it back.
-import { ApiError } from './api-error.js';
 import { describeCursorType } from './cursor-order.js';
-import { advanceCursor, readStoredValue } from './documents.js';
-import { checkPortable, checkValueSize } from './json-values.js';
-import { checkName, docNamespace } from './names.js';
+import { advanceCursor } from './documents.js';
+import { docNamespace } from './names.js';
+import { bodyFields, optionalFlag, queryFields, type FieldSource } from './request-fields.js';
 import {
-  bodyFields,
-  optionalFlag,
-  optionalString,
-  queryFields,
-  requiredString,
-  type FieldSource,
-} from './request-fields.js';
-import {
-  NOT_FOUND,
   conflict,
   jsonReply,
   readJsonBody,
@@ -24,14 +14,11 @@ import {
   type RouteRequest,
   type RouteServices,
 } from './route-types.js';
-import { resolveScope } from './scopes.js';
+import { requiredValue, scopedName, storedValueReply } from './scoped-fields.js';
 
 function cursorRef(request: RouteRequest, fields: FieldSource): { ns: string; name: string } {
-  const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
-  return {
-    ns: docNamespace('cursor', scope),
-    name: checkName('name', requiredString(fields, 'name')),
-  };
+  const { scope, name } = scopedName(request, fields, 'name');
+  return { ns: docNamespace('cursor', scope), name };
 }
 
 export function cursorRoutes(services: RouteServices): Record<string, Route> {
@@ -43,9 +30,7 @@ export function cursorRoutes(services: RouteServices): Record<string, Route> {
       async handle(request) {
         const { ns, name } = cursorRef(request, queryFields(request.query));
         const doc = await gate.call('read a cursor', (store) => store.getDocument(ns, name));
-        const stored = readStoredValue(doc);
-        if (stored === undefined) return NOT_FOUND;
-        return jsonReply({ value: stored.value, updatedAt: stored.updatedAt });
+        return storedValueReply(doc);
       },
     },
     '/v1/cursor/advance': {
@@ -55,10 +40,7 @@ export function cursorRoutes(services: RouteServices): Record<string, Route> {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);
         const { ns, name } = cursorRef(request, fields);
-        if (!fields.has('value')) throw new ApiError('YC_ERR_REQUEST_INVALID', 'value is required');
-        const value = fields.get('value');
-        checkPortable(value, text);
-        checkValueSize(value, services.settings.maxValueBytes, 'cursor value');
+        const value = requiredValue(fields, text, services.settings.maxValueBytes, 'cursor value');
         const force = optionalFlag(fields, 'force');
         const outcome = await gate.call('advance a cursor', (store) =>
           store.updateDocument(ns, name, (current) =>

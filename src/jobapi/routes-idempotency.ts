@@ -4,14 +4,8 @@
 // expiresAt has passed is re-won; ttl 0 = permanent (no expiresAt). Release deletes the document.
 import { ApiError } from './api-error.js';
 import { claimKey, deleteDocument } from './documents.js';
-import { checkName, docNamespace } from './names.js';
-import {
-  bodyFields,
-  optionalNumber,
-  optionalString,
-  requiredString,
-  type FieldSource,
-} from './request-fields.js';
+import { docNamespace } from './names.js';
+import { bodyFields, optionalNumber, type FieldSource } from './request-fields.js';
 import {
   jsonReply,
   readJsonBody,
@@ -19,11 +13,11 @@ import {
   type RouteRequest,
   type RouteServices,
 } from './route-types.js';
-import { resolveScope } from './scopes.js';
+import { scopedName } from './scoped-fields.js';
 
 function claimRef(request: RouteRequest, fields: FieldSource): { ns: string; key: string } {
-  const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
-  return { ns: docNamespace('idem', scope), key: checkName('key', requiredString(fields, 'key')) };
+  const { scope, name } = scopedName(request, fields, 'key');
+  return { ns: docNamespace('idem', scope), key: name };
 }
 
 export function idempotencyRoutes(services: RouteServices): Record<string, Route> {

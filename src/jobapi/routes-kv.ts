@@ -4,23 +4,17 @@
 import { ApiError } from './api-error.js';
 import { compareCodePoints } from '../common/index.js';
 import { deleteDocument, readStoredValue, setKv } from './documents.js';
-import { checkPortable, checkValueSize, encodedBytes } from './json-values.js';
-import { checkName, docNamespace } from './names.js';
+import { encodedBytes } from './json-values.js';
+import { docNamespace } from './names.js';
+import { bodyFields, optionalString, queryFields, type FieldSource } from './request-fields.js';
 import {
-  bodyFields,
-  optionalString,
-  queryFields,
-  requiredString,
-  type FieldSource,
-} from './request-fields.js';
-import {
-  NOT_FOUND,
   jsonReply,
   readJsonBody,
   type Route,
   type RouteRequest,
   type RouteServices,
 } from './route-types.js';
+import { requiredValue, scopedName, storedValueReply } from './scoped-fields.js';
 import { resolveScope } from './scopes.js';
 
 /** The largest page a kv/list `limit` may ask for. */
@@ -57,9 +51,8 @@ function listPage(query: FieldSource): ListPage {
 }
 
 function scopeAndKey(request: RouteRequest, fields: FieldSource): { scope: string; key: string } {
-  const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
-  const key = checkName('key', requiredString(fields, 'key'));
-  return { scope, key };
+  const { scope, name } = scopedName(request, fields, 'key');
+  return { scope, key: name };
 }
 
 export function kvRoutes(services: RouteServices): Record<string, Route> {
@@ -73,9 +66,7 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
         const doc = await gate.call('read a key', (store) =>
           store.getDocument(docNamespace('kv', scope), key),
         );
-        const stored = readStoredValue(doc);
-        if (stored === undefined) return NOT_FOUND;
-        return jsonReply({ value: stored.value, updatedAt: stored.updatedAt });
+        return storedValueReply(doc);
       },
     },
     '/v1/kv/set': {
@@ -85,10 +76,7 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);
         const { scope, key } = scopeAndKey(request, fields);
-        if (!fields.has('value')) throw new ApiError('YC_ERR_REQUEST_INVALID', 'value is required');
-        const value = fields.get('value');
-        checkPortable(value, text);
-        checkValueSize(value, services.settings.maxValueBytes, 'value');
+        const value = requiredValue(fields, text, services.settings.maxValueBytes, 'value');
         const updatedAt = await gate.call('write a key', (store) =>
           store.updateDocument(docNamespace('kv', scope), key, () =>
             setKv(key, value, clock.now()),

@@ -2,16 +2,9 @@
 // ttl / wait rules; the holding, renewing and releasing is lock-holds.ts.
 import { MAX_LEASE_TTL_SECONDS, MIN_LEASE_TTL_SECONDS } from '../config/index.js';
 import { ApiError } from './api-error.js';
-import { checkName } from './names.js';
-import {
-  bodyFields,
-  optionalFlag,
-  optionalNumber,
-  optionalString,
-  requiredString,
-} from './request-fields.js';
+import { bodyFields, optionalFlag, optionalNumber, requiredString } from './request-fields.js';
 import { jsonReply, readJsonBody, type Route, type RouteServices } from './route-types.js';
-import { resolveScope } from './scopes.js';
+import { scopedName } from './scoped-fields.js';
 
 /** A requested ttl is floored here (seconds): a tiny TTL would expire live holders. */
 export const MIN_LOCK_TTL_SECONDS = MIN_LEASE_TTL_SECONDS;
@@ -36,8 +29,7 @@ export function lockRoutes(services: RouteServices): Record<string, Route> {
       body: 'json',
       async handle(request) {
         const fields = bodyFields(readJsonBody(request).object);
-        const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
-        const name = checkName('name', requiredString(fields, 'name'));
+        const { scope, name } = scopedName(request, fields, 'name');
         const permitsInput = optionalNumber(fields, 'permits') ?? 1;
         const permits = Math.trunc(permitsInput);
         if (permits < 1) throw new ApiError('YC_ERR_REQUEST_INVALID', 'permits must be at least 1');
