@@ -6,10 +6,10 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import {
   EXIT_OK,
-  bytesBody,
   fail,
-  jsonBody,
   printLines,
+  requestBytes,
+  requestJson,
   scopeOf,
   stringsOf,
   type JobCommand,
@@ -104,10 +104,12 @@ export async function putArtifact(
   query: { readonly name: string; readonly scope?: string },
   bytes: Buffer,
 ): Promise<string | number> {
-  const body = jsonBody(
-    context,
-    await context.endpoint.send({ method: 'POST', path: '/v1/artifact/put', query, bytes }),
-  );
+  const body = await requestJson(context, {
+    method: 'POST',
+    path: '/v1/artifact/put',
+    query,
+    bytes,
+  });
   return typeof body === 'number' ? body : String(body['sha256']);
 }
 
@@ -121,9 +123,9 @@ export async function getArtifact(
   notFound: string,
   output: string | undefined,
 ): Promise<number> {
-  const reply = bytesBody(
+  const reply = await requestBytes(
     context,
-    await context.endpoint.send({ method: 'GET', path: '/v1/artifact/get', query }),
+    { method: 'GET', path: '/v1/artifact/get', query },
     notFound,
   );
   if (typeof reply === 'number') return reply;
@@ -154,10 +156,7 @@ export async function listArtifacts(
   context: JobContext,
   query: { readonly scope?: string },
 ): Promise<number> {
-  const body = jsonBody(
-    context,
-    await context.endpoint.send({ method: 'GET', path: '/v1/artifact/list', query }),
-  );
+  const body = await requestJson(context, { method: 'GET', path: '/v1/artifact/list', query });
   if (typeof body === 'number') return body;
   printLines(context, stringsOf(body['artifacts'], 'name'));
   return EXIT_OK;

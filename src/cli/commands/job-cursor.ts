@@ -1,9 +1,14 @@
 // `yacron2 cursor get|advance`: a monotonic watermark of the job API (docs/cli.md "Job-facing
 // commands", docs/http-api.md "The job API" cursor/*). A rewind is `advance --force`; there is no
 // `cursor set`.
-import { formatValue } from '../job-client/format-value.js';
 import { parsePythonFloat, parsePythonInt } from '../job-client/parse-args.js';
-import { EXIT_OK, fail, jsonBody, scopeOf, type JobCommand } from '../job-client/job-command.js';
+import {
+  fail,
+  printValue,
+  requestJson,
+  scopeOf,
+  type JobCommand,
+} from '../job-client/job-command.js';
 
 const NAME = { name: 'NAME', help: 'the cursor name' } as const;
 
@@ -33,18 +38,16 @@ export const cursorCommand: JobCommand = {
       scoped: true,
       async run(context, args) {
         const name = args.positional(0);
-        const body = jsonBody(
+        const body = await requestJson(
           context,
-          await context.endpoint.send({
+          {
             method: 'GET',
             path: '/v1/cursor/get',
             query: { name, ...scopeOf(args) },
-          }),
+          },
           `cursor not set: ${name}`,
         );
-        if (typeof body === 'number') return body;
-        context.stdout(`${formatValue(body['value'] ?? null)}\n`);
-        return EXIT_OK;
+        return typeof body === 'number' ? body : printValue(context, body);
       },
     },
     {
@@ -66,22 +69,17 @@ export const cursorCommand: JobCommand = {
         const text = args.positional(1);
         const value = typeCursorValue(text);
         if (value === null) return fail(context, `VALUE cannot be stored as JSON: ${text}`);
-        const body = jsonBody(
-          context,
-          await context.endpoint.send({
-            method: 'POST',
-            path: '/v1/cursor/advance',
-            json: {
-              ...scopeOf(args),
-              name: args.positional(0),
-              value,
-              ...(args.flag('force') ? { force: true } : {}),
-            },
-          }),
-        );
-        if (typeof body === 'number') return body;
-        context.stdout(`${formatValue(body['value'] ?? null)}\n`);
-        return EXIT_OK;
+        const body = await requestJson(context, {
+          method: 'POST',
+          path: '/v1/cursor/advance',
+          json: {
+            ...scopeOf(args),
+            name: args.positional(0),
+            value,
+            ...(args.flag('force') ? { force: true } : {}),
+          },
+        });
+        return typeof body === 'number' ? body : printValue(context, body);
       },
     },
   ],

@@ -4,7 +4,7 @@
 import {
   EXIT_DUPLICATE,
   EXIT_OK,
-  jsonBody,
+  requestJson,
   scopeOf,
   type JobCommand,
 } from '../job-client/job-command.js';
@@ -38,24 +38,18 @@ export const idempotentCommand: JobCommand = {
       async run(context, args) {
         const key = args.positional(0);
         if (args.flag('release')) {
-          const body = jsonBody(
-            context,
-            await context.endpoint.send({
-              method: 'POST',
-              path: '/v1/idempotency/release',
-              json: { ...scopeOf(args), key },
-            }),
-          );
+          const body = await requestJson(context, {
+            method: 'POST',
+            path: '/v1/idempotency/release',
+            json: { ...scopeOf(args), key },
+          });
           return typeof body === 'number' ? body : EXIT_OK;
         }
-        const body = jsonBody(
-          context,
-          await context.endpoint.send({
-            method: 'POST',
-            path: '/v1/idempotency/claim',
-            json: { ...scopeOf(args), key, ttl: args.number('ttl') ?? 0 },
-          }),
-        );
+        const body = await requestJson(context, {
+          method: 'POST',
+          path: '/v1/idempotency/claim',
+          json: { ...scopeOf(args), key, ttl: args.number('ttl') ?? 0 },
+        });
         if (typeof body === 'number') return body;
         return body['fresh'] === true ? EXIT_OK : EXIT_DUPLICATE;
       },

@@ -11,6 +11,7 @@ import {
   EXIT_OK,
   fail,
   jsonBody,
+  requestJson,
   scopeOf,
   type JobAction,
   type JobCommand,
@@ -93,10 +94,11 @@ function holdOf(context: JobContext, args: ParsedArgs, reply: EndpointReply): Ho
 
 /** POST lock/release; exit 0 whether or not the token was still held. */
 async function release(context: JobContext, token: string): Promise<number> {
-  const body = jsonBody(
-    context,
-    await context.endpoint.send({ method: 'POST', path: '/v1/lock/release', json: { token } }),
-  );
+  const body = await requestJson(context, {
+    method: 'POST',
+    path: '/v1/lock/release',
+    json: { token },
+  });
   return typeof body === 'number' ? body : EXIT_OK;
 }
 

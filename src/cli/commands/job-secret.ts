@@ -3,12 +3,12 @@
 // not to a scope.
 import {
   EXIT_OK,
-  jsonBody,
   printLines,
+  printValue,
+  requestJson,
   stringsOf,
   type JobCommand,
 } from '../job-client/job-command.js';
-import { formatValue } from '../job-client/format-value.js';
 
 export const secretCommand: JobCommand = {
   name: 'secret',
@@ -23,14 +23,12 @@ export const secretCommand: JobCommand = {
       scoped: false,
       async run(context, args) {
         const name = args.positional(0);
-        const body = jsonBody(
+        const body = await requestJson(
           context,
-          await context.endpoint.send({ method: 'GET', path: '/v1/secret/get', query: { name } }),
+          { method: 'GET', path: '/v1/secret/get', query: { name } },
           `secret not staged: ${name}`,
         );
-        if (typeof body === 'number') return body;
-        context.stdout(`${formatValue(body['value'] ?? null)}\n`);
-        return EXIT_OK;
+        return typeof body === 'number' ? body : printValue(context, body);
       },
     },
     {
@@ -41,10 +39,7 @@ export const secretCommand: JobCommand = {
       options: [],
       scoped: false,
       async run(context) {
-        const body = jsonBody(
-          context,
-          await context.endpoint.send({ method: 'GET', path: '/v1/secret/list' }),
-        );
+        const body = await requestJson(context, { method: 'GET', path: '/v1/secret/list' });
         if (typeof body === 'number') return body;
         printLines(context, stringsOf(body['names']));
         return EXIT_OK;

@@ -1,13 +1,13 @@
 // `yacron2 state get|set|delete|keys`: the durable key/value map of the job API (docs/job-state.md,
 // docs/http-api.md kv/*). Thin: one request each (`keys` pages through a big scope); the admin
 // actions of `state` live elsewhere.
-import { formatValue } from '../job-client/format-value.js';
 import {
   EXIT_NOT_FOUND,
   EXIT_OK,
   fail,
-  jsonBody,
   printLines,
+  printValue,
+  requestJson,
   scopeOf,
   stringsOf,
   type JobCommand,
@@ -30,18 +30,16 @@ export const stateCommand: JobCommand = {
       scoped: true,
       async run(context, args) {
         const key = args.positional(0);
-        const body = jsonBody(
+        const body = await requestJson(
           context,
-          await context.endpoint.send({
+          {
             method: 'GET',
             path: '/v1/kv/get',
             query: { key, ...scopeOf(args) },
-          }),
+          },
           `key not found: ${key}`,
         );
-        if (typeof body === 'number') return body;
-        context.stdout(`${formatValue(body['value'] ?? null)}\n`);
-        return EXIT_OK;
+        return typeof body === 'number' ? body : printValue(context, body);
       },
     },
     {
@@ -61,14 +59,11 @@ export const stateCommand: JobCommand = {
             return fail(context, `VALUE is not valid JSON: ${(error as Error).message}`);
           }
         }
-        const body = jsonBody(
-          context,
-          await context.endpoint.send({
-            method: 'POST',
-            path: '/v1/kv/set',
-            json: { ...scopeOf(args), key: args.positional(0), value },
-          }),
-        );
+        const body = await requestJson(context, {
+          method: 'POST',
+          path: '/v1/kv/set',
+          json: { ...scopeOf(args), key: args.positional(0), value },
+        });
         return typeof body === 'number' ? body : EXIT_OK;
       },
     },
@@ -81,14 +76,11 @@ export const stateCommand: JobCommand = {
       scoped: true,
       async run(context, args) {
         const key = args.positional(0);
-        const body = jsonBody(
-          context,
-          await context.endpoint.send({
-            method: 'POST',
-            path: '/v1/kv/delete',
-            json: { ...scopeOf(args), key },
-          }),
-        );
+        const body = await requestJson(context, {
+          method: 'POST',
+          path: '/v1/kv/delete',
+          json: { ...scopeOf(args), key },
+        });
         if (typeof body === 'number') return body;
         return body['existed'] === true
           ? EXIT_OK
@@ -107,14 +99,11 @@ export const stateCommand: JobCommand = {
         const keys: string[] = [];
         let after: string | undefined;
         for (;;) {
-          const body = jsonBody(
-            context,
-            await context.endpoint.send({
-              method: 'GET',
-              path: '/v1/kv/list',
-              query: { ...scopeOf(args), limit: KEYS_PAGE, values: '0', after },
-            }),
-          );
+          const body = await requestJson(context, {
+            method: 'GET',
+            path: '/v1/kv/list',
+            query: { ...scopeOf(args), limit: KEYS_PAGE, values: '0', after },
+          });
           if (typeof body === 'number') return body;
           keys.push(...stringsOf(body['keys'], 'key'));
           const next = body['next'];

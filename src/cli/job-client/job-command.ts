@@ -3,9 +3,10 @@
 // endpoint reply is turned into a JSON body or an exit code.
 import type { Clock } from '../../common/index.js';
 import type { ArgsSpec, ParsedArgs } from './parse-args.js';
-import type { EndpointReply, StateEndpoint } from './endpoint.js';
+import type { EndpointReply, EndpointRequest, StateEndpoint } from './endpoint.js';
+import { formatValue } from './format-value.js';
 
-import { EXIT_FAILURE } from '../exit-codes.js';
+import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 
 export { EXIT_OK, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.js';
 export const EXIT_LOCK_NOT_ACQUIRED = 3;
@@ -74,13 +75,28 @@ export function jsonBody(
   return body;
 }
 
-/** Like jsonBody, for replies whose body is raw bytes (`artifact get`). */
-export function bytesBody(
+/** Send one request and read its answer as jsonBody does. */
+export async function requestJson(
   context: JobContext,
-  reply: EndpointReply,
+  request: EndpointRequest,
   notFound?: string,
-): Extract<EndpointReply, { kind: 'reply' }> | number {
-  return settle(context, reply, notFound);
+): Promise<JsonObject | number> {
+  return jsonBody(context, await context.endpoint.send(request), notFound);
+}
+
+/** Like requestJson, for replies whose body is raw bytes (`artifact get`). */
+export async function requestBytes(
+  context: JobContext,
+  request: EndpointRequest,
+  notFound?: string,
+): Promise<Extract<EndpointReply, { kind: 'reply' }> | number> {
+  return settle(context, await context.endpoint.send(request), notFound);
+}
+
+/** Print a reply's `value` as the reference prints a stored value (`state get`, `cursor`). */
+export function printValue(context: JobContext, body: JsonObject): number {
+  context.stdout(`${formatValue(body['value'] ?? null)}\n`);
+  return EXIT_OK;
 }
 
 function settle(
