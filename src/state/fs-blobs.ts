@@ -5,11 +5,11 @@
 // directory and a new shard's parent are fsynced. A blob path that is not a regular file, or
 // whose bytes no longer match its name, is moved to quarantine/ on read.
 import { createHash } from 'node:crypto';
-import { constants, lstat, open, readdir, unlink, utimes } from 'node:fs/promises';
+import { constants, lstat, open, unlink, utimes } from 'node:fs/promises';
 import * as path from 'node:path';
 import { YacronError, describeError } from '../common/index.js';
 import type { FsContext } from './fs-context.js';
-import { ensureOwnDir, errorCode, placeTemp, writeTemp } from './fs-files.js';
+import { ensureOwnDir, errorCode, placeTemp, readdirOrEmpty, writeTemp } from './fs-files.js';
 import { assertSha256, isSha256 } from './record-format.js';
 import type { BlobInfo, QuarantineReason } from './types.js';
 
@@ -152,17 +152,5 @@ export class FsBlobs {
       }
     }
     return found;
-  }
-}
-
-async function readdirOrEmpty(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw new YacronError('YC_ERR_STATE_IO', `Cannot list ${dir}: ${describeError(error)}`, {
-      cause: error,
-    });
   }
 }

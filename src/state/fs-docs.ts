@@ -5,11 +5,11 @@
 // the current body strictly (corrupt, unreadable or newer → the change fails, never "absent"),
 // then replacing the `.doc` by atomic rename or unlinking it, fsynced either way. Plain reads
 // take no lock and read what they cannot use as missing. A `.lock` is never removed here.
-import { readdir, unlink, utimes } from 'node:fs/promises';
+import { unlink, utimes } from 'node:fs/promises';
 import * as path from 'node:path';
-import { YacronError, describeError } from '../common/index.js';
+import { YacronError } from '../common/index.js';
 import type { FsContext } from './fs-context.js';
-import { ensureOwnDir, errorCode, readCapped, writeAtomic } from './fs-files.js';
+import { ensureOwnDir, errorCode, readCapped, readdirOrEmpty, writeAtomic } from './fs-files.js';
 import { decodeName, encodeName, encodeStoreName, isTruncatedToken } from './name-encoding.js';
 import { assertPlainObject, parseEnvelope, serializeEnvelope } from './record-format.js';
 import { assertRecordSize, filterPrefix } from './store-checks.js';
@@ -144,7 +144,7 @@ export class FsDocs {
   async list(ns: string): Promise<StateDocument[]> {
     const dir = path.join(this.#ctx.layout.docs, encodeStoreName(ns, 'document namespace'));
     const docs = new Map<string, StateDocument>();
-    for (const entry of await this.#entries(dir)) {
+    for (const entry of await readdirOrEmpty(dir)) {
       if (!entry.endsWith(DOC_SUFFIX)) continue;
       const token = entry.slice(0, -DOC_SUFFIX.length);
       const named = decodeName(token);
@@ -159,7 +159,7 @@ export class FsDocs {
 
   async namespaces(prefix?: string): Promise<string[]> {
     const names: string[] = [];
-    for (const entry of await this.#entries(this.#ctx.layout.docs)) {
+    for (const entry of await readdirOrEmpty(this.#ctx.layout.docs)) {
       const name = decodeName(entry);
       if (name !== undefined) names.push(name);
     }
@@ -169,8 +169,8 @@ export class FsDocs {
   /** Documents on disk (describe()). */
   async count(): Promise<number> {
     let docs = 0;
-    for (const entry of await this.#entries(this.#ctx.layout.docs)) {
-      const inner = await this.#entries(path.join(this.#ctx.layout.docs, entry));
+    for (const entry of await readdirOrEmpty(this.#ctx.layout.docs)) {
+      const inner = await readdirOrEmpty(path.join(this.#ctx.layout.docs, entry));
       docs += inner.filter((name) => name.endsWith(DOC_SUFFIX)).length;
     }
     return docs;
@@ -179,10 +179,10 @@ export class FsDocs {
   /** Every namespace with its number of document files, sorted by name (nothing is read). */
   async sizes(): Promise<NamespaceSize[]> {
     const sizes = new Map<string, number>();
-    for (const entry of await this.#entries(this.#ctx.layout.docs)) {
+    for (const entry of await readdirOrEmpty(this.#ctx.layout.docs)) {
       const ns = decodeName(entry);
       if (ns === undefined) continue;
-      const inner = await this.#entries(path.join(this.#ctx.layout.docs, entry));
+      const inner = await readdirOrEmpty(path.join(this.#ctx.layout.docs, entry));
       sizes.set(ns, inner.filter((name) => name.endsWith(DOC_SUFFIX)).length);
     }
     return filterPrefix(sizes.keys(), undefined).map((ns) => ({
@@ -193,21 +193,9 @@ export class FsDocs {
 
   /** Every namespace directory (for the lock sweep). */
   async namespaceDirs(): Promise<string[]> {
-    return (await this.#entries(this.#ctx.layout.docs)).map((entry) =>
+    return (await readdirOrEmpty(this.#ctx.layout.docs)).map((entry) =>
       path.join(this.#ctx.layout.docs, entry),
     );
-  }
-
-  async #entries(dir: string): Promise<string[]> {
-    try {
-      return await readdir(dir);
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-      throw new YacronError('YC_ERR_STATE_IO', `Cannot list ${dir}: ${describeError(error)}`, {
-        cause: error,
-      });
-    }
   }
 }
 

@@ -4,7 +4,7 @@
 // returns a verdict instead of throwing. Files are created 0600 and directories 0700; the umask
 // can only narrow them (docs/durable-state-store.md "File modes").
 import * as fsCallbacks from 'node:fs';
-import { constants, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { constants, lstat, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { YacronError, describeError } from '../common/index.js';
@@ -42,6 +42,19 @@ export function layoutFor(storePath: string, deploymentId: string | null | undef
 
 export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** The entries of `dir`; none when it (or a parent) is missing; other failures YC_ERR_STATE_IO. */
+export async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw new YacronError('YC_ERR_STATE_IO', `Cannot list ${dir}: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 /** fsync a directory so a rename or mkdir inside it survives power loss. */

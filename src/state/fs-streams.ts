@@ -6,12 +6,19 @@
 // is warned about and left; a file that is not a JSON object envelope is quarantined; a newer
 // schemaVersion is warned about and left. Strict reads fail instead of skipping.
 // Must not: quarantine anything in the `meta` stream (a newer build's stamp must survive).
-import { readdir, rename, rm, unlink } from 'node:fs/promises';
+import { rename, rm, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { compareCodePoints, YacronError, describeError } from '../common/index.js';
+import { compareCodePoints, YacronError } from '../common/index.js';
 import { maxOverRecords } from './derive.js';
 import type { FsContext } from './fs-context.js';
-import { ensureOwnDir, errorCode, placeNewFile, readCapped, writeAtomic } from './fs-files.js';
+import {
+  ensureOwnDir,
+  errorCode,
+  placeNewFile,
+  readCapped,
+  readdirOrEmpty,
+  writeAtomic,
+} from './fs-files.js';
 import { decodeName, encodeStoreName, isTruncatedToken, encodeName } from './name-encoding.js';
 import { RecordCache } from './record-cache.js';
 import {
@@ -46,17 +53,6 @@ function recordNames(entries: readonly string[]): string[] {
     .filter((entry) => entry.endsWith(RECORD_FILE_SUFFIX))
     .sort(compareCodePoints)
     .reverse();
-}
-
-async function readdirOrEmpty(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return [];
-    throw new YacronError('YC_ERR_STATE_IO', `Cannot list ${dir}: ${describeError(error)}`, {
-      cause: error,
-    });
-  }
 }
 
 export interface MetaStamp {
