@@ -41,21 +41,16 @@ export const MAX_PARAM_LENGTH = 4096;
 /** Time allowed to receive a whole request (headers and body). */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
-export interface HttpAppDeps {
+/** What the daemon hands the control API: the same for one app and for the web server. */
+export interface HttpSources {
   readonly view: DaemonView;
   readonly control: DaemonControl;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly version: string;
   readonly jobSet: () => JobSetInfo;
   /** null = no metrics renderer: /metrics is not served. */
   readonly renderMetrics: RenderMetrics | null;
-  /** Shared across servers and restarts (web-server.ts owns them). */
-  readonly outputs: OutputTracker;
-  readonly jobList: JobListCache;
   readonly streamLimits?: StreamLimits;
-  /** Shared by every listener of a web controller; an app of its own makes its own. */
-  readonly streamSlots?: StreamSlots;
   /** Absent: GET /jobs/{name}/resources is not served and jobs carry no running_resources. */
   readonly resources?: ResourcesView;
   /** Absent: GET /node and /node/history are not served. */
@@ -66,6 +61,15 @@ export interface HttpAppDeps {
   readonly cluster?: ClusterApiView;
   /** The DAG routes' engine (absent, or answering null: no DAGs). */
   readonly dags?: DagSource;
+}
+
+export interface HttpAppDeps extends HttpSources {
+  readonly version: string;
+  /** Shared across servers and restarts (web-server.ts owns them). */
+  readonly outputs: OutputTracker;
+  readonly jobList: JobListCache;
+  /** Shared by every listener of a web controller; an app of its own makes its own. */
+  readonly streamSlots?: StreamSlots;
 }
 
 /** What the routes share: deps, settings and the set of open SSE streams. */

@@ -10,48 +10,18 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { describeError, readPackageVersion, type Clock, type Logger } from '../common/index.js';
+import { describeError, readPackageVersion, type Logger } from '../common/index.js';
 import type { ResolvedWeb, WebListener } from '../config/index.js';
-import { buildHttpApp } from './app.js';
+import { buildHttpApp, type HttpSources } from './app.js';
 import { JobListCache } from './job-list-cache.js';
 import { OutputTracker } from './output-tracker.js';
 import { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
 import { StreamSlots } from './stream-slots.js';
-import type {
-  ClusterApiView,
-  DagSource,
-  DaemonControl,
-  DaemonView,
-  JobSetInfo,
-  NodeView,
-  RenderMetrics,
-  ResourcesView,
-  StateInspectorSource,
-  StreamLimits,
-} from './types.js';
-
-export interface WebServerDeps {
-  readonly view: DaemonView;
-  readonly control: DaemonControl;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly jobSet: () => JobSetInfo;
-  /** null = /metrics is not served. */
-  readonly renderMetrics: RenderMetrics | null;
+export interface WebServerDeps extends HttpSources {
+  /** Default: the package's version. */
   readonly version?: string;
-  readonly streamLimits?: StreamLimits;
   /** Test seam for the unix-socket rule (default process.platform). */
   readonly platform?: NodeJS.Platform;
-  /** Monitored runs' usage (GET /jobs running_resources, /jobs/{name}/resources). */
-  readonly resources?: ResourcesView;
-  /** This node (GET /node, /node/history). */
-  readonly node?: NodeView;
-  /** The state inspector (GET /state...). */
-  readonly stateInspector?: StateInspectorSource;
-  /** GET /cluster, /fleet and the jobs' cluster keys (absent: no cluster). */
-  readonly cluster?: ClusterApiView;
-  /** The DAG routes (absent: no DAGs). */
-  readonly dags?: DagSource;
 }
 
 interface BoundServer {
@@ -155,25 +125,9 @@ export class WebServer implements AsyncDisposable {
     const outputs = this.#outputs;
     const jobList = this.#jobList;
     if (outputs === null || jobList === null) return null;
+    const { version: _version, platform: _platform, ...sources } = this.#deps;
     const app = await buildHttpApp(
-      {
-        view: this.#deps.view,
-        control: this.#deps.control,
-        clock: this.#deps.clock,
-        logger,
-        version: this.#version,
-        jobSet: this.#deps.jobSet,
-        renderMetrics: this.#deps.renderMetrics,
-        outputs,
-        jobList,
-        ...(this.#deps.streamLimits ? { streamLimits: this.#deps.streamLimits } : {}),
-        streamSlots: this.#streamSlots,
-        ...(this.#deps.resources ? { resources: this.#deps.resources } : {}),
-        ...(this.#deps.node ? { node: this.#deps.node } : {}),
-        ...(this.#deps.stateInspector ? { stateInspector: this.#deps.stateInspector } : {}),
-        ...(this.#deps.cluster ? { cluster: this.#deps.cluster } : {}),
-        ...(this.#deps.dags ? { dags: this.#deps.dags } : {}),
-      },
+      { ...sources, version: this.#version, outputs, jobList, streamSlots: this.#streamSlots },
       web,
       listener,
     );
