@@ -4,22 +4,15 @@
 // shared store) converge on the furthest value and a replayed batch never walks it back.
 import { describeCursorType } from './cursor-order.js';
 import { advanceCursor } from './documents.js';
-import { docNamespace } from './names.js';
-import { bodyFields, optionalFlag, queryFields, type FieldSource } from './request-fields.js';
+import { bodyFields, optionalFlag, queryFields } from './request-fields.js';
 import {
   conflict,
   jsonReply,
   readJsonBody,
   type Route,
-  type RouteRequest,
   type RouteServices,
 } from './route-types.js';
-import { requiredValue, scopedName, storedValueReply } from './scoped-fields.js';
-
-function cursorRef(request: RouteRequest, fields: FieldSource): { ns: string; name: string } {
-  const { scope, name } = scopedName(request, fields, 'name');
-  return { ns: docNamespace('cursor', scope), name };
-}
+import { documentRef, requiredValue, storedValueReply } from './scoped-fields.js';
 
 export function cursorRoutes(services: RouteServices): Record<string, Route> {
   const { gate, clock } = services;
@@ -28,7 +21,7 @@ export function cursorRoutes(services: RouteServices): Record<string, Route> {
       method: 'GET',
       body: 'none',
       async handle(request) {
-        const { ns, name } = cursorRef(request, queryFields(request.query));
+        const { ns, name } = documentRef(request, queryFields(request.query), 'cursor', 'name');
         const doc = await gate.call('read a cursor', (store) => store.getDocument(ns, name));
         return storedValueReply(doc);
       },
@@ -39,7 +32,7 @@ export function cursorRoutes(services: RouteServices): Record<string, Route> {
       async handle(request) {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);
-        const { ns, name } = cursorRef(request, fields);
+        const { ns, name } = documentRef(request, fields, 'cursor', 'name');
         const value = requiredValue(fields, text, services.settings.maxValueBytes, 'cursor value');
         const force = optionalFlag(fields, 'force');
         const outcome = await gate.call('advance a cursor', (store) =>

@@ -4,21 +4,9 @@
 // expiresAt has passed is re-won; ttl 0 = permanent (no expiresAt). Release deletes the document.
 import { ApiError } from './api-error.js';
 import { claimKey, deleteDocument } from './documents.js';
-import { docNamespace } from './names.js';
-import { bodyFields, optionalNumber, type FieldSource } from './request-fields.js';
-import {
-  jsonReply,
-  readJsonBody,
-  type Route,
-  type RouteRequest,
-  type RouteServices,
-} from './route-types.js';
-import { scopedName } from './scoped-fields.js';
-
-function claimRef(request: RouteRequest, fields: FieldSource): { ns: string; key: string } {
-  const { scope, name } = scopedName(request, fields, 'key');
-  return { ns: docNamespace('idem', scope), key: name };
-}
+import { bodyFields, optionalNumber } from './request-fields.js';
+import { jsonReply, readJsonBody, type Route, type RouteServices } from './route-types.js';
+import { documentRef } from './scoped-fields.js';
 
 export function idempotencyRoutes(services: RouteServices): Record<string, Route> {
   const { gate, clock } = services;
@@ -28,7 +16,7 @@ export function idempotencyRoutes(services: RouteServices): Record<string, Route
       body: 'json',
       async handle(request) {
         const fields = bodyFields(readJsonBody(request).object);
-        const { ns, key } = claimRef(request, fields);
+        const { ns, name: key } = documentRef(request, fields, 'idem', 'key');
         const ttl = optionalNumber(fields, 'ttl') ?? 0;
         if (ttl < 0) throw new ApiError('YC_ERR_REQUEST_INVALID', 'ttl must not be negative');
         const outcome = await gate.call('claim an idempotency key', (store) =>
@@ -41,7 +29,8 @@ export function idempotencyRoutes(services: RouteServices): Record<string, Route
       method: 'POST',
       body: 'json',
       async handle(request) {
-        const { ns, key } = claimRef(request, bodyFields(readJsonBody(request).object));
+        const fields = bodyFields(readJsonBody(request).object);
+        const { ns, name: key } = documentRef(request, fields, 'idem', 'key');
         const released = await gate.call('release an idempotency key', (store) =>
           store.updateDocument(ns, key, deleteDocument),
         );

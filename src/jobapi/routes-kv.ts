@@ -7,14 +7,8 @@ import { deleteDocument, readStoredValue, setKv } from './documents.js';
 import { encodedBytes } from './json-values.js';
 import { docNamespace } from './names.js';
 import { bodyFields, optionalString, queryFields, type FieldSource } from './request-fields.js';
-import {
-  jsonReply,
-  readJsonBody,
-  type Route,
-  type RouteRequest,
-  type RouteServices,
-} from './route-types.js';
-import { requiredValue, scopedName, storedValueReply } from './scoped-fields.js';
+import { jsonReply, readJsonBody, type Route, type RouteServices } from './route-types.js';
+import { documentRef, requiredValue, storedValueReply } from './scoped-fields.js';
 import { resolveScope } from './scopes.js';
 
 /** The largest page a kv/list `limit` may ask for. */
@@ -50,11 +44,6 @@ function listPage(query: FieldSource): ListPage {
   };
 }
 
-function scopeAndKey(request: RouteRequest, fields: FieldSource): { scope: string; key: string } {
-  const { scope, name } = scopedName(request, fields, 'key');
-  return { scope, key: name };
-}
-
 export function kvRoutes(services: RouteServices): Record<string, Route> {
   const { gate, clock } = services;
   return {
@@ -62,10 +51,8 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
       method: 'GET',
       body: 'none',
       async handle(request) {
-        const { scope, key } = scopeAndKey(request, queryFields(request.query));
-        const doc = await gate.call('read a key', (store) =>
-          store.getDocument(docNamespace('kv', scope), key),
-        );
+        const { ns, name } = documentRef(request, queryFields(request.query), 'kv', 'key');
+        const doc = await gate.call('read a key', (store) => store.getDocument(ns, name));
         return storedValueReply(doc);
       },
     },
@@ -75,12 +62,10 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
       async handle(request) {
         const { object, text } = readJsonBody(request);
         const fields = bodyFields(object);
-        const { scope, key } = scopeAndKey(request, fields);
+        const { ns, name: key } = documentRef(request, fields, 'kv', 'key');
         const value = requiredValue(fields, text, services.settings.maxValueBytes, 'value');
         const updatedAt = await gate.call('write a key', (store) =>
-          store.updateDocument(docNamespace('kv', scope), key, () =>
-            setKv(key, value, clock.now()),
-          ),
+          store.updateDocument(ns, key, () => setKv(key, value, clock.now())),
         );
         return jsonReply({ ok: true, updatedAt });
       },
@@ -89,9 +74,10 @@ export function kvRoutes(services: RouteServices): Record<string, Route> {
       method: 'POST',
       body: 'json',
       async handle(request) {
-        const { scope, key } = scopeAndKey(request, bodyFields(readJsonBody(request).object));
+        const fields = bodyFields(readJsonBody(request).object);
+        const { ns, name } = documentRef(request, fields, 'kv', 'key');
         const existed = await gate.call('delete a key', (store) =>
-          store.updateDocument(docNamespace('kv', scope), key, deleteDocument),
+          store.updateDocument(ns, name, deleteDocument),
         );
         return jsonReply({ existed });
       },

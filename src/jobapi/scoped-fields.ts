@@ -6,7 +6,7 @@ import type { StateDocument } from '../state/index.js';
 import { ApiError } from './api-error.js';
 import { readStoredValue } from './documents.js';
 import { checkPortable, checkValueSize } from './json-values.js';
-import { checkName } from './names.js';
+import { checkName, docNamespace, type DocFamily } from './names.js';
 import { optionalString, requiredString, type FieldSource } from './request-fields.js';
 import { jsonReply, NOT_FOUND, type RouteReply, type RouteRequest } from './route-types.js';
 import { resolveScope } from './scopes.js';
@@ -27,6 +27,17 @@ export function scopedName(
 ): ScopedName {
   const scope = resolveScope(request.run.context, optionalString(fields, 'scope'));
   return { scope, name: checkName(field, requiredString(fields, field)) };
+}
+
+/** A document route's scoped name and the namespace of its `family` in that scope. */
+export function documentRef(
+  request: RouteRequest,
+  fields: FieldSource,
+  family: DocFamily,
+  field: 'name' | 'key',
+): ScopedName & { readonly ns: string } {
+  const { scope, name } = scopedName(request, fields, field);
+  return { scope, name, ns: docNamespace(family, scope) };
 }
 
 /**
