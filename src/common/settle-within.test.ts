@@ -54,3 +54,14 @@ void test('a spent budget (zero or less) still lets settled work answer true', a
   await clock.advance(0);
   assert.equal(await late, false);
 });
+
+void test('the timer is cancelled in the turn the work settles', async () => {
+  const clock = new FakeClock();
+  const work = createDeferred();
+  const answer = settlesWithin(work.promise, 5000, clock);
+  let pendingWhenSettled = -1;
+  void work.promise.then(() => (pendingWhenSettled = clock.pendingTimers));
+  work.resolve();
+  await answer;
+  assert.equal(pendingWhenSettled, 0);
+});

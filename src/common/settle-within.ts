@@ -2,8 +2,10 @@
 // the injected clock, then go on either way (a store hung on a dead mount, a run that ignores
 // its grace, a reconciler that never answers must not hang the daemon's shutdown). The work
 // keeps running past the budget; nothing here can cancel it.
-// Must not: throw, or leave its timer armed once it answered.
+// Must not: throw, or leave its timer armed once the work settled (it is cancelled in the same
+// turn, so a caller that checks the clock's timers right after sees none).
 import type { Clock } from './clock.js';
+import { createDeferred } from './deferred.js';
 
 /**
  * True when `work` settled (resolved or rejected: the caller handles a rejection on `work`
@@ -11,24 +13,23 @@ import type { Clock } from './clock.js';
  * budget waits without a timer; a budget of zero or less still lets work that is already
  * settled answer true.
  */
-export async function settlesWithin(
+export function settlesWithin(
   work: Promise<unknown>,
   budgetMs: number,
   clock: Clock,
 ): Promise<boolean> {
-  const settled = work.then(
-    () => true,
-    () => true,
-  );
-  if (budgetMs === Infinity) return settled;
-  const giveUp = new AbortController();
-  const expired = clock.sleep(Math.max(budgetMs, 0), giveUp.signal).then(
-    () => false,
-    () => false,
-  );
-  try {
-    return await Promise.race([settled, expired]);
-  } finally {
-    giveUp.abort();
+  if (budgetMs === Infinity) {
+    return work.then(
+      () => true,
+      () => true,
+    );
   }
+  const answer = createDeferred<boolean>();
+  const timer = clock.setTimer(() => answer.resolve(false), Math.max(budgetMs, 0));
+  const settled = (): void => {
+    timer.cancel();
+    answer.resolve(true);
+  };
+  work.then(settled, settled);
+  return answer.promise;
 }
