@@ -84,10 +84,8 @@ void test('a holder that dies without revoking is replaced within its ttl', asyn
   );
   assert.equal(b.elector.isLeader(), false);
   assert.equal(b.elector.leaderName(), 'dead', 'the follower names the holder from the key value');
-  const started = systemClock.monotonic();
+  // Bounded by the ttl (6 s) plus a round: the wait's bound is the check.
   await b.until((e) => e.isLeader(), 6000 + 4000, 'leader after the dead holder expired');
-  const tookMs = systemClock.monotonic() - started;
-  assert.ok(tookMs <= 10_000, `took over in ${tookMs} ms`);
   const details = b.elector.leaseDetails();
   assert.equal(details.holder, 'b');
   assert.match(String(details.expiry), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);

@@ -126,22 +126,20 @@ void test('3 elector processes on one directory: one leader; SIGKILL it and anot
   assert.ok(Number.isInteger(fence) && fence >= 1);
   assert.deepEqual([...readFileSync(leaseFile.replace(/\.lease$/, '.lock'))], [0], 'one NUL byte');
 
-  const killedAt = systemClock.monotonic();
   await leader.kill();
   const survivors = fixtures.filter((f) => f !== leader);
+  // The lease lapses at most ttl (6 s) after the last renewal; a follower waits 1 s of skew margin
+  // more and notices at its next round (every 2 s): the wait's bound is the check.
+  const takeoverBoundMs = 6000 + 1000 + 2000 + 1000;
   const next = await within(
     Promise.race(
       survivors.map((f) =>
-        f.waitForLine((line) => line.startsWith('state leader'), 20_000).then(() => f),
+        f.waitForLine((line) => line.startsWith('state leader'), takeoverBoundMs).then(() => f),
       ),
     ),
-    20_000,
-    'a survivor takes over',
+    takeoverBoundMs,
+    'a survivor takes over within the ttl',
   );
-  const tookMs = systemClock.monotonic() - killedAt;
-  // The lease lapses at most ttl (6 s) after the last renewal; a follower waits 1 s of skew margin
-  // more and notices at its next round (every 2 s).
-  assert.ok(tookMs < 6000 + 1000 + 2000 + 1000, `took over in ${Math.round(tookMs)} ms`);
   const other = survivors.find((f) => f !== next)!;
   assert.ok(!stateOf(other)?.startsWith('state leader'), 'still one leader');
   const after = readReferenceJson(readFileSync(leaseFile, 'utf8'));
