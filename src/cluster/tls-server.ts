@@ -61,9 +61,9 @@ export async function startPeerServer(
     (request, response) => serve(request, response, handler, options),
   );
   server.maxConnections = MAX_CONNECTIONS;
-  // Every TCP connection, from accept on: the HTTP layer only knows a connection once its
-  // handshake is done, so closeAllConnections() misses one mid-handshake, which can then finish
-  // and serve a keep-alive poller from a listener that was closed (and hold close() open).
+  // Every TCP connection, from accept on, so close() ends them all: the HTTP layer only knows a
+  // connection once its handshake is done (its closeAllConnections() misses one mid-handshake,
+  // which can then finish and serve a keep-alive poller from a listener that was closed).
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -104,7 +104,6 @@ export async function startPeerServer(
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
       }),
   };
