@@ -22,28 +22,14 @@ import {
   type ClusterBody,
 } from '../test/e2e/cluster-harness.js';
 import { DaemonProcess } from '../test/e2e/harness.js';
+import { numberFlag, pause, seededRandom } from './lib/soak.js';
 
 const NAMES = ['a', 'b', 'c'] as const;
 type Name = (typeof NAMES)[number];
 
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at === -1 ? fallback : Number(process.argv[at + 1]);
-  if (!Number.isFinite(value)) throw new Error(`--${name} must be a number`);
-  return value;
-}
-
-const FIRINGS = flag('firings', 300);
-let seed = flag('seed', 1);
-/** A small deterministic PRNG (mulberry32), so a run can be replayed with --seed. */
-function random(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let value = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-  return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-}
+const FIRINGS = numberFlag('firings', 300);
+const random = seededRandom(numberFlag('seed', 1));
 const between = (low: number, high: number): number => low + random() * (high - low);
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (text: string): void => void process.stderr.write(`${text}\n`);
 
 interface ChaosEvent {
@@ -204,7 +190,7 @@ try {
   process.stdout.write(
     `${JSON.stringify({
       firings: FIRINGS,
-      seed: flag('seed', 1),
+      seed: numberFlag('seed', 1),
       chaosEvents: events.length,
       kills: events.filter((event) => event.kind === 'kill' || event.kind === 'term').length,
       partitions: events.filter((event) => event.kind === 'cut').length,
