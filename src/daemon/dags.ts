@@ -75,6 +75,8 @@ export function dagReconciler(deps: DagDeps): Reconciler<DagHandle, Change<Daemo
     }
     const { DagEngine } = await import('../dags/index.js');
     const store = handle.service.store;
+    // Null until the store has opened: the routes answer 503 meanwhile instead of a store error.
+    let open = false;
     const engine = new DagEngine(
       {
         clock: deps.clock,
@@ -84,7 +86,7 @@ export function dagReconciler(deps: DagDeps): Reconciler<DagHandle, Change<Daemo
         runner: deps.runner,
         runEnvironment: () => deps.runEnvironment.current(),
         endRun: deps.endRun,
-        store: () => store,
+        store: () => (open ? store : null),
         isPidAlive,
         random: Math.random,
         randomBytes: (size) => randomBytes(size),
@@ -98,6 +100,7 @@ export function dagReconciler(deps: DagDeps): Reconciler<DagHandle, Change<Daemo
     // The store opens in the background; the runs start once it is open.
     void handle.service.opened.then(async (opened) => {
       if (!opened) return;
+      open = true;
       try {
         await engine.start(startedAtMs);
       } catch (error) {

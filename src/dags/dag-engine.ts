@@ -33,6 +33,7 @@ export interface DagEngineDeps extends Omit<
 > {
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The store once it is open; null before (the HTTP routes then answer 503). */
   readonly store: () => StateStore | null;
   /** Whether this node creates the DAG's scheduled runs now (its clusterPolicy). */
   readonly mayCreateScheduledRuns: (dag: ResolvedDag) => boolean;
@@ -90,12 +91,13 @@ export class DagEngine {
     return dag;
   }
 
+  /** The open store; YC_ERR_STATE_UNAVAILABLE while there is none (not opened yet). */
   store(): StateStore {
     const store = this.#deps.store();
     if (store === null)
       throw new YacronError(
         'YC_ERR_STATE_UNAVAILABLE',
-        'Cannot reach the DAG runs: no state store is open',
+        'Cannot reach the DAG runs: the state store is not open yet',
       );
     return store;
   }

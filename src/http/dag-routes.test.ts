@@ -253,19 +253,67 @@ void test('decision: 400 for a bad value or body, 409 with the reason for every 
   await w.finish();
 });
 
-void test('without a store: the list has no roll-ups, the run routes 404, a trigger is a 500', async () => {
+void test('before the store opens: the list has no roll-ups, every store route is a 503 with Retry-After', async () => {
   const w = await dagWorld({ store: false });
   const list = (await call(w.api, 'GET', '/dags')).json() as Record<string, unknown>[];
   assert.equal(list.length, 2);
   assert.equal(list[0]!['totalRuns'], undefined);
-  assert.equal((await call(w.api, 'GET', '/dags/etl/runs')).status, 404);
-  assert.equal((await call(w.api, 'GET', '/dags/etl/runs/x')).status, 404);
-  assert.equal((await call(w.api, 'POST', '/dags/etl/trigger')).status, 500);
+  const calls: ['GET' | 'POST', string, string?][] = [
+    ['GET', '/dags/etl/runs'],
+    ['GET', '/dags/etl/runs/x'],
+    ['GET', '/dags/etl/runs/x/xcom'],
+    ['POST', '/dags/etl/trigger'],
+    ['POST', '/dags/hourly/backfill', '{"from": "2026-01-01", "to": "2026-01-01T02:00"}'],
+    ['POST', '/dags/etl/runs/x/tasks/gate/decision', '{"decision": "approve"}'],
+  ];
+  for (const [method, url, payload] of calls) {
+    const response = await w.api.app.inject({
+      method,
+      url,
+      ...(payload === undefined
+        ? {}
+        : { payload, headers: { 'content-type': 'application/json' } }),
+    });
+    assert.equal(response.statusCode, 503, url);
+    assert.equal(response.headers['retry-after'], '5', url);
+    assert.deepEqual(JSON.parse(response.body), {
+      error: 'Service Unavailable',
+      message: 'Cannot reach the DAG runs: the state store is not open yet',
+    });
+  }
+  // The checks that need no store still come first.
+  assert.equal((await call(w.api, 'POST', '/dags/nope/trigger')).status, 404);
+  assert.equal((await call(w.api, 'GET', '/dags/nope/runs')).status, 404);
+  assert.equal((await call(w.api, 'POST', '/dags/etl/backfill', '{}')).status, 400);
   await w.finish();
   const none = await createApiFixture([]);
   assert.equal((await none.app.inject({ url: '/dags' })).body, '[]');
   assert.equal((await none.app.inject({ url: '/dags/etl/runs' })).statusCode, 404);
   await none.close();
+});
+
+void test('a store error on a write is a 500 (trigger, backfill), a 409 on a decision', async () => {
+  const w = await dagWorld();
+  await w.store.close();
+  const trigger = await call(w.api, 'POST', '/dags/etl/trigger');
+  assert.equal(trigger.status, 500);
+  assert.match(trigger.body, /cannot create the run/);
+  const backfill = await call(
+    w.api,
+    'POST',
+    '/dags/hourly/backfill',
+    '{"from": "2026-01-01", "to": "2026-01-01"}',
+  );
+  assert.equal(backfill.status, 500);
+  const decision = await call(
+    w.api,
+    'POST',
+    '/dags/etl/runs/x/tasks/gate/decision',
+    '{"decision": "approve"}',
+  );
+  assert.equal(decision.status, 409);
+  await w.engine.close();
+  await w.api.close();
 });
 
 const NO_OUTPUT_END = 'event: end\ndata: {"reason": "no-output"}\n\n';

@@ -2,6 +2,7 @@
 // document and XCom, the log stream of a task attempt running here, and the three POSTs — trigger, backfill, approval decision — with the
 // reference's error table (backfill refusals are 400s, every decision refusal but a bad value is a
 // 409 whose body is the reason). Store trouble on a read omits the roll-ups or empties a list.
+// Until the store has opened, every route that needs it answers 503 with Retry-After.
 // Served on every listener; without DAGs the list is [] and the rest 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError, isYacronError } from '../common/index.js';
@@ -22,6 +23,8 @@ import { streamOutput } from './routes-streams.js';
 
 export const DEFAULT_RUNS_LIMIT = 50;
 export const MAX_RUNS_LIMIT = 500;
+/** Retry-After (seconds) of a 503 while the store is still opening. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
 
 interface DagParams {
   readonly name: string;
@@ -81,6 +84,12 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
     reply.code(status).headers(headers).type(TEXT_TYPE).send(body);
   const json = (reply: FastifyReply, status: number, body: unknown): FastifyReply =>
     reply.code(status).headers(headers).type(JSON_TYPE).send(JSON.stringify(body));
+  /** A 503 with Retry-After when `error` says the store is not open yet; else null. */
+  const storeNotOpen = (reply: FastifyReply, error: unknown): FastifyReply | null => {
+    if (!isYacronError(error, 'YC_ERR_STATE_UNAVAILABLE')) return null;
+    reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+    return sendError(reply, 503, describeError(error));
+  };
   /** The DAG and the engine, or null after a 404 (unknown DAG, or no store for `needStore`). */
   const lookup = (name: string, reply: FastifyReply) => {
     const engine = engineOf();
@@ -133,8 +142,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       let store;
       try {
         store = found.engine.store();
-      } catch {
-        return sendError(reply, 404);
+      } catch (error) {
+        return storeNotOpen(reply, error) ?? sendError(reply, 404);
       }
       let runs: readonly RunDocument[] = [];
       try {
@@ -151,7 +160,10 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
     },
   );
 
-  /** The run, or null after a 404 (unknown DAG or run, no store, unreadable run). */
+  /**
+   * The run, or null after a 404 (unknown DAG or run, unreadable run) or a 503 (store not open
+   * yet).
+   */
   const runOf = async (params: RunParams, reply: FastifyReply) => {
     const found = lookup(params.name, reply);
     if (found === null) return null;
@@ -160,11 +172,10 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       const run = await readRun(store, found.dag.name, params.runKey);
       if (run !== undefined) return { ...found, store, run };
     } catch (error) {
-      if (!isYacronError(error, 'YC_ERR_STATE_UNAVAILABLE')) {
-        context.logger.error(
-          `web: cannot read run ${params.runKey} of DAG ${params.name}: ${describeError(error)}`,
-        );
-      }
+      if (storeNotOpen(reply, error) !== null) return null;
+      context.logger.error(
+        `web: cannot read run ${params.runKey} of DAG ${params.name}: ${describeError(error)}`,
+      );
     }
     sendError(reply, 404);
     return null;
@@ -220,6 +231,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       const runKey = await found.engine.trigger(found.dag.name);
       return json(reply, 200, { dag: found.dag.name, runKey });
     } catch (error) {
+      const refused = storeNotOpen(reply, error);
+      if (refused !== null) return refused;
       context.logger.error(`web: cannot trigger DAG ${found.dag.name}: ${describeError(error)}`);
       return sendError(reply, 500, `cannot create the run: ${describeError(error)}`);
     }
@@ -246,6 +259,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       const created = await engine.backfill(dag.name, fromMs, toMs);
       return json(reply, 200, { ok: true, created });
     } catch (error) {
+      const refused = storeNotOpen(reply, error);
+      if (refused !== null) return refused;
       context.logger.error(`web: cannot backfill DAG ${dag.name}: ${describeError(error)}`);
       return sendError(reply, 500, `cannot create the runs: ${describeError(error)}`);
     }
@@ -273,7 +288,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
         );
         return json(reply, 200, { ok: true, state });
       } catch (error) {
-        return text(reply, 409, describeError(error));
+        return storeNotOpen(reply, error) ?? text(reply, 409, describeError(error));
       }
     },
   );

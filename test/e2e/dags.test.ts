@@ -5,77 +5,12 @@
 // the yacron2_dag_* metrics; and a daemon SIGKILLed mid-run that finishes the run on restart
 // without running a finished task again.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { getJson, getText, readLines, startDaemon, waitUntil } from './harness.js';
-import { useJobState, type JobStateSetup } from './job-fixture.test.js';
-
-interface TaskEntry {
-  id: string;
-  state: string;
-  attempt: number;
-  startedAt: number | null;
-  finishedAt: number | null;
-  pokeCount?: number;
-  pid: number | null;
-  mapItem?: unknown;
-  approval?: { decision: string; by: string; at: number };
-  awaitingApproval?: boolean;
-}
-interface RunDoc {
-  dag: string;
-  runKey: string;
-  runId: string;
-  state: string;
-  kind: string;
-  tasks: Record<string, TaskEntry>;
-  mapped: Record<string, { items: unknown[] }>;
-}
-
-const WEB = 'web:\n  listen:\n    - http://127.0.0.1:0\n';
-
-async function postJson(url: string, body?: unknown): Promise<{ status: number; text: string }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    ...(body === undefined
-      ? {}
-      : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-  });
-  return { status: response.status, text: await response.text() };
-}
-
-async function daemonWithDags(
-  t: Parameters<typeof useJobState>[0],
-  setup: JobStateSetup,
-  dags: string,
-) {
-  const config = await setup.writeJobs(`${WEB}dags:\n${dags}`);
-  const daemon = startDaemon(t, ['-c', config], { env: setup.env });
-  const record = await daemon.waitForLog(/^web: started listening on http:\/\/\S+$/);
-  // The store opens in the background after the listener: a trigger before it is a 500.
-  await daemon.waitForLog(/^State store ready at /);
-  return { daemon, config, base: /http:\/\/\S+$/.exec(record.msg)![0] };
-}
-
-async function waitForRun(
-  base: string,
-  dag: string,
-  runKey: string,
-  done: (run: RunDoc) => boolean,
-  timeoutMs = 40_000,
-): Promise<RunDoc> {
-  return waitUntil(
-    async () => {
-      const response = await fetch(`${base}/dags/${dag}/runs/${encodeURIComponent(runKey)}`);
-      if (response.status !== 200) return undefined;
-      const run = (await response.json()) as RunDoc;
-      return done(run) ? run : undefined;
-    },
-    `run ${runKey} of ${dag}`,
-    { timeoutMs, intervalMs: 100 },
-  );
-}
+import { useJobState } from './job-fixture.test.js';
+import { WEB, daemonWithDags, postJson, waitForRun, type RunDoc } from './dag-fixture.test.js';
 
 function startedAfter(run: RunDoc, task: string, upstreams: readonly string[]): void {
   const entry = run.tasks[task]!;
@@ -448,5 +383,32 @@ test(
       'last',
     ]);
     await restarted.stop();
+  },
+);
+
+test(
+  'before the store has opened, a trigger is a 503 with Retry-After',
+  { timeout: 30_000 },
+  async (t) => {
+    const setup = await useJobState(t);
+    // The store's parent is a regular file: opening fails and is retried in the background.
+    writeFileSync(join(setup.dir, 'blocker'), '');
+    const config = await setup.writeJobs(
+      `${WEB}dags:\n  - name: etl\n    tasks:\n      - id: only\n        command: "true"\n`,
+    );
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace(setup.store, join(setup.dir, 'blocker', 'store')),
+    );
+    const daemon = startDaemon(t, ['-c', config], { env: setup.env });
+    const record = await daemon.waitForLog(/^web: started listening on http:\/\/\S+$/);
+    await daemon.waitForLog(/^Cannot open the state store at /);
+    const base = /http:\/\/\S+$/.exec(record.msg)![0];
+    const trigger = await postJson(`${base}/dags/etl/trigger`);
+    assert.equal(trigger.status, 503, trigger.text);
+    assert.equal(trigger.headers.get('retry-after'), '5');
+    assert.match(trigger.text, /the state store is not open yet/);
+    assert.equal((await fetch(`${base}/dags/etl/runs`)).status, 503);
+    await daemon.stop();
   },
 );
