@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { describeError, type Clock, type Logger, type Provider } from '../common/index.js';
 import type { ResolvedConfig, ResolvedDag } from '../config/index.js';
-import type { DagEngine, DagObserver } from '../dags/index.js';
+import type { DagEngine, DagObserver, TaskStatsd } from '../dags/index.js';
 import type { Runner } from '../runner/index.js';
 import type { RunEnvironmentHook } from '../scheduler/index.js';
 import type { DaemonStateHandle } from '../state/index.js';
@@ -27,6 +27,8 @@ export interface DagDeps {
   readonly config: () => ResolvedConfig;
   /** Told about runs and attempts (the yacron2_dag_* metrics). */
   readonly observer: DagObserver;
+  /** The statsd datagrams of the tasks' processes (the jobs' publisher). */
+  readonly statsd: TaskStatsd;
 }
 
 export interface DagHandle {
@@ -91,6 +93,7 @@ export function dagReconciler(deps: DagDeps): Reconciler<DagHandle, Change<Daemo
         random: Math.random,
         randomBytes: (size) => randomBytes(size),
         observer: deps.observer,
+        statsd: deps.statsd,
         mayCreateScheduledRuns: (dag) =>
           mayCreateScheduledRuns(dag, deps.config(), deps.clusterStatus()),
       },

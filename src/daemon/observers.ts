@@ -1,5 +1,6 @@
-// The scheduler's subscribers that the daemon owns: Prometheus families, statsd, and the report
-// hooks (dispatched through a TaskSet that stop() drains). The scheduler never imports them.
+// The scheduler's subscribers that the daemon owns: Prometheus families, statsd (also fed by the
+// DAG engine), and the report hooks (dispatched through a TaskSet that stop() drains). The
+// scheduler never imports them.
 import { Counter } from 'prom-client';
 import { describeError, TaskSet, type Clock, type Logger } from '../common/index.js';
 import type { ResolvedConfig } from '../config/index.js';
@@ -8,6 +9,7 @@ import {
   createStatsdPublisher,
   type ClusterMetricsSource,
   type Metrics,
+  type StatsdProcesses,
 } from '../metrics/index.js';
 import { dispatchReport, type ReporterDeps } from '../report/index.js';
 import type { Scheduler } from '../scheduler/index.js';
@@ -15,6 +17,8 @@ import type { Scheduler } from '../scheduler/index.js';
 export interface Observers {
   /** Prometheus families; `metrics.render(accept)` is the GET /metrics response. */
   readonly metrics: Metrics;
+  /** statsd for processes the scheduler does not launch (DAG task attempts and pokes). */
+  readonly statsd: StatsdProcesses;
   /** Unsubscribe everything (after close()). */
   readonly unsubscribe: () => void;
   /** Let the pending reports and statsd sends finish. */
@@ -77,6 +81,7 @@ export function subscribeObservers(
   ];
   return {
     metrics,
+    statsd,
     unsubscribe: () => {
       for (const off of unsubscribers) off();
     },

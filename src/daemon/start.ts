@@ -213,6 +213,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clusterStatus: () => cluster.api.status(),
     config: () => config,
     observer: metrics.dags,
+    statsd: observers.statsd,
   });
   let dags: DagHandle | undefined = await reconcileDags(undefined, config, firstState);
 
@@ -314,9 +315,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       run: () => reloading,
       present: () => reloading !== undefined,
     },
-    { what: 'the pending reports', run: () => observers.close() },
-    // DAG attempts still running report their ends through the job API and the store below.
+    // DAG attempts still running report their ends through the job API and the store below,
+    // and their statsd stop datagrams before the publisher drains.
     { what: 'the DAG runs', run: () => dags?.engine.close(), present: () => dags !== undefined },
+    { what: 'the pending reports', run: () => observers.close() },
     { what: 'the job API', run: () => jobApi?.api.close(), present: () => jobApi !== undefined },
     // The final counter snapshot and every accepted durable write land before the store closes.
     {

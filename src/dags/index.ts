@@ -21,3 +21,4 @@ export { listXcom, type XcomEntry, type XcomListing } from './xcom-store.js';
 export { MAX_MAPPED_ITEMS } from './expansion.js';
 export { MAX_INSTANCE_LAUNCHES_PER_PASS } from './advance-plan.js';
 export type { DagObserver } from './dag-observer.js';
+export type { TaskStatsd } from './task-launch.js';

@@ -2,11 +2,12 @@
 // the task's template job through the runner, with the job API's per-run variables (its default
 // scope the run's XCom scope) and the YACRON2_DAG_* variables, its output scrubbed of the run's
 // token and staged secrets like any job's. Its lines go to a bounded buffer in `outputs` while it
-// runs (the task log stream).
+// runs (the task log stream). A task with a `statsd` block sends a job's datagrams for each of its
+// processes (every attempt and sensor poke).
 // Must not: write the run document (the advancer records the spawn and the outcome).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../common/index.js';
-import type { ResolvedDagTask } from '../config/index.js';
+import type { ResolvedDagTask, StatsdTarget } from '../config/index.js';
 import {
   DEFAULT_OUTPUT_LIMITS,
   outputLineText,
@@ -51,6 +52,18 @@ export interface LaunchDeps {
   readonly runEnvironment: () => RunEnvironmentHook | null;
   /** The live output of the attempts running here. */
   readonly outputs: AttemptOutputs;
+  /** The statsd datagrams of each process of a task with a `statsd` block; none by default. */
+  readonly statsd?: TaskStatsd;
+}
+
+/**
+ * The job's statsd datagrams for one process (docs/dags.md "Node types"): the start once it
+ * spawned, the stop when it ends. A task's resources are not monitored, so the stop has no
+ * cpu/max_rss lines.
+ */
+export interface TaskStatsd {
+  started(runId: string, jobName: string, target: StatsdTarget): void;
+  stopped(runId: string, success: boolean, resources: null): void;
 }
 
 export interface StartedAttempt {
@@ -68,6 +81,8 @@ export function startAttempt(deps: LaunchDeps, request: AttemptRequest): Started
   const scrub = runScrubOf(environment);
   const { maxLineChars } = DEFAULT_OUTPUT_LIMITS;
   const output = deps.outputs.open(doc.dag, doc.runKey, request.taskKey, task.job.name, runId);
+  const target = task.job.statsd;
+  const statsd = target === null ? undefined : deps.statsd;
   const handle = deps.runner.start({
     job: task.job,
     extraEnv: { ...environment?.variables, ...dagVariables(request) },
@@ -75,12 +90,17 @@ export function startAttempt(deps: LaunchDeps, request: AttemptRequest): Started
     onOutput: (line) =>
       output.push({ stream: line.stream, line: outputLineText(line.line, maxLineChars) }),
     ...(scrub === null ? {} : { scrubLine: scrub.line }),
+    // A launch failure never spawns: neither datagram is sent, as for a job.
+    ...(statsd === undefined || target === null
+      ? {}
+      : { onSpawn: () => statsd.started(runId, task.job.name, target) }),
   });
   deps.logger.info(
     `DAG ${doc.dag} run ${doc.runKey}: task ${request.taskKey} attempt ${request.entry.attempt} started`,
   );
   const done = handle.done.then((outcome) => {
     deps.outputs.close(doc.dag, doc.runKey, request.taskKey, output);
+    statsd?.stopped(runId, outcome.failReason === null, null);
     return scrub === null ? outcome : scrub.outcome(outcome);
   });
   return { runId, handle, done };

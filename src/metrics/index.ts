@@ -24,6 +24,7 @@ export {
   formatStartDatagram,
   formatStopDatagram,
   type StatsdDeps,
+  type StatsdProcesses,
   type StatsdPublisher,
 } from './statsd.js';
 export { sendUdpDatagram, type DatagramSend } from './udp-send.js';

@@ -1,5 +1,6 @@
 // Per-job statsd datagrams (docs/metrics.md "statsd"), driven by scheduler
-// events: a start datagram once a run spawned, one stop datagram when that run ends. Sends are
+// events: a start datagram once a run spawned, one stop datagram when that run ends. A DAG task's
+// processes (attempts and sensor pokes) report through started/stopped directly. Sends are
 // fire-and-forget background tasks; a failure is logged and never touches the job.
 import { TaskSet, describeError, type Clock, type Logger } from '../common/index.js';
 import type { StatsdTarget } from '../config/index.js';
@@ -39,7 +40,15 @@ export interface StatsdDeps {
   readonly send?: DatagramSend;
 }
 
-export interface StatsdPublisher {
+/** One process's datagrams: the start once it spawned, the stop (at most once) when it ends. */
+export interface StatsdProcesses {
+  /** `runId` spawned (a launch failure is never reported: neither start nor stop is sent). */
+  started(runId: string, jobName: string, target: StatsdTarget): void;
+  /** `runId` ended; sent only after its start, and once. */
+  stopped(runId: string, success: boolean, resources: RunResources | null): void;
+}
+
+export interface StatsdPublisher extends StatsdProcesses {
   /** Follow a scheduler's runs; returns the unsubscribe function. */
   subscribe(scheduler: Pick<SchedulerView, 'events'>): () => void;
   /** Wait for datagrams still being sent. */
@@ -62,7 +71,7 @@ export function createStatsdPublisher(deps: StatsdDeps): StatsdPublisher {
    * Runs whose start datagram went out, by run id: the stop is sent at most once, and only for
    * these.
    */
-  const started = new Map<string, StartedRun>();
+  const live = new Map<string, StartedRun>();
 
   const onSocketError = (error: Error): void =>
     logger.warn({ logger: 'statsd', err: error }, `UDP error received: ${describeError(error)}`);
@@ -76,34 +85,39 @@ export function createStatsdPublisher(deps: StatsdDeps): StatsdPublisher {
       }
     });
 
+  const started = (runId: string, jobName: string, target: StatsdTarget): void => {
+    live.set(runId, { jobName, target, startedMonotonicMs: clock.monotonic() });
+    dispatch(jobName, target, formatStartDatagram(target.prefix), 'job_started');
+  };
+  const stopped = (runId: string, success: boolean, resources: RunResources | null): void => {
+    const run = live.get(runId);
+    if (!run) return;
+    live.delete(runId);
+    const payload = formatStopDatagram(
+      run.target.prefix,
+      success,
+      clock.monotonic() - run.startedMonotonicMs,
+      resources,
+    );
+    dispatch(run.jobName, run.target, payload, 'job_stopped');
+  };
+
   return {
+    started,
+    stopped,
     subscribe(scheduler) {
       const unsubscribers = [
         scheduler.events.on('run:started', (event) => {
           const target = event.job.statsd;
           // A launch failure has no pid: neither start nor stop is sent.
           if (!target || event.pid === null) return;
-          started.set(event.runId, {
-            jobName: event.job.name,
-            target,
-            startedMonotonicMs: clock.monotonic(),
-          });
-          dispatch(event.job.name, target, formatStartDatagram(target.prefix), 'job_started');
+          started(event.runId, event.job.name, target);
         }),
-        scheduler.events.on('run:finished', (event) => {
-          const run = started.get(event.runId);
-          if (!run) return;
-          started.delete(event.runId);
-          // Deviation (docs/metrics.md): `success` is the run's real verdict, output-based
-          // failsWhen rules included; the reference decides it before reading the output.
-          const payload = formatStopDatagram(
-            run.target.prefix,
-            event.outcome.failReason === null,
-            clock.monotonic() - run.startedMonotonicMs,
-            event.summary.resources,
-          );
-          dispatch(run.jobName, run.target, payload, 'job_stopped');
-        }),
+        // Deviation (docs/metrics.md): `success` is the run's real verdict, output-based
+        // failsWhen rules included; the reference decides it before reading the output.
+        scheduler.events.on('run:finished', (event) =>
+          stopped(event.runId, event.outcome.failReason === null, event.summary.resources),
+        ),
       ];
       return () => {
         for (const unsubscribe of unsubscribers) unsubscribe();

@@ -3,8 +3,10 @@
 // its upstreams finished; a sensor true on its third poke; approval gates approved and rejected;
 // a backfill that creates its runs once; a running task's lines on its log stream and the run in
 // the yacron2_dag_* metrics; and a daemon SIGKILLed mid-run that finishes the run on restart
-// without running a finished task again.
+// without running a finished task again; a trigger before the store opened; a task's statsd
+// datagrams.
 import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -410,5 +412,67 @@ test(
     assert.match(trigger.text, /the state store is not open yet/);
     assert.equal((await fetch(`${base}/dags/etl/runs`)).status, 503);
     await daemon.stop();
+  },
+);
+
+test(
+  "a task's statsd block: start and stop datagrams for each attempt and each sensor poke",
+  { timeout: 60_000 },
+  async (t) => {
+    const setup = await useJobState(t);
+    const socket = createSocket('udp4');
+    t.after(() => socket.close());
+    const datagrams: string[] = [];
+    socket.on('message', (message) => datagrams.push(message.toString('utf8')));
+    await new Promise<void>((resolveBind) => socket.bind(0, '127.0.0.1', resolveBind));
+    const statsd = (prefix: string): string =>
+      `        statsd:\n          host: 127.0.0.1\n          port: ${socket.address().port}\n          prefix: ${prefix}\n`;
+    const pokes = setup.file('pokes');
+    const { daemon, base } = await daemonWithDags(
+      t,
+      setup,
+      `  - name: metered
+    tasks:
+      - id: wait
+        type: sensor
+        pokeIntervalSeconds: 1
+${statsd('metered.wait')}        command: echo poke >> ${pokes}; [ "$(wc -l < ${pokes})" -ge 2 ]
+      - id: work
+        dependsOn:
+          - wait
+        retries: 1
+${statsd('metered.work')}        command: |
+          if [ ! -e ${setup.file('once')} ]; then touch ${setup.file('once')}; exit 3; fi
+      - id: quiet
+        dependsOn:
+          - work
+        command: "true"
+`,
+    );
+    const { runKey } = JSON.parse((await postJson(`${base}/dags/metered/trigger`)).text) as {
+      runKey: string;
+    };
+    const run = await waitForRun(base, 'metered', runKey, (doc) => doc.state !== 'running');
+    assert.equal(run.state, 'success');
+    // Two pokes and two attempts: four starts, four stops (the quiet task has no statsd block).
+    const received = await waitUntil(
+      () => Promise.resolve(datagrams.length >= 8 ? datagrams : undefined),
+      'eight datagrams',
+    );
+    const shape = (payload: string): string => payload.replace(/duration:\d+\|/, 'duration:N|');
+    const stop = (prefix: string, success: 0 | 1): string =>
+      `${prefix}.stop:1|g\n${prefix}.success:${success}|g\n${prefix}.duration:N|ms|@0.1\n`;
+    assert.deepEqual(received.map(shape), [
+      'metered.wait.start:1|g\n',
+      stop('metered.wait', 0),
+      'metered.wait.start:1|g\n',
+      stop('metered.wait', 1),
+      'metered.work.start:1|g\n',
+      stop('metered.work', 0),
+      'metered.work.start:1|g\n',
+      stop('metered.work', 1),
+    ]);
+    await daemon.stop();
+    assert.equal(datagrams.length, 8);
   },
 );
