@@ -44,11 +44,7 @@ export async function postJson(
 }
 
 /** Start a daemon on `config`; resolves once its listener is up and its store is open. */
-export async function startDagDaemon(
-  t: TeardownContext,
-  config: string,
-  env: NodeJS.ProcessEnv,
-) {
+export async function startDagDaemon(t: TeardownContext, config: string, env: NodeJS.ProcessEnv) {
   const daemon = startDaemon(t, ['-c', config], { env });
   const record = await daemon.waitForLog(/^web: started listening on http:\/\/\S+$/);
   // The store opens in the background after the listener: a trigger before it is a 503.
@@ -56,11 +52,7 @@ export async function startDagDaemon(
   return { daemon, config, base: /http:\/\/\S+$/.exec(record.msg)![0] };
 }
 
-export async function daemonWithDags(
-  t: TeardownContext,
-  setup: JobStateSetup,
-  dags: string,
-) {
+export async function daemonWithDags(t: TeardownContext, setup: JobStateSetup, dags: string) {
   const config = await setup.writeJobs(`${WEB}dags:\n${dags}`);
   return startDagDaemon(t, config, setup.env);
 }
