@@ -1,9 +1,9 @@
 // Fencing soak (not CI, not a bench group): three real daemons electing through a lease backend
 // (a real etcd started here, or a shared lease directory), a Leader job every second appending
-// `<second> <node> lead` to one witness file, while the soak SIGKILLs the lease holder (restarted a
-// few seconds later), SIGSTOPs it (SIGCONT a few seconds later: it wakes believing nothing
-// happened) and, on etcd, SIGSTOPs etcd itself. It then counts, per second, how many nodes ran the
-// firing — a double run (2+) is a fencing failure, a skip (0) is the price of one — and times each
+// `<scheduled second> <node> lead` to one witness file, while the soak SIGKILLs the lease holder
+// (restarted a few seconds later), SIGSTOPs it (SIGCONT a few seconds later: it wakes believing
+// nothing happened) and, on etcd, SIGSTOPs etcd itself. It then counts, per slot, how many nodes
+// ran the firing — a double run (2+) is a fencing failure, a skip (0) is the price of one — and times each
 // takeover: from the instant the holder was killed or stopped to the first "acquired
 // scheduled-job leadership" line of another node (docs/clustering.md "Lease backends": the
 // holder's local deadline is its last renewal + ttl − 1 s, so a stopped or cut-off holder stands
@@ -20,7 +20,6 @@ import { startEtcd, type EtcdCluster } from '../src/leadership/testing.js';
 import {
   getJson,
   readWitness,
-  witnessJob,
   witnessPath,
   type ClusterBody,
 } from '../test/e2e/cluster-harness.js';
@@ -58,8 +57,17 @@ function configYaml(name: Name): string {
       ? `  filesystem:\n    path: ${join(dir, 'election')}\n    topology: shared\n    ttl: ${TTL}\n`
       : `  etcd:\n    endpoints:\n${etcd.endpoints.map((url) => `      - ${url}\n`).join('')}` +
         `    electionName: soak/leader\n    ttl: ${TTL}\n`;
+  // The witness line carries the scheduled slot (YACRON2_SCHEDULED_AT, from the job API of each
+  // node's own store), not the wall second the process ran in: a node that fires two slots late
+  // in one second (after a SIGCONT, or the slots that fell while it started) is not a double run.
   return (
-    `jobs:\n${witnessJob('lead', 'Leader', witness)}` +
+    `jobs:\n` +
+    `  - name: lead\n` +
+    `    command: echo "$(date -d "$YACRON2_SCHEDULED_AT" +%s) $YC_NODE lead" >> ${witness}\n` +
+    `    schedule: "* * * * * * *"\n` +
+    `    clusterPolicy: Leader\n` +
+    `    captureStderr: false\n` +
+    `state:\n  path: ${join(dir, `state-${name}`)}\n` +
     `web:\n  listen:\n    - http://127.0.0.1:0\n` +
     `cluster:\n  backend: ${BACKEND}\n  nodeName: ${name}\n${lease}`
   );
@@ -179,14 +187,31 @@ try {
       .filter((record) => /acquired scheduled-job leadership/.test(record.msg))
       .map((record) => ({ name, atMs: record.time })),
   );
+  // A takeover belongs to its fault only if it happened before the next fault; a holder stopped
+  // for less than its lease's remaining time wakes still holding it (no takeover: "kept").
   const takeovers: { kind: ChaosKind; node: Name | null; ms: number | null }[] = events.map(
-    (event) => {
+    (event, index) => {
+      const untilMs = events[index + 1]?.atMs ?? Infinity;
       const after = acquisitions
-        .filter((acquired) => acquired.atMs > event.atMs && acquired.name !== event.node)
+        .filter(
+          (acquired) =>
+            acquired.atMs > event.atMs && acquired.atMs < untilMs && acquired.name !== event.node,
+        )
         .map((acquired) => acquired.atMs - event.atMs);
       return { kind: event.kind, node: event.node, ms: after.length ? Math.min(...after) : null };
     },
   );
+  // Why a takeover was slow: the elector's failed rounds (a store call past its timeout, which is
+  // round deadline / 5 = 200 ms at ttl 3 — a loaded host or a paused etcd), per message.
+  const roundFailures: Record<string, number> = {};
+  for (const { daemon } of started) {
+    for (const record of daemon.logs()) {
+      const failed = /^cluster: (.+?) failed: (.{0,60})/.exec(record.msg);
+      if (failed === null) continue;
+      const key = `${failed[1]}: ${failed[2]}`;
+      roundFailures[key] = (roundFailures[key] ?? 0) + 1;
+    }
+  }
   const holderTakeovers = takeovers
     .filter((takeover) => takeover.kind !== 'stop-etcd' && takeover.ms !== null)
     .map((takeover) => takeover.ms!);
@@ -212,8 +237,11 @@ try {
         p50: stat(holderTakeovers, 50),
         p99: stat(holderTakeovers, 99),
         max: stat(holderTakeovers, 100),
+        kept: takeovers.filter((takeover) => takeover.kind !== 'stop-etcd' && takeover.ms === null)
+          .length,
       },
       takeovers,
+      roundFailures,
       loadAvg1m: (await import('node:os')).loadavg()[0],
     })}\n`,
   );
