@@ -11,6 +11,7 @@ import {
   type NodeStatsReading,
 } from '../cluster/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
+import type { ResumeCluster } from '../durable/index.js';
 import type { ClusterApiView, JobClusterFields } from '../http/index.js';
 import {
   ClusterGate,
@@ -41,6 +42,13 @@ export interface DaemonCluster {
   /** The scheduler's gate 2 and cluster port. */
   readonly seams: SchedulerSeams;
   readonly api: ClusterApiView;
+  /** What cross-node retry resume asks (docs/durable-state.md "Retry resume across nodes"). */
+  readonly resume: ResumeCluster;
+  /**
+   * Call `gained` whenever this node gains scheduled-job leadership or joins quorum (its owned
+   * jobs may have changed); returns the unsubscribe.
+   */
+  onOwnershipGained(gained: () => void): () => void;
   /** One housekeeping pass with the live configuration (changed or not). */
   reconcile(): Promise<void>;
   stop(): Promise<void>;
@@ -69,10 +77,27 @@ export function createDaemonCluster(deps: DaemonClusterDeps): DaemonCluster {
     nodeStats,
     jobFields: (job) => jobClusterFields(job, supervisor, deps.config()),
   };
+  const { events } = supervisor.transitions;
   return {
     supervisor,
     seams,
     api,
+    resume: {
+      running: () => supervisor.electLeaderConfigured() && supervisor.current() !== null,
+      owns: (job) => gate.verdict(job, 'retry').kind === 'allow',
+    },
+    onOwnershipGained(gained) {
+      const offLeader = events.on('leader:changed', (event) => {
+        if (event.isLeader) gained();
+      });
+      const offQuorum = events.on('quorum:changed', (event) => {
+        if (event.quorate) gained();
+      });
+      return () => {
+        offLeader();
+        offQuorum();
+      };
+    },
     reconcile: () => supervisor.reconcile(deps.config().cluster ?? null),
     stop: () => supervisor.stop(),
   };

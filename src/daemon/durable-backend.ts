@@ -6,7 +6,12 @@
 // the @reboot boot markers of the start-up pass); start.ts calls start() on it AFTER
 // scheduler.start(). start() runs once per collaborator.
 import type { Clock, Logger, Slot } from '../common/index.js';
-import type { CounterSnapshots, DurableProcessState, DurableState } from '../durable/index.js';
+import type {
+  CounterSnapshots,
+  DurableProcessState,
+  DurableState,
+  ResumeCluster,
+} from '../durable/index.js';
 import type { DurableCollaborator, DurableHost } from '../scheduler/index.js';
 import type { DaemonStateHandle } from '../state/index.js';
 import type { Change, Reconciler } from './reconciler.js';
@@ -23,6 +28,8 @@ export interface DurableBackendDeps {
   /** The daemon's per-process token (12 hex): in-flight records carry it. */
   readonly processToken: string;
   readonly secretValues: (runId: string) => Promise<readonly string[]> | undefined;
+  /** The cluster, for cross-node retry resume. */
+  readonly cluster: ResumeCluster;
   /** The scheduler's durable port; this reconciler is its only writer. */
   readonly slot: Slot<DurableCollaborator>;
 }

@@ -177,6 +177,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     schedulerStartedAtMs,
     processToken,
     secretValues: (runId) => jobApi?.api.secretValues(runId),
+    cluster: cluster.resume,
     slot: durableSlot,
   });
   const reconcileJobApi = jobApiReconciler({
@@ -198,6 +199,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // 4. The start-up pass, then the durable boot sequence (it reads what the pass started).
   scheduler.start(schedulerStartedAtMs);
   durable?.start();
+  // Cross-node retry resume: a node that gains jobs looks for ladders to claim at once.
+  const offOwnershipGained = cluster.onOwnershipGained(() => durable?.scanRetryClaims());
   const offRunEnded = scheduler.events.on('run:finished', (event) =>
     jobApi?.api.runEnded(event.runId),
   );
@@ -249,6 +252,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await applyChangedConfig();
     // Every pass, changed or not: a certificate renewed in place is noticed here.
     if (!stopping) await cluster.reconcile();
+    // ... and ladders other nodes left for the jobs this node owns (retry resume) are claimed.
+    if (!stopping) durable?.scanRetryClaims();
   }
 
   async function applyChangedConfig(): Promise<void> {
@@ -354,6 +359,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       node.close();
       runResources.close();
       offRunEnded();
+      offOwnershipGained();
       observers.unsubscribe();
     })();
     return stopping;

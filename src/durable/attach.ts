@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Clock, Logger } from '../common/index.js';
 import type { ResolvedConfig, ResolvedState } from '../config/index.js';
 import type { DurableHost } from '../scheduler/index.js';
+import type { ResumeCluster } from './types.js';
 import type { StateStore, StateWriteQueue } from '../state/index.js';
 import { readBootIdentity, sameBoot } from './boot-id.js';
 import { DurableState, type CounterSnapshots, type DurableProcessState } from './durable-state.js';
@@ -21,6 +22,8 @@ export interface AttachDurableDeps {
   readonly process: DurableProcessState;
   readonly schedulerStartedAtMs: number;
   readonly secretValues?: (runId: string) => Promise<readonly string[]> | undefined;
+  /** The daemon's cluster, for cross-node retry resume. */
+  readonly cluster?: ResumeCluster;
 }
 
 export interface DurableBackend {
@@ -67,6 +70,7 @@ export function createDurableState(
       ...(deps.counters === undefined ? {} : { counters: deps.counters }),
       redact: redactSecrets,
       ...(deps.secretValues === undefined ? {} : { secretValues: deps.secretValues }),
+      ...(deps.cluster === undefined ? {} : { cluster: deps.cluster }),
       ...(backend.topology === undefined
         ? {}
         : { sharedStore: () => backend.topology?.() === 'shared' }),

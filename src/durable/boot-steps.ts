@@ -104,7 +104,7 @@ export async function warmUpFromLedger(
     const finishedMs = newestFinishMs(runs);
     if (finishedMs !== null) ctx.lastFinishMs.set(job.name, finishedMs);
     if (history === null) return;
-    const inMemory = new Set(memoryRuns(ctx, job.name).map(runKey));
+    const inMemory = new Set(memoryRuns(ctx.deps.scheduler, job.name).map(runKey));
     const older = runs.filter((run) => !inMemory.has(runKey(run.summary)));
     if (older.length > 0) history.set(job.name, older);
   });
@@ -237,9 +237,12 @@ export async function resumeRetries(
 }
 
 /** The in-memory history of a job; none for a name the scheduler does not (or no longer) know. */
-function memoryRuns(ctx: BootContext, name: string): readonly RunSummary[] {
+function memoryRuns(
+  scheduler: BootContext['deps']['scheduler'],
+  name: string,
+): readonly RunSummary[] {
   try {
-    return ctx.deps.scheduler.getRuns(name);
+    return scheduler.getRuns(name);
   } catch {
     return [];
   }
@@ -247,8 +250,18 @@ function memoryRuns(ctx: BootContext, name: string): readonly RunSummary[] {
 
 /** When the job's newest known run finished: the ledger's or the in-memory history's. */
 function lastFinish(ctx: BootContext, name: string): number | null {
-  let newest = ctx.lastFinishMs.get(name) ?? null;
-  for (const run of memoryRuns(ctx, name)) {
+  const ledger = ctx.lastFinishMs.get(name) ?? null;
+  const memory = memoryLastFinishMs(ctx.deps.scheduler, name);
+  return ledger === null || (memory !== null && memory > ledger) ? memory : ledger;
+}
+
+/** When the job's newest run in the in-memory history finished (reconciled rows aside), or null. */
+export function memoryLastFinishMs(
+  scheduler: BootContext['deps']['scheduler'],
+  name: string,
+): number | null {
+  let newest: number | null = null;
+  for (const run of memoryRuns(scheduler, name)) {
     if (run.startedAtMs === null) continue; // a reconciled row: no verdict, no finish
     if (newest === null || run.finishedAtMs > newest) newest = run.finishedAtMs;
   }

@@ -28,6 +28,7 @@ import {
 import { CatchupRunner } from './catchup-runner.js';
 import { newestRealOutcome, parseLedgerRun, parseRuns } from './ledger-rows.js';
 import { rebootMarkerData, rebootStream, REBOOT_KEEP, runsStream } from './records.js';
+import { RetryClaims } from './retry-claims.js';
 import { StoreRetryJournal } from './retry-journal.js';
 import { RunRecorder } from './run-recorder.js';
 import { StoreAccess } from './store-access.js';
@@ -50,6 +51,11 @@ export class DurableState implements DurableCollaborator {
   readonly #access: StoreAccess;
   readonly #recorder: RunRecorder;
   readonly #tasks: TaskSet;
+  readonly #claims: RetryClaims;
+  /** A claim scan in progress (one at a time). */
+  #scanning = false;
+  /** The boot sequence finished (its re-arm step comes before any claim). */
+  #bootDone = false;
   readonly #abort = new AbortController();
   #config: ResolvedConfig;
   #unsubscribers: (() => void)[] = [];
@@ -73,12 +79,25 @@ export class DurableState implements DurableCollaborator {
     this.onStoreUnavailable = settings.onStoreUnavailable;
     this.#access = new StoreAccess(deps.store, deps.writes, deps.clock);
     this.#recorder = new RunRecorder(deps, settings, this.#access);
+    this.#claims = new RetryClaims({
+      access: this.#access,
+      clock: deps.clock,
+      logger: deps.logger,
+      host: deps.host,
+      scheduler: deps.scheduler,
+      process: deps.process,
+      onStoreUnavailable: settings.onStoreUnavailable,
+      sharedStore: () => deps.sharedStore?.(),
+      ...(deps.cluster === undefined ? {} : { cluster: deps.cluster }),
+      jobs: () => this.#config.jobs,
+    });
     this.retries = new StoreRetryJournal({
       access: this.#access,
       clock: deps.clock,
       host: deps.host,
       process: deps.process,
       onStoreUnavailable: settings.onStoreUnavailable,
+      claims: this.#claims,
     });
     this.#tasks = new TaskSet((error) =>
       deps.logger.error(`Durable state task failed: ${describeError(error)}`),
@@ -204,6 +223,24 @@ export class DurableState implements DurableCollaborator {
     } catch (error) {
       return this.#policyFor(job, `the @reboot marker could not be read (${describeError(error)})`);
     }
+  }
+
+  /**
+   * Cross-node retry resume: scan the jobs this node owns for a ladder another node handed off or
+   * left stale, and claim it (docs/durable-state.md "Retry resume across nodes"). The daemon
+   * calls it from its housekeeping pass and when this node gains leadership or quorum; a scan
+   * already running absorbs the call. Never throws.
+   */
+  scanRetryClaims(): void {
+    if (this.#closed || this.#scanning || !this.#bootDone) return;
+    this.#scanning = true;
+    this.#tasks.run(async () => {
+      try {
+        await this.#claims.scan();
+      } finally {
+        this.#scanning = false;
+      }
+    });
   }
 
   // ---- SLA trends ------------------------------------------------------------------------------
@@ -335,6 +372,9 @@ export class DurableState implements DurableCollaborator {
       }
     }
     if (this.#closed) return;
+    // Ladders other nodes left for the jobs this node owns now (a no-op unless resume is active).
+    this.#bootDone = true;
+    this.scanRetryClaims();
     if (this.#deps.sharedStore?.() !== false) this.#tasks.run(() => this.#refreshGatedOutcomes());
     if (process.catchupEvaluated) return;
     process.catchupEvaluated = true;

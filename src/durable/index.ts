@@ -9,6 +9,6 @@ export type {
   DurableProcessState,
 } from './durable-state.js';
 export { planCatchup, catchupJitterOffsetMs, newestSlots, RUN_ALL_CAP } from './catchup-plan.js';
-export type { TrendRuns } from './types.js';
+export type { ResumeCluster, TrendRuns } from './types.js';
 export { redactSecrets } from './redact.js';
 export { StoreRetryJournal, planRetryResume, type RetryResume } from './retry-journal.js';

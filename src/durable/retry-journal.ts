@@ -1,13 +1,17 @@
 // The durable side of the retry protocol (docs/durable-state.md "Restart-surviving retries"): the
 // scheduler's retries.ts decides when a pending record is armed, settled `launched` or settled
-// otherwise; this journal writes those records to `retries/<job>` (retry-records.ts renders
-// them), and planRetryResume() judges a pending record found at boot.
+// otherwise, or handed off to a job's new owner; this journal writes those records to
+// `retries/<job>` (retry-records.ts renders them), through the cross-node claim lease while
+// retry resume is active (retry-claims.ts), and planRetryResume() judges a pending record found
+// at boot.
 // Must not: decide the protocol's order, or throw a write failure at the scheduler.
 import type { Clock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import type { RetryJournal, RetrySettleReason } from '../scheduler/index.js';
-import { retriesStream, RETRIES_KEEP } from './records.js';
+import type { RetryDueVerdict, RetryJournal, RetrySettleReason } from '../scheduler/index.js';
+import { parseStoreInstant, retriesStream, RETRIES_KEEP } from './records.js';
+import type { RetryClaims } from './retry-claims.js';
 import {
+  handoffData,
   pendingData,
   settledData,
   settledReasonOf,
@@ -24,6 +28,8 @@ export interface RetryJournalDeps {
   readonly host: string;
   readonly process: DurableProcessState;
   readonly onStoreUnavailable: 'degrade' | 'fail-closed';
+  /** Cross-node retry resume: whether it is active for a job, and its claim lease. */
+  readonly claims: Pick<RetryClaims, 'active' | 'due'>;
 }
 
 export class StoreRetryJournal implements RetryJournal {
@@ -42,7 +48,34 @@ export class StoreRetryJournal implements RetryJournal {
     access.submitPrune('retry', stream, RETRIES_KEEP);
   }
 
-  async due(jobName: string, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'> {
+  due(job: ResolvedJob, attempt: number): Promise<RetryDueVerdict> {
+    const settle = (): Promise<RetryDueVerdict> => this.#settleLaunched(job.name, attempt);
+    // While resume is active, the launch serialises with the other nodes' claims.
+    return this.#deps.claims.active(job) ? this.#deps.claims.due(job.name, settle) : settle();
+  }
+
+  handOff(job: ResolvedJob, attempt: number): boolean {
+    if (!this.#deps.claims.active(job)) return false;
+    const { access, clock, host, process } = this.#deps;
+    const nowMs = clock.now();
+    const armedAtMs = parseStoreInstant(process.armedRetries.get(job.name)) ?? nowMs;
+    access.submit(
+      'retry',
+      retriesStream(job.name),
+      handoffData({
+        attempt,
+        notBeforeMs: nowMs,
+        jobDigest: job.digest,
+        fromHost: host,
+        atMs: nowMs,
+        armedAtMs,
+      }),
+    );
+    return true;
+  }
+
+  /** Record-before-run: the `launched` settle, waited for. */
+  async #settleLaunched(jobName: string, attempt: number): Promise<RetryDueVerdict> {
     const { access, clock, host } = this.#deps;
     const landed = await access.writeAndWait(
       'retry',

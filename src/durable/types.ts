@@ -1,6 +1,7 @@
 // The durable collaborator's dependencies and the state that outlives one backend: shapes
 // only, shared by DurableState, the run recorder and the boot steps.
 import type { Clock, Logger } from '../common/index.js';
+import type { ResolvedJob } from '../config/index.js';
 import type { DurableHost, RunSummary } from '../scheduler/index.js';
 import type { StateStore, StateWriteQueue } from '../state/index.js';
 
@@ -44,6 +45,17 @@ export interface CounterSnapshots {
   seed(snapshot: unknown, configuredJobNames: ReadonlySet<string>): void;
 }
 
+/**
+ * The cluster as cross-node retry resume reads it (docs/durable-state.md "Retry resume across
+ * nodes"): the daemon's gate and supervisor behind two synchronous questions.
+ */
+export interface ResumeCluster {
+  /** Leader election is configured and the cluster manager is running. */
+  running(): boolean;
+  /** The cluster gate lets this node run a retry of `job` now: it owns the job. */
+  owns(job: ResolvedJob): boolean;
+}
+
 export interface DurableDeps {
   readonly clock: Clock;
   readonly logger: Logger;
@@ -70,4 +82,6 @@ export interface DurableDeps {
    * Only then are the gated jobs' ledger outcomes re-read on a timer.
    */
   readonly sharedStore?: () => boolean | undefined;
+  /** The cluster, when the daemon runs one: cross-node retry resume needs it running. */
+  readonly cluster?: ResumeCluster;
 }

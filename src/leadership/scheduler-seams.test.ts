@@ -120,6 +120,7 @@ void describe('the cluster through the scheduler seams', () => {
       armed: () => undefined,
       due: () => Promise.resolve('launched'),
       settled: (name, attempt, reason) => settled.push([name, attempt, reason]),
+      handOff: () => false,
     };
     const durable = {
       current: () => ({
@@ -151,6 +152,52 @@ void describe('the cluster through the scheduler seams', () => {
     assert.equal(last?.failReason, 'retry abandoned: cluster ownership moved to another node');
     assert.equal(last?.finishedAtMs, T0 + 3_600_500);
     assert.equal(h.scheduler.getJobState('flaky').retry, null, 'the ladder is gone');
+    await h.clock.advance(10_000);
+    assert.equal(h.of('run:started').length, 1);
+    await h.stop();
+  });
+
+  void it('an ownership move the journal can hand off: WARNING, no settle, no cancelled record', async () => {
+    const backend = new StaticLeadership({ nodeName: 'a' });
+    const calls: string[] = [];
+    const journal: RetryJournal = {
+      armed: () => undefined,
+      due: () => Promise.resolve('launched'),
+      settled: (name, attempt, reason) => calls.push(`settled ${name} #${attempt} ${reason}`),
+      handOff: (job, attempt) => {
+        calls.push(`handOff ${job.name} #${attempt}`);
+        return true;
+      },
+    };
+    const durable = {
+      current: () => ({
+        lastDurableOutcome: () => null,
+        onStoreUnavailable: 'degrade' as const,
+        checkRebootRun: () => Promise.resolve('run' as const),
+        retries: journal,
+      }),
+    };
+    const h = clustered([makeJob({ name: 'flaky', schedule: '0 * * * *', retry })], backend, {
+      durable,
+    });
+    h.runner.setDefault({ exitCode: 1 });
+    h.scheduler.start();
+    await h.clock.advance(3_600_000);
+    backend.state.leaderName = 'b';
+    backend.state.availableLeaderName = 'b';
+    await h.clock.advance(500);
+    assert.deepEqual(calls, ['handOff flaky #1']);
+    assert.deepEqual(h.logged('handed off'), [
+      'Cron job flaky retry (#1) handed off: the cluster moved ownership of it to another node, which resumes the ladder',
+    ]);
+    assert.deepEqual(h.of('retry:abandoned'), []);
+    assert.deepEqual(h.of('retry:discarded'), [{ jobName: 'flaky', reason: 'handed-off' }]);
+    assert.deepEqual(
+      h.scheduler.getRuns('flaky').map((run) => run.outcome),
+      ['failure'],
+      'no cancelled record: the attempt moves, it does not die',
+    );
+    assert.equal(h.scheduler.getJobState('flaky').retry, null);
     await h.clock.advance(10_000);
     assert.equal(h.of('run:started').length, 1);
     await h.stop();

@@ -11,6 +11,7 @@ export type {
   GateResult,
   LeadershipGate,
   RebootVerdict,
+  RetryDueVerdict,
   RetryGateResult,
   RetryJournal,
   RetrySettleReason,

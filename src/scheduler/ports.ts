@@ -152,15 +152,37 @@ export interface RetryJournal {
   /** A retry was armed: persist the pending record (fire-and-forget). */
   armed(job: ResolvedJob, attempt: number, notBeforeMs: number): void;
   /**
-   * A due retry is about to launch: settle it `launched` first (record-before-run). 'launched'
-   * = the settle landed; 'unrecorded' = it did not but the policy (degrade) proceeds, so the
-   * pending record is still open and the ladder's later end must settle it; 'defer' = re-check
-   * later (fail-closed).
+   * A due retry is about to launch: settle it `launched` first (record-before-run), under the
+   * cross-node claim lease when retry resume is active (docs/durable-state.md "Retry resume
+   * across nodes").
    */
-  due(jobName: string, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'>;
+  due(job: ResolvedJob, attempt: number): Promise<RetryDueVerdict>;
   /** A pending record ended without a launch (fire-and-forget). */
   settled(jobName: string, attempt: number, reason: RetrySettleReason): void;
+  /**
+   * Ownership of `job` moved off this node mid-ladder: when cross-node retry resume is active for
+   * it, a handoff record is written (the new owner claims it) and true is returned; false when
+   * it is not (a single-node store, no running cluster, EveryNode or @reboot): the caller settles
+   * `owner-moved` as before.
+   */
+  handOff(job: ResolvedJob, attempt: number): boolean;
 }
+
+/** What a due retry's durable step answers (RetryJournal.due). */
+export type RetryDueVerdict =
+  /** The pending record is settled `launched`: relaunch. */
+  | 'launched'
+  /**
+   * The settle did not land but the policy (degrade) proceeds: the pending record is still open
+   * and the ladder's later end must settle it.
+   */
+  | 'unrecorded'
+  /** The store cannot answer and onStoreUnavailable is fail-closed: re-check later. */
+  | 'defer'
+  /** Another holder is claiming this ladder right now: re-check shortly. */
+  | 'contended'
+  /** The newest ladder record is another node's (it claimed the ladder): end this one silently. */
+  | 'foreign';
 
 /** An @reboot job's boot run: 'run' once the boot marker is recorded (or per policy). */
 export type RebootVerdict = 'run' | 'ran-this-boot' | 'state-unavailable';

@@ -5,7 +5,12 @@ import * as assert from 'node:assert/strict';
 import { createDeferred, Slot, type Deferred } from '../common/index.js';
 import { type ResolvedJob } from '../config/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
-import type { DurableCollaborator, RetryJournal, RetrySettleReason } from './ports.js';
+import type {
+  DurableCollaborator,
+  RetryDueVerdict,
+  RetryJournal,
+  RetrySettleReason,
+} from './ports.js';
 import { createHarness, T0 } from './test-harness.js';
 
 const MINUTE = 60_000;
@@ -15,20 +20,26 @@ const retry = { initialDelayMs: 1000, backoffMultiplier: 2, maximumDelayMs: 30_0
 class RecordingJournal implements RetryJournal {
   readonly calls: string[] = [];
   /** The answer of the next due() calls (a deferred one waits for the test). */
-  answer: 'launched' | 'unrecorded' | 'defer' | Deferred<'launched' | 'unrecorded' | 'defer'> =
-    'launched';
+  answer: RetryDueVerdict | Deferred<RetryDueVerdict> = 'launched';
+  /** What handOff() answers (true: cross-node resume is active for the job). */
+  handsOff = false;
 
   armed(job: ResolvedJob, attempt: number, notBeforeMs: number): void {
     this.calls.push(`armed ${job.name} #${attempt} at T0+${(notBeforeMs - T0) / 1000}s`);
   }
 
-  async due(jobName: string, attempt: number): Promise<'launched' | 'unrecorded' | 'defer'> {
-    this.calls.push(`due ${jobName} #${attempt}`);
+  async due(job: ResolvedJob, attempt: number): Promise<RetryDueVerdict> {
+    this.calls.push(`due ${job.name} #${attempt}`);
     return typeof this.answer === 'string' ? this.answer : this.answer.promise;
   }
 
   settled(jobName: string, attempt: number, reason: RetrySettleReason): void {
     this.calls.push(`settled ${jobName} #${attempt} ${reason}`);
+  }
+
+  handOff(job: ResolvedJob, attempt: number): boolean {
+    this.calls.push(`handOff ${job.name} #${attempt} ${this.handsOff}`);
+    return this.handsOff;
   }
 }
 
@@ -67,7 +78,7 @@ void describe('the retry protocol over the journal port', () => {
 
   void it('the launch waits for the settle (record-before-run)', async () => {
     const journal = new RecordingJournal();
-    const answer = createDeferred<'launched' | 'unrecorded' | 'defer'>();
+    const answer = createDeferred<RetryDueVerdict>();
     journal.answer = answer;
     const h = createHarness([flaky(1)], { durable: durableWith(journal) });
     h.runner.setDefault({ exitCode: 1 });
@@ -111,6 +122,45 @@ void describe('the retry protocol over the journal port', () => {
     assert.deepEqual(journal.calls, ['armed flaky #1 at T0+3601s', 'due flaky #1', 'due flaky #1']);
     assert.equal(h.of('run:started').length, 1);
     assert.equal(h.logged('re-checking in 1.000 seconds').length, 2);
+    await h.stop();
+  });
+
+  void it('contended: another holder claims the ladder now, so the retry re-checks in a second', async () => {
+    const journal = new RecordingJournal();
+    journal.answer = 'contended';
+    const h = createHarness([flaky(3)], { durable: durableWith(journal) });
+    h.runner.setDefault({ exitCode: 1 });
+    h.scheduler.start();
+    await h.clock.advance(HOUR + 1000);
+    assert.deepEqual(journal.calls, ['armed flaky #1 at T0+3601s', 'due flaky #1']);
+    journal.answer = 'launched';
+    await h.clock.advance(1000);
+    assert.deepEqual(journal.calls.slice(2), ['due flaky #1', 'armed flaky #2 at T0+3604s']);
+    assert.deepEqual(
+      h.of('run:started').map((event) => [event.trigger, event.attempt]),
+      [
+        ['schedule', 0],
+        ['retry', 1],
+      ],
+    );
+    await h.stop();
+  });
+
+  void it('foreign: another node claimed the ladder, so it ends silently (no settle, no run, no record)', async () => {
+    const journal = new RecordingJournal();
+    journal.answer = 'foreign';
+    const h = createHarness([flaky(3)], { durable: durableWith(journal) });
+    h.runner.setDefault({ exitCode: 1 });
+    h.scheduler.start();
+    await h.clock.advance(HOUR + MINUTE);
+    assert.deepEqual(journal.calls, ['armed flaky #1 at T0+3601s', 'due flaky #1']);
+    assert.equal(h.of('run:started').length, 1, 'only the scheduled run');
+    assert.deepEqual(h.of('retry:discarded'), [{ jobName: 'flaky', reason: 'claimed-elsewhere' }]);
+    assert.equal(h.scheduler.getJobState('flaky').retry, null, 'the ladder is gone');
+    assert.equal(h.scheduler.getRuns('flaky').length, 1, 'no cancelled record');
+    assert.deepEqual(h.logged('another node claimed'), [
+      'Cron job flaky retry (#1) not run here: another node claimed the ladder',
+    ]);
     await h.stop();
   });
 

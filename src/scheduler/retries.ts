@@ -5,7 +5,10 @@
 // of the ladder settles it with its reason; a shutdown aborts the timers and leaves the records
 // for the next boot, which re-arms them through resume(). With a cluster, a due retry asks it
 // first (docs/clustering.md "Retries under election"): a transient denial re-arms the timer, an
-// observed ownership move ends the ladder with a cancelled run record.
+// observed ownership move ends the ladder with a cancelled run record, or, where the journal can
+// hand it off to the new owner (docs/durable-state.md "Retry resume across nodes"), with a
+// handoff record and no run record; a due retry whose ladder another node claimed meanwhile ends
+// silently.
 // Must not: launch anything itself (it asks `relaunch`, which goes through admission), or
 // settle a record twice.
 import {
@@ -214,7 +217,8 @@ export class Retries {
         this.#deferForCluster(ladder, cluster.detail);
         return;
       case 'abandon':
-        this.#abandon(job, ladder, cluster.detail);
+        if (ladder.journal?.handOff(job, ladder.count) === true) this.#handedOff(ladder);
+        else this.#abandon(job, ladder, cluster.detail);
         return;
     }
     // The backend serving now settles the launch (a state-section reload may have replaced the
@@ -227,9 +231,16 @@ export class Retries {
     // Record-before-run: the pending record is settled `launched` before the retry starts, so a
     // crash right after the launch does not replay it on the next boot.
     this.#context.tasks.run(async () => {
-      const verdict = await journal.due(job.name, ladder.count);
+      const verdict = await journal.due(job, ladder.count);
       if (this.#context.isStopping() || ladder.cancelled) return;
       switch (verdict) {
+        case 'contended':
+          // Another holder claims the ladder right now: its record decides at the re-check.
+          this.#arm(ladder, DEFERRED_RETRY_MIN_MS);
+          return;
+        case 'foreign':
+          this.#claimedElsewhere(ladder);
+          return;
         case 'defer': {
           const delayMs = Math.max(DEFERRED_RETRY_MIN_MS, ladder.lastDelayMs);
           logger.warn(
@@ -262,6 +273,31 @@ export class Retries {
       this.#context.logger.info(line);
     }
     this.#arm(ladder, delayMs);
+  }
+
+  /** Ownership moved and the journal handed the ladder off: it ends here without a settle. */
+  #handedOff(ladder: RetryLadder): void {
+    this.#context.logger.warn(
+      `Cron job ${ladder.jobName} retry (#${ladder.count}) handed off: the cluster moved ownership of it to another node, which resumes the ladder`,
+    );
+    this.#release(ladder, 'handed-off');
+  }
+
+  /** The ladder's newest durable record is another node's: end it silently (no settle). */
+  #claimedElsewhere(ladder: RetryLadder): void {
+    this.#context.logger.info(
+      `Cron job ${ladder.jobName} retry (#${ladder.count}) not run here: another node claimed the ladder`,
+    );
+    this.#release(ladder, 'claimed-elsewhere');
+  }
+
+  /** End a ladder whose pending record is no longer this node's to settle. */
+  #release(ladder: RetryLadder, reason: 'handed-off' | 'claimed-elsewhere'): void {
+    ladder.journal = null;
+    ladder.cancel();
+    if (this.#ladders.get(ladder.jobName) === ladder) this.#ladders.delete(ladder.jobName);
+    this.#context.released(ladder.jobName);
+    this.#context.events.emit('retry:discarded', { jobName: ladder.jobName, reason });
   }
 
   /** Ownership moved to another node: end the ladder, settled owner-moved, with a cancelled record. */

@@ -171,7 +171,12 @@ export interface RetryScheduledEvent {
 
 export interface RetryDiscardedEvent {
   readonly jobName: string;
-  readonly reason: 'job-removed' | 'job-disabled';
+  /**
+   * `handed-off`: ownership moved and the ladder went to the new owner; `claimed-elsewhere`: at
+   * its due time another node's record was the ladder's newest (docs/durable-state.md "Retry
+   * resume across nodes").
+   */
+  readonly reason: 'job-removed' | 'job-disabled' | 'handed-off' | 'claimed-elsewhere';
 }
 
 /** A due retry the cluster abandoned: its ladder ended with a cancelled run record. */
@@ -294,7 +299,7 @@ export interface SchedulerView {
  * feature may ask of, or hand to, the scheduler. The durable layer sees only this (and the
  * events and runs it records), never the control surface.
  */
-export interface DurableHost extends Pick<SchedulerView, 'events' | 'getRuns'> {
+export interface DurableHost extends Pick<SchedulerView, 'events' | 'getRuns' | 'getJobState'> {
   /** Live plus decided-but-not-started instances of a job on this node. */
   activeInstances(name: string): number;
   /**
