@@ -16,7 +16,9 @@ import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index
 import {
   FakeRunner,
   createScheduler,
+  type ClusterPort,
   type DurableCollaborator,
+  type LeadershipGate,
   type FakeResult,
   type Scheduler,
   type SchedulerEvents,
@@ -31,6 +33,7 @@ import {
   type StateStore,
 } from '../state/index.js';
 import { createDurableProcessState } from './attach.js';
+import type { ResumeCluster } from './types.js';
 import { sameBoot } from './boot-id.js';
 import {
   DurableState,
@@ -236,6 +239,16 @@ export interface DaemonOptions {
   readonly scheduler?: DaemonScheduler;
   /** What unscripted runs do, set before the start-up pass (default: run until completed). */
   readonly runs?: FakeResult | 'manual';
+  /** The cluster's gate and port for a fresh scheduler (default: none, no election). */
+  readonly seams?: ClusterSeams;
+  /** Cross-node retry resume: the store is shared and this is the cluster it asks. */
+  readonly resume?: { readonly shared: boolean; readonly cluster: ResumeCluster };
+}
+
+/** What a clustered daemon's scheduler is built with (leadership's schedulerSeams()). */
+export interface ClusterSeams {
+  readonly gate: LeadershipGate;
+  readonly cluster: ClusterPort;
 }
 
 export interface DaemonScheduler {
@@ -284,6 +297,7 @@ export function createDaemonScheduler(
   clock: FakeClock,
   config: ResolvedConfig,
   journal: string[],
+  seams?: ClusterSeams,
 ): DaemonScheduler {
   const runner = new FakeRunner({ clock });
   const logger = recordingLogger();
@@ -295,6 +309,7 @@ export function createDaemonScheduler(
       runner,
       yieldToLoop: () => clock.sleep(0),
       durable: durableSlot,
+      ...seams,
     },
     config,
   );
@@ -325,7 +340,7 @@ export function startDaemon(options: DaemonOptions): Daemon {
   const config = makeConfig(options.jobs);
   const settings = stateSettings(options.settings);
   const fresh = options.scheduler === undefined;
-  const base = options.scheduler ?? createDaemonScheduler(clock, config, journal);
+  const base = options.scheduler ?? createDaemonScheduler(clock, config, journal, options.seams);
   if (options.runs !== undefined) base.runner.setDefault(options.runs);
   const { logger } = base;
   const writes = new StateWriteQueue({
@@ -352,6 +367,9 @@ export function startDaemon(options: DaemonOptions): Daemon {
       ...(options.counters === undefined ? {} : { counters: options.counters }),
       redact: options.redact ?? ((text) => text.replaceAll('hunter2', '[REDACTED]')),
       ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
+      ...(options.resume === undefined
+        ? {}
+        : { sharedStore: () => options.resume?.shared, cluster: options.resume.cluster }),
     },
     settings,
     config,

@@ -111,6 +111,11 @@ export class DurableState implements DurableCollaborator {
     // Nobody may be waiting (no @reboot job): never an unhandled rejection.
     this.#markers.promise.catch(() => undefined);
   }
+  /** The boot sequence has finished (its steps ran, failed ones logged). */
+  get booted(): boolean {
+    return this.#bootDone;
+  }
+
   /** Live runs whose staged job-API secret values are held for archive scrubbing (tests). */
   get runsHoldingSecrets(): number {
     return this.#recorder.runsHoldingSecrets;
