@@ -217,8 +217,16 @@ export class Retries {
         this.#deferForCluster(ladder, cluster.detail);
         return;
       case 'abandon':
-        if (ladder.journal?.handOff(job, ladder.count) === true) this.#handedOff(ladder);
-        else this.#abandon(job, ladder, cluster.detail);
+        // A ladder with a pending record may move to the new owner (the backend serving now
+        // decides); otherwise it ends here.
+        if (
+          ladder.journal !== null &&
+          this.#context.journal()?.handOff(job, ladder.count) === true
+        ) {
+          this.#handedOff(ladder);
+        } else {
+          this.#abandon(job, ladder, cluster.detail);
+        }
         return;
     }
     // The backend serving now settles the launch (a state-section reload may have replaced the

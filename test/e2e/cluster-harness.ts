@@ -175,6 +175,10 @@ export interface NodeConfig {
   readonly intervalSeconds?: number;
   /** Extra job YAML (list items). */
   readonly extraJobs?: string;
+  /** Job YAML (list items) instead of the witness jobs lead, prefer, every and boot. */
+  readonly jobs?: string;
+  /** Extra top-level sections (YAML), e.g. `state`. */
+  readonly sections?: string;
 }
 
 /** A one-second job that appends `<epoch second> <node> <job>` to the witness file. */
@@ -197,11 +201,13 @@ export function nodeConfigYaml(node: NodeConfig): string {
   const peers = node.peers.map((host) => `    - host: "${host}"\n`).join('');
   return (
     `jobs:\n` +
-    witnessJob('lead', 'Leader', node.witness) +
-    witnessJob('prefer', 'PreferLeader', node.witness) +
-    witnessJob('every', 'EveryNode', node.witness) +
-    witnessJob('boot', 'Leader', node.witness, '@reboot') +
+    (node.jobs ??
+      witnessJob('lead', 'Leader', node.witness) +
+        witnessJob('prefer', 'PreferLeader', node.witness) +
+        witnessJob('every', 'EveryNode', node.witness) +
+        witnessJob('boot', 'Leader', node.witness, '@reboot')) +
     (node.extraJobs ?? '') +
+    (node.sections ?? '') +
     `web:\n  listen:\n    - http://127.0.0.1:0\n` +
     `cluster:\n` +
     `  listen: "127.0.0.1:${node.listenPort}"\n` +

@@ -2,7 +2,7 @@
 // whose output lines can be awaited, marker files that can be awaited, and clean teardown.
 // Every wait is bounded and event-driven (output lines, fs.watch) with a short re-check as a
 // backstop; nothing sleeps for a fixed time hoping that something happened meanwhile.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -100,6 +100,18 @@ export interface CliResult {
 interface SpawnCliOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Run the daemon in a UTS namespace of its own under this host name (`unshare -u`, root only):
+   * the store names a host by the OS host name, so nodes sharing a store on one machine need
+   * one each. See canSetHostName().
+   */
+  hostname?: string;
+}
+
+/** Whether this process may give a child its own host name (unshare -u; root on Linux). */
+export function canSetHostName(): boolean {
+  const probe = spawnSync('unshare', ['-u', 'hostname', 'yacron2-probe'], { stdio: 'ignore' });
+  return probe.status === 0;
 }
 
 /**
@@ -169,7 +181,22 @@ export class DaemonProcess {
   #exited: Promise<number | null>;
 
   constructor(args: readonly string[], options: SpawnCliOptions = {}) {
-    this.child = spawn(process.execPath, [CLI, ...args], {
+    const command =
+      options.hostname === undefined
+        ? [process.execPath, CLI, ...args]
+        : // exec: the daemon keeps the pid the test signals.
+          [
+            'unshare',
+            '-u',
+            'sh',
+            '-c',
+            'hostname "$0" && exec "$@"',
+            options.hostname,
+            process.execPath,
+            CLI,
+            ...args,
+          ];
+    this.child = spawn(command[0]!, command.slice(1), {
       cwd: options.cwd ?? REPO_ROOT,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
