@@ -24,6 +24,7 @@ import { FaultyStateStore, FsStateStore, type StateStore } from '../state/index.
 import {
   flush,
   HOUR,
+  ledgerRow,
   MINUTE,
   newProcess,
   openMemoryStore,
@@ -379,6 +380,106 @@ void describe('cross-node retry resume', () => {
       { jobName: 'flaky', reason: 'claimed-elsewhere' },
     ]);
     await a.daemon.stop();
+  });
+
+  /** node-b owning `flaky` on a store holding a handoff from node-a (armed at FAIL_AT). */
+  async function handedOff(
+    jobDigest = flaky().digest,
+  ): Promise<{ clock: FakeClock; store: FaultyStateStore; b: Node }> {
+    const clock = new FakeClock(FAIL_AT + DELAY + SECOND);
+    const store = new FaultyStateStore(await openMemoryStore(clock));
+    await store.append('retries/flaky', {
+      kind: 'handoff',
+      attempt: 1,
+      notBefore: formatIsoUtc(FAIL_AT + DELAY),
+      jobDigest,
+      fromHost: A,
+      at: formatIsoUtc(FAIL_AT + DELAY),
+      armedAt: formatIsoUtc(FAIL_AT),
+    });
+    const b = node(B, clock, store, { owner: A });
+    b.daemon.runner.setDefault({ exitCode: 0 });
+    await flush();
+    moveOwnership(B, b);
+    return { clock, store, b };
+  }
+
+  void test('a claim settles what may not resume: another definition, or a newer run in the durable ledger', async () => {
+    {
+      const { clock, store, b } = await handedOff('0'.repeat(64));
+      b.daemon.durable.scanRetryClaims();
+      await tick(clock, SECOND);
+      assert.deepEqual((await retryRecords(store)).at(-1), {
+        kind: 'settled',
+        host: B,
+        attempt: 1,
+        reason: 'config-changed',
+      });
+      assert.deepEqual(retryStarts(b.daemon), []);
+      await b.daemon.stop();
+    }
+    {
+      const { clock, store, b } = await handedOff();
+      // The run that resolved the ladder happened on another node: only the ledger knows it.
+      await store.append('runs/flaky', ledgerRow('success', FAIL_AT + DELAY));
+      b.daemon.durable.scanRetryClaims();
+      await tick(clock, SECOND);
+      assert.deepEqual((await retryRecords(store)).at(-1), {
+        kind: 'settled',
+        host: B,
+        attempt: 1,
+        reason: 'superseded-by-run',
+      });
+      assert.deepEqual(retryStarts(b.daemon), []);
+      assert.deepEqual(b.daemon.logged('settling the retry'), [
+        'Cron job flaky: settling the retry #1 left by node-a (superseded-by-run)',
+      ]);
+      await b.daemon.stop();
+    }
+  });
+
+  void test('a claim finds the lease held, or its pending unwritable: nothing is claimed until a later scan', async () => {
+    const { clock, store, b } = await handedOff();
+    const held = await store.acquireLease('retry-claim/flaky', 'node-c#cccccccccccc', 30_000);
+    b.daemon.durable.scanRetryClaims();
+    await tick(clock, SECOND);
+    assert.deepEqual(retryStarts(b.daemon), []);
+    await store.releaseLease('retry-claim/flaky', 'node-c#cccccccccccc', held.fence);
+    store.setFault('eio', ['append']);
+    b.daemon.durable.scanRetryClaims();
+    await tick(clock, 11 * SECOND);
+    assert.deepEqual(retryStarts(b.daemon), []);
+    assert.equal((await retryRecords(store)).length, 1, 'still only the handoff');
+    store.setFault('none');
+    b.daemon.durable.scanRetryClaims();
+    await tick(clock, SECOND);
+    assert.deepEqual(retryStarts(b.daemon), [1]);
+    await b.daemon.stop();
+  });
+
+  void test('a claim whose record changed under it, or a store that cannot be read, claims nothing', async () => {
+    const { clock, store, b } = await handedOff();
+    // The first read sees the handoff; a settle lands before the re-read under the lease.
+    store.setFault('hang', ['acquireLease']);
+    b.daemon.durable.scanRetryClaims();
+    await store.untilHeld(1);
+    await store.append('retries/flaky', {
+      kind: 'settled',
+      reason: 'succeeded',
+      host: A,
+      at: formatIsoUtc(clock.now()),
+      attempt: 1,
+    });
+    store.setFault('none');
+    await tick(clock, SECOND);
+    assert.deepEqual(retryStarts(b.daemon), []);
+    assert.equal((await retryRecords(store)).length, 2, 'no claim, no settle of its own');
+    store.setFault('eio', ['list']);
+    b.daemon.durable.scanRetryClaims();
+    await tick(clock, SECOND);
+    assert.equal(b.daemon.logged('cannot check for a retry to resume').length, 1);
+    store.setFault('none');
+    await b.daemon.stop();
   });
 
   void test('an unknown record kind on top (a newer build) is never claimed', async () => {
