@@ -217,20 +217,12 @@ function boundedLeases(
   store: StateStore,
   clock: Clock,
 ): Pick<StateStore, 'acquireLease' | 'releaseLease'> {
+  const bounded = <T>(work: Promise<T>, what: string): Promise<T> =>
+    withTimeout(work, SCHEDULING_READ_TIMEOUT_MS, clock, what);
   return {
     acquireLease: (name, holder, ttlMs) =>
-      withTimeout(
-        store.acquireLease(name, holder, ttlMs),
-        SCHEDULING_READ_TIMEOUT_MS,
-        clock,
-        `acquire the lease ${name}`,
-      ),
+      bounded(store.acquireLease(name, holder, ttlMs), `acquire the lease ${name}`),
     releaseLease: (name, holder, fence) =>
-      withTimeout(
-        store.releaseLease(name, holder, fence),
-        SCHEDULING_READ_TIMEOUT_MS,
-        clock,
-        `release the lease ${name}`,
-      ),
+      bounded(store.releaseLease(name, holder, fence), `release the lease ${name}`),
   };
 }

@@ -405,34 +405,25 @@ void describe('cross-node retry resume', () => {
   }
 
   void test('a claim settles what may not resume: another definition, or a newer run in the durable ledger', async () => {
-    {
-      const { clock, store, b } = await handedOff('0'.repeat(64));
-      b.daemon.durable.scanRetryClaims();
-      await tick(clock, SECOND);
-      assert.deepEqual((await retryRecords(store)).at(-1), {
-        kind: 'settled',
-        host: B,
-        attempt: 1,
-        reason: 'config-changed',
-      });
-      assert.deepEqual(retryStarts(b.daemon), []);
-      await b.daemon.stop();
-    }
-    {
-      const { clock, store, b } = await handedOff();
+    const cases = [
+      { digest: '0'.repeat(64), ledger: false, reason: 'config-changed' },
       // The run that resolved the ladder happened on another node: only the ledger knows it.
-      await store.append('runs/flaky', ledgerRow('success', FAIL_AT + DELAY));
+      { digest: flaky().digest, ledger: true, reason: 'superseded-by-run' },
+    ];
+    for (const { digest, ledger, reason } of cases) {
+      const { clock, store, b } = await handedOff(digest);
+      if (ledger) await store.append('runs/flaky', ledgerRow('success', FAIL_AT + DELAY));
       b.daemon.durable.scanRetryClaims();
       await tick(clock, SECOND);
       assert.deepEqual((await retryRecords(store)).at(-1), {
         kind: 'settled',
         host: B,
         attempt: 1,
-        reason: 'superseded-by-run',
+        reason,
       });
       assert.deepEqual(retryStarts(b.daemon), []);
       assert.deepEqual(b.daemon.logged('settling the retry'), [
-        'Cron job flaky: settling the retry #1 left by node-a (superseded-by-run)',
+        `Cron job flaky: settling the retry #1 left by node-a (${reason})`,
       ]);
       await b.daemon.stop();
     }

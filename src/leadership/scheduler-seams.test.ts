@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { makeJob } from '../config/testing.js';
 import type { ResolvedJob } from '../config/index.js';
-import type { DurablePort, RetryJournal, RetrySettleReason } from '../scheduler/index.js';
+import type { DurablePort, RetryJournal } from '../scheduler/index.js';
 import { createHarness, T0 } from '../scheduler/testing.js';
 import { ClusterGate } from './gate.js';
 import { DeferredReboots } from './reboot-deferral.js';
@@ -38,6 +38,47 @@ function clustered(
     ...(options.durable === undefined ? {} : { durable: options.durable }),
   });
   return Object.assign(h, { passes: () => passes });
+}
+
+/** A durable port serving `journal` (the rest answers "nothing known"). */
+function durableWith(journal: RetryJournal): DurablePort {
+  return {
+    current: () => ({
+      lastDurableOutcome: () => null,
+      onStoreUnavailable: 'degrade',
+      checkRebootRun: () => Promise.resolve('run'),
+      retries: journal,
+    }),
+  };
+}
+
+/**
+ * Node a's `flaky` failed at the hour and a quorate, settled view elects b before its retry is
+ * due (ownership positively moved); the journal records its calls, and `handsOff` is what its
+ * handOff answers.
+ */
+async function ownershipMovesMidLadder(handsOff: boolean) {
+  const backend = new StaticLeadership({ nodeName: 'a' });
+  const calls: string[] = [];
+  const journal: RetryJournal = {
+    armed: () => undefined,
+    due: () => Promise.resolve('launched'),
+    settled: (name, attempt, reason) => calls.push(`settled ${name} #${attempt} ${reason}`),
+    handOff: (job, attempt) => {
+      calls.push(`handOff ${job.name} #${attempt}`);
+      return handsOff;
+    },
+  };
+  const h = clustered([makeJob({ name: 'flaky', schedule: '0 * * * *', retry })], backend, {
+    durable: durableWith(journal),
+  });
+  h.runner.setDefault({ exitCode: 1 });
+  h.scheduler.start();
+  await h.clock.advance(3_600_000);
+  backend.state.leaderName = 'b';
+  backend.state.availableLeaderName = 'b';
+  await h.clock.advance(500);
+  return { h, calls };
 }
 
 const retry = {
@@ -114,37 +155,12 @@ void describe('the cluster through the scheduler seams', () => {
   });
 
   void it('an observed ownership move abandons the retry: WARNING, a cancelled record, settled owner-moved', async () => {
-    const backend = new StaticLeadership({ nodeName: 'a' });
-    const settled: [string, number, RetrySettleReason][] = [];
-    const journal: RetryJournal = {
-      armed: () => undefined,
-      due: () => Promise.resolve('launched'),
-      settled: (name, attempt, reason) => settled.push([name, attempt, reason]),
-      handOff: () => false,
-    };
-    const durable = {
-      current: () => ({
-        lastDurableOutcome: () => null,
-        onStoreUnavailable: 'degrade' as const,
-        checkRebootRun: () => Promise.resolve('run' as const),
-        retries: journal,
-      }),
-    };
-    const h = clustered([makeJob({ name: 'flaky', schedule: '0 * * * *', retry })], backend, {
-      durable,
-    });
-    h.runner.setDefault({ exitCode: 1 });
-    h.scheduler.start();
-    await h.clock.advance(3_600_000);
-    // A quorate, settled view elects another node: ownership positively moved.
-    backend.state.leaderName = 'b';
-    backend.state.availableLeaderName = 'b';
-    await h.clock.advance(500);
+    const { h, calls } = await ownershipMovesMidLadder(false);
     assert.equal(h.of('run:started').length, 1, 'the retry did not run here');
     assert.deepEqual(h.logged('abandoned'), [
       'Cron job flaky retry (#1) abandoned: the cluster moved ownership of it to another node; it is not retried here so it cannot run twice (not-leader: the elected leader is b)',
     ]);
-    assert.deepEqual(settled, [['flaky', 1, 'owner-moved']]);
+    assert.deepEqual(calls, ['handOff flaky #1', 'settled flaky #1 owner-moved']);
     const [abandoned] = h.of('retry:abandoned');
     assert.equal(abandoned?.attempt, 1);
     const last = h.scheduler.getRuns('flaky').at(-1);
@@ -158,34 +174,7 @@ void describe('the cluster through the scheduler seams', () => {
   });
 
   void it('an ownership move the journal can hand off: WARNING, no settle, no cancelled record', async () => {
-    const backend = new StaticLeadership({ nodeName: 'a' });
-    const calls: string[] = [];
-    const journal: RetryJournal = {
-      armed: () => undefined,
-      due: () => Promise.resolve('launched'),
-      settled: (name, attempt, reason) => calls.push(`settled ${name} #${attempt} ${reason}`),
-      handOff: (job, attempt) => {
-        calls.push(`handOff ${job.name} #${attempt}`);
-        return true;
-      },
-    };
-    const durable = {
-      current: () => ({
-        lastDurableOutcome: () => null,
-        onStoreUnavailable: 'degrade' as const,
-        checkRebootRun: () => Promise.resolve('run' as const),
-        retries: journal,
-      }),
-    };
-    const h = clustered([makeJob({ name: 'flaky', schedule: '0 * * * *', retry })], backend, {
-      durable,
-    });
-    h.runner.setDefault({ exitCode: 1 });
-    h.scheduler.start();
-    await h.clock.advance(3_600_000);
-    backend.state.leaderName = 'b';
-    backend.state.availableLeaderName = 'b';
-    await h.clock.advance(500);
+    const { h, calls } = await ownershipMovesMidLadder(true);
     assert.deepEqual(calls, ['handOff flaky #1']);
     assert.deepEqual(h.logged('handed off'), [
       'Cron job flaky retry (#1) handed off: the cluster moved ownership of it to another node, which resumes the ladder',
