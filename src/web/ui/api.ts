@@ -48,6 +48,7 @@ export class ApiClient {
     path: string,
     headers: Record<string, string>,
     signal?: AbortSignal,
+    body?: string,
   ): Promise<Response> {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     let response: Response;
@@ -55,6 +56,7 @@ export class ApiClient {
       response = await this.#fetch(path, {
         method,
         headers: this.#headers(headers),
+        ...(body === undefined ? {} : { body }),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         cache: 'no-store',
       });
@@ -101,6 +103,21 @@ export class ApiClient {
   async post(path: string): Promise<void> {
     const response = await this.#request('POST', path, {}, undefined);
     await this.#ok('POST', path, response);
+  }
+
+  /**
+   * POST with a JSON body (the DAG actions); answers the JSON reply. A refusal throws ApiError
+   * with the daemon's reason text (e.g. a 409 on a gate no longer waiting).
+   */
+  async postJson<T>(path: string, body: unknown = {}): Promise<T> {
+    const response = await this.#request(
+      'POST',
+      path,
+      { Accept: 'application/json', 'Content-Type': 'application/json' },
+      undefined,
+      JSON.stringify(body),
+    );
+    return JSON.parse(await this.#ok('POST', path, response)) as T;
   }
 
   /**

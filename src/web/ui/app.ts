@@ -8,6 +8,9 @@ import { ApiClient, jobPath } from './api.js';
 import { copyText } from './clipboard.js';
 import { ClusterBar } from './cluster-bar.js';
 import type { AppContext, JobCommands, Navigation, PanelOpenOptions } from './context.js';
+import { DagCards } from './dags/dag-cards.js';
+import { DagCommands } from './dags/dag-commands.js';
+import { DagRunDrawer } from './dags/dag-drawer.js';
 import { Drawer } from './drawer/drawer.js';
 import { h } from './dom.js';
 import { Header } from './header.js';
@@ -83,6 +86,7 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
   };
   const nav: Navigation = {
     openJob: (name, tab) => go({ kind: 'job', job: name, tab: tab ?? null }),
+    openDagRun: (dag, runKey) => go({ kind: 'dag', dag, runKey }),
     openPanel: (id: string, options?: PanelOpenOptions) => panels.open(id, options),
     closeTop: () => {
       if (palette.element.open) {
@@ -90,7 +94,7 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
         return true;
       }
       if (panels.close()) return true;
-      if (drawer.job !== null || wallboard.isOpen) {
+      if (drawer.job !== null || dagDrawer.isOpen || wallboard.isOpen) {
         go({ kind: 'table' });
         return true;
       }
@@ -153,6 +157,9 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
   const table = new JobTable(ctx);
   const toolbar = new Toolbar(ctx, (text) => table.setText(text));
   const drawer = new Drawer(ctx);
+  const dagCommands = new DagCommands(ctx);
+  const dagCards = new DagCards(ctx, dagCommands);
+  const dagDrawer = new DagRunDrawer(ctx, dagCommands, dagCards);
   const panels = new PanelHost(ctx);
   const wallboard = new Wallboard(ctx);
   const palette = new Palette(actions, store);
@@ -173,6 +180,7 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
     panels.register(panel);
 
   const applyRoute = (route: Route): void => {
+    if (route.kind !== 'dag') dagDrawer.close();
     if (route.kind === 'wallboard') {
       drawer.close();
       wallboard.open();
@@ -182,6 +190,7 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
         drawer.open(route.job, route.tab ?? undefined);
         if (table.selected !== route.job) table.select(route.job);
       } else drawer.close();
+      if (route.kind === 'dag') dagDrawer.open(route.dag, route.runKey);
     }
   };
   window.addEventListener('hashchange', () => applyRoute(parseHash(location.hash)));
@@ -193,8 +202,9 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
     cluster.alert,
     cluster.element,
     verdict.element,
-    h('main', { class: 'main', id: 'main' }, toolbar.element, table.element),
+    h('main', { class: 'main', id: 'main' }, dagCards.element, toolbar.element, table.element),
     drawer.element,
+    dagDrawer.element,
     wallboard.element,
     panels.element,
     palette.element,

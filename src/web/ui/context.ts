@@ -13,6 +13,8 @@ import type { TokenStore } from './token-store.js';
 export interface Navigation {
   /** Opens the job drawer (and sets `#job/<name>`), optionally on a tab. */
   openJob(name: string, tab?: string): void;
+  /** Opens a DAG run's drawer (`#dag/<name>/<runKey>`); null = the DAG's newest run. */
+  openDagRun(dag: string, runKey: string | null): void;
   /** Opens a registered panel by id (`timeline`, `mitigate`, `tail`, ...). */
   openPanel(id: string, options?: PanelOpenOptions): void;
   /** Closes the topmost overlay (drawer, panel, wallboard); false when nothing was open. */

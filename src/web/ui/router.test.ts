@@ -18,4 +18,21 @@ describe('hash routes', () => {
     assert.deepEqual(parseHash('#job/%E0%A4%A'), { kind: 'table' });
     assert.equal(formatHash({ kind: 'table' }), '');
   });
+
+  it('round-trips DAG runs, a DAG alone, and refuses a malformed one', () => {
+    for (const [dag, runKey] of [
+      ['etl', '2026-07-04T02:00:00_00:00'],
+      ['a/b', 'manual-0123456789ab'],
+      ['x', null],
+    ] as const) {
+      assert.deepEqual(parseHash(formatHash({ kind: 'dag', dag, runKey })), {
+        kind: 'dag',
+        dag,
+        runKey,
+      });
+    }
+    assert.equal(formatHash({ kind: 'dag', dag: 'a/b', runKey: 'k' }), '#dag/a%2Fb/k');
+    assert.deepEqual(parseHash('#dag/'), { kind: 'table' });
+    assert.deepEqual(parseHash('#dag/x/%E0%A4%A'), { kind: 'table' });
+  });
 });

@@ -1,10 +1,12 @@
 // The URL hash as page state (docs/dashboard.md "Deep links"): `#job/<name>[/<tab>]` opens a
-// job's drawer, `#tv` the wallboard; anything else shows the table alone. Job names are
-// percent-encoded so any name (slashes included) round-trips.
+// job's drawer, `#dag/<name>/<runKey>` a DAG run's drawer (`#dag/<name>` its latest run), `#tv`
+// the wallboard; anything else shows the table alone. Names and run keys are percent-encoded
+// so any of them (slashes included) round-trips.
 
 export type Route =
   | { readonly kind: 'table' }
   | { readonly kind: 'job'; readonly job: string; readonly tab: string | null }
+  | { readonly kind: 'dag'; readonly dag: string; readonly runKey: string | null }
   | { readonly kind: 'wallboard' };
 
 export function parseHash(hash: string): Route {
@@ -20,6 +22,20 @@ export function parseHash(hash: string): Route {
       // A malformed escape: fall back to the table.
     }
   }
+  if (text.startsWith('dag/')) {
+    const [dag = '', runKey = ''] = text.slice(4).split('/');
+    try {
+      const name = decodeURIComponent(dag);
+      if (name !== '')
+        return {
+          kind: 'dag',
+          dag: name,
+          runKey: runKey === '' ? null : decodeURIComponent(runKey),
+        };
+    } catch {
+      // A malformed escape: fall back to the table.
+    }
+  }
   return { kind: 'table' };
 }
 
@@ -31,5 +47,7 @@ export function formatHash(route: Route): string {
       return '#tv';
     case 'job':
       return `#job/${encodeURIComponent(route.job)}${route.tab === null ? '' : `/${route.tab}`}`;
+    case 'dag':
+      return `#dag/${encodeURIComponent(route.dag)}${route.runKey === null ? '' : `/${encodeURIComponent(route.runKey)}`}`;
   }
 }

@@ -1,10 +1,11 @@
 // What the page knows about the daemon: the latest job snapshot with its derived rows, counts
 // and verdict, the connection state, the daemon's version, job-set id and node reading, and the
-// cluster view (`/cluster`, docs/dashboard.md "Cluster panel").
+// cluster view (`/cluster`, docs/dashboard.md "Cluster panel") and the DAG list (`/dags`).
 // Components subscribe to its typed events; only the poller (poller.ts) writes the job data.
 import { TypedEmitter } from '../../common/events.js';
 import type { JobWire, NodeWire } from '../model/api-types.js';
 import type { ClusterWire } from '../model/cluster.js';
+import type { DagWire } from '../model/dags.js';
 import { countStatuses, nextRow, type JobRow, type StatusCounts } from '../model/job-status.js';
 import { computeVerdict, type Verdict } from '../model/verdict.js';
 
@@ -41,6 +42,7 @@ export interface StoreEvents extends Record<string, unknown> {
   meta: { readonly version: string | null; readonly jobSetId: string | null };
   node: NodeState;
   cluster: ClusterState;
+  dags: readonly DagWire[];
 }
 
 export class AppStore extends TypedEmitter<StoreEvents> {
@@ -52,6 +54,8 @@ export class AppStore extends TypedEmitter<StoreEvents> {
   jobSetId: string | null = null;
   node: NodeState = { kind: 'unknown' };
   cluster: ClusterState = { kind: 'unknown' };
+  /** `/dags` (empty until asked, on a daemon without DAGs, or without the route). */
+  dags: readonly DagWire[] = [];
 
   setJobs(jobs: readonly JobWire[], polledAtMs: number): Snapshot {
     const previous = this.snapshot?.byName;
@@ -94,5 +98,10 @@ export class AppStore extends TypedEmitter<StoreEvents> {
   setCluster(cluster: ClusterState): void {
     this.cluster = cluster;
     this.emit('cluster', cluster);
+  }
+
+  setDags(dags: readonly DagWire[]): void {
+    this.dags = dags;
+    this.emit('dags', dags);
   }
 }

@@ -1,0 +1,488 @@
+// The DAG run drawer (docs/dashboard.md "DAG cards and the run drawer"), opened from a card or
+// the deep link `#dag/<name>/<runKey>` (`#dag/<name>` opens the newest run): the run's state,
+// kind, logical date and progress; Approve / Reject for every gate waiting; the task graph
+// coloured by state (task-graph.ts); the selected task's attempts (a mapped task's instances)
+// with its live output (task-log.ts); the run's XCom values. While open it polls the run
+// document with the jobs — every round while the run is running, every fifth once it ended —
+// and re-reads the XCom listing only when the document changed.
+import { formatDuration, formatUtc } from '../../model/format.js';
+import {
+  awaitingGates,
+  dagPath,
+  dagRunPath,
+  mappedInstances,
+  runProgress,
+  STATE_META,
+  type DagRunsWire,
+  type DagTaskWire,
+  type DagWire,
+  type RunDocument,
+  type TaskEntry,
+  type XcomWire,
+} from '../../model/dags.js';
+import type { AppContext } from '../context.js';
+import { h, replaceChildren, setText, uniqueId, type Child } from '../dom.js';
+import type { DagCards } from './dag-cards.js';
+import type { DagCommands } from './dag-commands.js';
+import { TaskGraph } from './task-graph.js';
+import { TaskLog } from './task-log.js';
+
+const ENDED_EVERY = 5;
+const VALUE_PREVIEW = 400;
+
+function when(seconds: number | null | undefined): string {
+  return seconds === null || seconds === undefined ? '—' : formatUtc(seconds * 1000);
+}
+
+function boundedText(text: string): string {
+  return text.length > VALUE_PREVIEW
+    ? `${text.slice(0, VALUE_PREVIEW)}… (${text.length} chars)`
+    : text;
+}
+
+function table(
+  caption: string,
+  head: readonly string[],
+  rows: readonly (readonly Child[])[],
+  rowAttrs: (index: number) => Record<string, string> = () => ({}),
+): HTMLElement {
+  return h(
+    'table',
+    { class: 'data-table' },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { scope: 'col' }, label)))),
+    h(
+      'tbody',
+      {},
+      ...rows.map((cells, index) =>
+        h('tr', rowAttrs(index), ...cells.map((cell) => h('td', {}, cell))),
+      ),
+    ),
+  );
+}
+
+function stateCell(state: TaskEntry['state']): HTMLElement {
+  const meta = STATE_META[state];
+  return h(
+    'span',
+    { class: `status status-${meta.tone}` },
+    h('span', { class: 'glyph', 'aria-hidden': 'true' }, meta.glyph),
+    meta.label,
+  );
+}
+
+function attemptRow(key: string, entry: TaskEntry): Child[] {
+  const duration =
+    entry.startedAt === null || entry.finishedAt === null
+      ? null
+      : entry.finishedAt - entry.startedAt;
+  const extra = [
+    entry.mapItem === undefined ? null : `item ${boundedText(JSON.stringify(entry.mapItem))}`,
+    entry.pokeCount === undefined
+      ? null
+      : `${entry.pokeCount} poke${entry.pokeCount === 1 ? '' : 's'}`,
+    entry.approval === undefined
+      ? null
+      : `${entry.approval.decision} by ${entry.approval.by} at ${when(entry.approval.at)}`,
+    entry.failReason,
+  ].filter((part) => part !== null);
+  return [
+    key,
+    stateCell(entry.state),
+    String(entry.attempt),
+    entry.host ?? '—',
+    when(entry.startedAt),
+    formatDuration(duration),
+    entry.exitCode === null ? '—' : String(entry.exitCode),
+    extra.join(' · ') || '—',
+  ];
+}
+
+export class DagRunDrawer {
+  readonly element: HTMLElement;
+  readonly #ctx: AppContext;
+  readonly #commands: DagCommands;
+  readonly #cards: DagCards;
+  readonly #status: HTMLElement;
+  readonly #title: HTMLElement;
+  readonly #facts: HTMLElement;
+  readonly #gates: HTMLElement;
+  readonly #graphHost: HTMLElement;
+  readonly #task: HTMLElement;
+  readonly #xcom: HTMLElement;
+  readonly #note: HTMLElement;
+  #dag: string | null = null;
+  #runKey: string | null = null;
+  #tasks: readonly DagTaskWire[] = [];
+  #graph: TaskGraph | null = null;
+  #graphKey = '';
+  #run: RunDocument | null = null;
+  #selected: string | null = null;
+  #log: { key: string; view: TaskLog } | null = null;
+  #taskKey = '';
+  #xcomAt = -1;
+  #generation = 0;
+  #endedRounds = 0;
+
+  constructor(ctx: AppContext, commands: DagCommands, cards: DagCards) {
+    this.#ctx = ctx;
+    this.#commands = commands;
+    this.#cards = cards;
+    const titleId = uniqueId('dag-drawer-title');
+    this.#status = h('span', { class: 'status' });
+    this.#title = h('h2', { id: titleId, class: 'drawer-title' });
+    this.#facts = h('div', { class: 'drawer-facts' });
+    this.#gates = h('div', { class: 'dag-gates', 'aria-live': 'polite' });
+    this.#graphHost = h('div', { class: 'dag-graph-host' });
+    this.#note = h('p', { class: 'muted', role: 'status' });
+    this.#task = h('section', { class: 'dag-task', 'aria-label': 'Selected task' });
+    this.#xcom = h('section', { class: 'dag-xcom', 'aria-label': 'XCom values' });
+    this.element = h(
+      'aside',
+      {
+        class: 'dag-drawer',
+        role: 'dialog',
+        'aria-modal': 'false',
+        'aria-labelledby': titleId,
+        hidden: true,
+      },
+      h(
+        'div',
+        { class: 'drawer-head' },
+        this.#status,
+        this.#title,
+        h(
+          'button',
+          {
+            class: 'icon-btn drawer-close',
+            type: 'button',
+            'aria-label': 'Close the DAG run',
+            onclick: () => ctx.nav.closeTop(),
+          },
+          h('span', { 'aria-hidden': 'true' }, '✕'),
+        ),
+      ),
+      this.#facts,
+      h(
+        'div',
+        { class: 'dag-drawer-body', tabindex: '0', role: 'region', 'aria-label': 'Run details' },
+        this.#note,
+        this.#gates,
+        this.#graphHost,
+        this.#task,
+        this.#xcom,
+      ),
+    );
+    ctx.poller.addSource({
+      id: 'dag-run',
+      every: 1,
+      active: () =>
+        this.#runKey !== null &&
+        (this.#run?.state === 'running' || ++this.#endedRounds % ENDED_EVERY === 0),
+      poll: (_api, signal) => this.#load(signal),
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.#dag !== null;
+  }
+
+  get runKey(): string | null {
+    return this.#runKey;
+  }
+
+  open(dag: string, runKey: string | null): void {
+    if (this.#dag === dag && this.#runKey === runKey && runKey !== null) return;
+    this.#reset();
+    const generation = ++this.#generation;
+    this.#dag = dag;
+    this.#runKey = runKey;
+    this.element.hidden = false;
+    setText(this.#title, runKey === null ? dag : `${dag} · ${runKey}`);
+    setText(this.#note, 'Loading…');
+    void (async () => {
+      try {
+        const tasks = await this.#dagTasks(dag);
+        if (generation !== this.#generation) return;
+        if (tasks === null) {
+          setText(this.#note, `There is no DAG named ${dag} on this daemon.`);
+          return;
+        }
+        this.#tasks = tasks;
+        if (runKey === null) {
+          const listing = await this.#ctx.api.optionalJson<DagRunsWire>(
+            `${dagPath(dag, 'runs')}?limit=1`,
+          );
+          if (generation !== this.#generation) return;
+          const newest = listing?.runs[0];
+          if (newest === undefined) {
+            this.#renderNoRun(dag);
+            return;
+          }
+          this.#ctx.nav.openDagRun(dag, newest.runKey);
+          return;
+        }
+        await this.#load();
+      } catch (error) {
+        if (generation === this.#generation)
+          setText(this.#note, error instanceof Error ? error.message : String(error));
+      }
+    })();
+  }
+
+  close(): void {
+    if (this.#dag === null) return;
+    this.#reset();
+    this.#generation += 1;
+    this.#dag = null;
+    this.#runKey = null;
+    this.element.hidden = true;
+  }
+
+  #reset(): void {
+    this.#log?.view.dispose();
+    this.#log = null;
+    this.#run = null;
+    this.#selected = null;
+    this.#taskKey = '';
+    this.#xcomAt = -1;
+    this.#endedRounds = 0;
+    this.#status.className = 'status';
+    this.#status.replaceChildren();
+    for (const part of [this.#facts, this.#gates, this.#task, this.#xcom]) part.replaceChildren();
+  }
+
+  async #dagTasks(dag: string): Promise<readonly DagTaskWire[] | null> {
+    let dags = this.#ctx.store.dags;
+    if (!dags.some((candidate) => candidate.name === dag))
+      dags = (await this.#ctx.api.optionalJson<DagWire[]>('/dags')) ?? [];
+    return dags.find((candidate) => candidate.name === dag)?.tasks ?? null;
+  }
+
+  #renderNoRun(dag: string): void {
+    setText(this.#note, `${dag} has no runs in the store yet.`);
+    this.#gates.replaceChildren(
+      h(
+        'button',
+        { class: 'btn', type: 'button', onclick: () => void this.#cards.triggerAndOpen(dag) },
+        'Trigger a run',
+      ),
+    );
+  }
+
+  async #load(signal?: AbortSignal): Promise<void> {
+    const dag = this.#dag;
+    const runKey = this.#runKey;
+    if (dag === null || runKey === null) return;
+    const generation = this.#generation;
+    const run = await this.#ctx.api.optionalJson<RunDocument>(dagRunPath(dag, runKey), signal);
+    if (generation !== this.#generation) return;
+    if (run === null) {
+      setText(
+        this.#note,
+        `Run ${runKey} of ${dag} is not in the store (pruned, or never created).`,
+      );
+      return;
+    }
+    setText(this.#note, '');
+    const changed =
+      this.#run === null || this.#run.updatedAt !== run.updatedAt || this.#run.state !== run.state;
+    this.#run = run;
+    if (!changed) return;
+    this.#render(run);
+    if (run.updatedAt !== this.#xcomAt) {
+      this.#xcomAt = run.updatedAt;
+      void this.#loadXcom(dag, runKey, generation);
+    }
+  }
+
+  #render(run: RunDocument): void {
+    const meta = STATE_META[run.state];
+    this.#status.className = `status status-${meta.tone}`;
+    this.#status.dataset['state'] = run.state;
+    this.#status.replaceChildren(
+      h('span', { class: 'glyph', 'aria-hidden': 'true' }, meta.glyph),
+      h('span', {}, meta.label),
+    );
+    const progress = runProgress(run);
+    replaceChildren(
+      this.#facts,
+      h('span', { class: 'fact' }, `${run.kind} run`),
+      run.logicalDate === null
+        ? null
+        : h('span', { class: 'fact' }, `logical date ${run.logicalDate}`),
+      h('span', { class: 'fact' }, `created ${when(run.createdAt)}`),
+      h('span', { class: 'fact' }, `updated ${when(run.updatedAt)}`),
+      h('span', { class: 'fact dag-progress' }, `${progress.done}/${progress.total} tasks done`),
+      this.#runPicker(run),
+    );
+    const graphKey = JSON.stringify([run.dag, this.#tasks]);
+    if (this.#graph === null || this.#graphKey !== graphKey) {
+      this.#graph = new TaskGraph(this.#tasks, (id) => this.#select(id));
+      this.#graphKey = graphKey;
+      this.#graphHost.replaceChildren(this.#graph.element);
+    }
+    this.#graph.update(run);
+    this.#graph.select(this.#selected);
+    this.#renderGates(run);
+    if (this.#selected === null) {
+      const first =
+        awaitingGates(run)[0] ??
+        this.#tasks.find((task) => run.tasks[task.id]?.state === 'running')?.id;
+      if (first !== undefined) this.#select(first.split('#')[0]!);
+    } else this.#renderTask(run);
+  }
+
+  #runPicker(run: RunDocument): HTMLElement | null {
+    const runs = this.#cards.recentRuns(run.dag);
+    if (runs.length < 2) return null;
+    const id = uniqueId('run-pick');
+    const select = h(
+      'select',
+      { id, class: 'select' },
+      ...runs.map((summary) =>
+        h(
+          'option',
+          { value: summary.runKey, selected: summary.runKey === run.runKey },
+          `${summary.runKey} · ${STATE_META[summary.state].label}`,
+        ),
+      ),
+    );
+    select.addEventListener('change', () => this.#ctx.nav.openDagRun(run.dag, select.value));
+    return h('span', { class: 'fact' }, h('label', { for: id }, 'Run '), select);
+  }
+
+  #renderGates(run: RunDocument): void {
+    const gates = awaitingGates(run);
+    this.#gates.replaceChildren(
+      ...gates.map((key) =>
+        h(
+          'div',
+          { class: 'dag-gate', 'data-gate': key },
+          h(
+            'span',
+            {},
+            h('span', { 'aria-hidden': 'true' }, '‖ '),
+            `${key} is waiting for approval`,
+          ),
+          h(
+            'button',
+            {
+              class: 'btn btn-small btn-primary',
+              type: 'button',
+              'aria-label': `Approve ${key}`,
+              onclick: (event) => void this.#decide(event, run, key, 'approve'),
+            },
+            'Approve',
+          ),
+          h(
+            'button',
+            {
+              class: 'btn btn-small',
+              type: 'button',
+              'aria-label': `Reject ${key}`,
+              onclick: (event) => void this.#decide(event, run, key, 'reject'),
+            },
+            'Reject',
+          ),
+        ),
+      ),
+    );
+  }
+
+  async #decide(
+    event: Event,
+    run: RunDocument,
+    key: string,
+    decision: 'approve' | 'reject',
+  ): Promise<void> {
+    const button = event.currentTarget;
+    if (button instanceof HTMLButtonElement) button.disabled = true;
+    if (await this.#commands.decide(run.dag, run.runKey, key, decision)) await this.#load();
+    else if (button instanceof HTMLButtonElement) button.disabled = false;
+  }
+
+  #select(id: string): void {
+    this.#selected = id;
+    this.#taskKey = '';
+    this.#graph?.select(id);
+    if (this.#run !== null) this.#renderTask(this.#run);
+  }
+
+  #renderTask(run: RunDocument): void {
+    const id = this.#selected;
+    const task = this.#tasks.find((candidate) => candidate.id === id);
+    if (id === null || task === undefined) return;
+    const entries: [string, TaskEntry][] = task.mapped
+      ? mappedInstances(run, id).map((entry) => [`${id}#${entry.mapIndex}`, entry])
+      : run.tasks[id] === undefined
+        ? []
+        : [[id, run.tasks[id]]];
+    const placeholder = task.mapped ? run.tasks[id] : undefined;
+    // The instance whose output to follow: a running one, else the last.
+    const logEntry =
+      entries.find(([, entry]) => entry.state === 'running') ?? entries[entries.length - 1];
+    const key = JSON.stringify([id, entries, placeholder?.state]);
+    if (key !== this.#taskKey) {
+      this.#taskKey = key;
+      const caption = `${id} · ${task.type}${task.mapped ? ' · mapped' : ''} · ${task.triggerRule} · ${task.retries} retr${task.retries === 1 ? 'y' : 'ies'}`;
+      this.#task.replaceChildren(
+        h('h3', {}, `Task ${id}`),
+        entries.length === 0
+          ? h(
+              'p',
+              { class: 'muted' },
+              task.mapped && placeholder !== undefined
+                ? `Not expanded yet (${STATE_META[placeholder.state].label}).`
+                : 'This task is not part of this run (added to the DAG after the run was created).',
+            )
+          : table(
+              caption,
+              ['Task key', 'State', 'Attempt', 'Host', 'Started', 'Took', 'Exit', 'Detail'],
+              entries.map(([k, entry]) => attemptRow(k, entry)),
+              (index) => ({ 'data-taskkey': entries[index]![0] }),
+            ),
+      );
+      if (this.#log !== null && this.#log.key !== logEntry?.[0]) {
+        this.#log.view.dispose();
+        this.#log = null;
+      }
+    }
+    if (logEntry === undefined || task.type === 'approval') return;
+    const [logKey, entry] = logEntry;
+    if (this.#log === null) {
+      this.#log = { key: logKey, view: new TaskLog(this.#ctx, run.dag, run.runKey, logKey) };
+    }
+    if (!this.#task.contains(this.#log.view.element)) this.#task.append(this.#log.view.element);
+    this.#log.view.onAttempt(entry.attempt, entry.state === 'running');
+  }
+
+  async #loadXcom(dag: string, runKey: string, generation: number): Promise<void> {
+    let wire: XcomWire | null;
+    try {
+      wire = await this.#ctx.api.optionalJson<XcomWire>(dagRunPath(dag, runKey, 'xcom'));
+    } catch {
+      return; // The next change of the run asks again.
+    }
+    if (generation !== this.#generation || wire === null) return;
+    this.#xcom.replaceChildren(
+      h('h3', {}, 'XCom'),
+      wire.entries.length === 0
+        ? h('p', { class: 'muted' }, 'No XCom values in this run.')
+        : table(
+            `${wire.entries.length} value${wire.entries.length === 1 ? '' : 's'}${wire.truncated ? ' (the first 500)' : ''}`,
+            ['Task key', 'Key', 'Size', 'Value'],
+            wire.entries.map((entry) => [
+              entry.taskkey,
+              entry.key,
+              `${entry.size} B`,
+              entry.oversize === true
+                ? h('span', { class: 'muted' }, 'over 64 KiB: not shown')
+                : entry.binary === true
+                  ? h('span', { class: 'muted' }, 'binary')
+                  : h('code', { class: 'dag-xcom-value' }, boundedText(entry.value ?? '')),
+            ]),
+          ),
+    );
+  }
+}
