@@ -101,6 +101,12 @@ test(
       for (const peer of ['b', 'c'])
         await sheet.locator(`tr[data-peer="${peer}"][data-status="agreed"]`).waitFor();
       assert.match((await sheet.locator('.cl-facts').textContent()) ?? '', /Roleleader/);
+      // The swimlane has a lane per peer (self excluded), agreed now.
+      for (const peer of ['b', 'c'])
+        await sheet
+          .locator(`.cl-lane[data-peer="${peer}"] .cl-seg[data-status="agreed"]`)
+          .waitFor();
+      assert.equal(await sheet.locator('.cl-lane[data-peer="a"]').count(), 0);
       await page.screenshot({ path: join(ARTIFACTS, 'cluster-panel-1280x800.png') });
       assert.equal(formatAudit(await page.evaluate(auditAccessibility)), '');
       await page.keyboard.press('Escape');

@@ -38,6 +38,13 @@ export class ClusterBar {
       active: () => store.cluster.kind !== 'off' || ++offRounds % OFF_EVERY === 0,
       poll: async (api, signal) => {
         const wire = await api.optionalJson<ClusterWire>('/cluster', signal);
+        if (wire !== null && wire.enabled && wire.backend === 'gossip')
+          store.peerTimeline.record(
+            wire.peers
+              .filter((peer) => peer.status !== 'self')
+              .map((peer) => ({ peer: peer.node_name ?? peer.host, status: peer.status })),
+            ctx.clock.now(),
+          );
         store.setCluster(wire === null || !wire.enabled ? { kind: 'off' } : { kind: 'on', wire });
       },
     });

@@ -6,6 +6,7 @@ import { TypedEmitter } from '../../common/events.js';
 import type { JobWire, NodeWire } from '../model/api-types.js';
 import type { ClusterWire } from '../model/cluster.js';
 import type { DagWire } from '../model/dags.js';
+import { PeerTimeline } from '../model/peer-timeline.js';
 import { countStatuses, nextRow, type JobRow, type StatusCounts } from '../model/job-status.js';
 import { computeVerdict, type Verdict } from '../model/verdict.js';
 
@@ -54,6 +55,8 @@ export class AppStore extends TypedEmitter<StoreEvents> {
   jobSetId: string | null = null;
   node: NodeState = { kind: 'unknown' };
   cluster: ClusterState = { kind: 'unknown' };
+  /** Peer status changes seen by this page (the cluster panel's swimlane). */
+  readonly peerTimeline = new PeerTimeline();
   /** `/dags` (empty until asked, on a daemon without DAGs, or without the route). */
   dags: readonly DagWire[] = [];
 

@@ -1,9 +1,12 @@
 // The cluster panel (docs/dashboard.md "Cluster panel"): this node, its role, the agreement
 // tally and quorum, the conflict warnings, and either the peer table (gossip: Peer, Node, Owns
 // under spread, Status with its dot, Job set, Load when shared, Last seen) or the lease view of a
-// lease backend (every non-null field of `lease`). Re-rendered on each `/cluster` answer.
-import type { ClusterSummary } from '../../model/cluster.js';
-import { formatAge } from '../../model/format.js';
+// lease backend (every non-null field of `lease`); under gossip, the timeline swimlane of each
+// peer's status changes seen since the page opened (model/peer-timeline.ts), the last 30 minutes.
+// Re-rendered on each `/cluster` answer.
+import { peerDot, type ClusterSummary } from '../../model/cluster.js';
+import { formatAge, formatUtc } from '../../model/format.js';
+import { laneSegments, type PeerTimeline } from '../../model/peer-timeline.js';
 import { currentSummary } from '../cluster-bar.js';
 import type { AppContext } from '../context.js';
 import { h } from '../dom.js';
@@ -63,7 +66,55 @@ function peerTable(summary: ClusterSummary, nowMs: number): HTMLElement {
   );
 }
 
-export function renderCluster(summary: ClusterSummary | null, nowMs: number): Node[] {
+export const TIMELINE_WINDOW_MS = 30 * 60_000;
+
+/** One lane per peer: its status spans across the window, with the changes spelled out. */
+function swimlane(timeline: PeerTimeline, nowMs: number): HTMLElement | null {
+  const lanes = timeline.lanes();
+  if (lanes.length === 0 || timeline.startMs === null) return null;
+  const fromMs = Math.max(timeline.startMs, nowMs - TIMELINE_WINDOW_MS);
+  const span = Math.max(1, nowMs - fromMs);
+  return h(
+    'section',
+    { class: 'cl-timeline', 'aria-label': 'Peer timeline' },
+    h('h3', {}, `Timeline · the last ${formatAge(span)} (status changes seen by this page)`),
+    ...lanes.map((lane) => {
+      const segments = laneSegments(lane, fromMs, nowMs);
+      const told = lane.changes
+        .slice(-5)
+        .map((change) => `${change.status} at ${formatUtc(change.atMs)}`)
+        .join(', ');
+      const track = h('div', {
+        class: 'cl-track',
+        role: 'img',
+        'aria-label': `${lane.peer}: ${told}`,
+      });
+      for (const segment of segments) {
+        const bar = h('span', {
+          class: `cl-seg dot-${peerDot(segment.status)}`,
+          title: `${lane.peer}: ${segment.status} from ${formatUtc(segment.startMs)} for ${formatAge(segment.endMs - segment.startMs)}`,
+          'data-status': segment.status,
+        });
+        bar.style.left = `${((segment.startMs - fromMs) / span) * 100}%`;
+        bar.style.width = `${Math.max(0.5, ((segment.endMs - segment.startMs) / span) * 100)}%`;
+        track.append(bar);
+      }
+      return h(
+        'div',
+        { class: 'cl-lane', 'data-peer': lane.peer },
+        h('span', { class: 'cl-lane-peer' }, lane.peer),
+        track,
+        h('span', { class: 'cl-lane-now' }, lane.changes[lane.changes.length - 1]?.status ?? ''),
+      );
+    }),
+  );
+}
+
+export function renderCluster(
+  summary: ClusterSummary | null,
+  nowMs: number,
+  timeline?: PeerTimeline,
+): Node[] {
   if (summary === null) return [h('p', { class: 'muted' }, 'Clustering is off on this daemon.')];
   const facts: [string, string][] = [
     ['Node', summary.node],
@@ -95,7 +146,8 @@ export function renderCluster(summary: ClusterSummary | null, nowMs: number): No
             ),
           ),
         ),
-  ];
+    summary.lease === null && timeline !== undefined ? swimlane(timeline, nowMs) : null,
+  ].filter((node) => node !== null);
 }
 
 export const clusterPanel: PanelDefinition = {
@@ -103,7 +155,9 @@ export const clusterPanel: PanelDefinition = {
   title: 'Cluster',
   mount(body, ctx: AppContext) {
     const render = (): void =>
-      body.replaceChildren(...renderCluster(currentSummary(ctx.store), ctx.clock.now()));
+      body.replaceChildren(
+        ...renderCluster(currentSummary(ctx.store), ctx.clock.now(), ctx.store.peerTimeline),
+      );
     render();
     const off = ctx.store.on('cluster', render);
     return { dispose: off };
