@@ -2,7 +2,8 @@
 // `dags:` config and a store in a temp dir: a run triggered from the page advances to success
 // in the drawer without a reload (every task node turns success, the mapped task's instances
 // and the XCom value show), a task's live output streams into the drawer, a waiting gate is
-// approved from the drawer, a backfill is created from the card's form; no console errors;
+// approved from the drawer, a backfill is created from the card's form; the state inspector's
+// cursor, claim and artifact lists show what a task wrote; no console errors;
 // screenshots at 1280×800 and 390×844. Every wait is on a page or file condition.
 import assert from 'node:assert/strict';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
@@ -52,7 +53,7 @@ dags:
         dependsOn:
           - load
         triggerRule: all_done
-        command: echo report
+        command: yacron2 cursor advance watermark 42 && yacron2 idempotent report-once --ttl 3600 && echo report
   - name: release
     tasks:
       - id: prepare
@@ -160,10 +161,32 @@ test('DAG cards and the run drawer in a real browser', { timeout: 180_000 }, asy
     await page.screenshot({ path: join(ARTIFACTS, 'dag-drawer-1280x800.png') });
   });
 
-  await t.test('a task streams its output; a gate is approved from the drawer', async () => {
-    // Triggered from the command palette this time.
+  await t.test('the state inspector lists the run’s cursor, claim and XCom artifact', async () => {
     await page.keyboard.press('Escape');
     await page.locator('.dag-drawer').waitFor({ state: 'hidden' });
+    await page.keyboard.press('Control+k');
+    await page.locator('.palette-input').fill('state inspector');
+    await page.keyboard.press('Enter');
+    const sheet = page.locator('dialog.sheet[open]');
+    const scope = `dagxcom/pipeline/`;
+    const expectations: [string, RegExp][] = [
+      ['cursors', /^watermark42/],
+      ['claims', /^report-once\d{4}-.*ago\).*from now\)$/],
+      ['artifacts', /^● extract\/files18 B[0-9a-f]{12}/],
+    ];
+    for (const [list, row] of expectations) {
+      const open = sheet.locator(`button[data-list="${list}"]`, { hasText: scope });
+      await open.click();
+      await sheet.locator('.si-detail tbody tr').first().waitFor();
+      assert.match((await sheet.locator('.si-detail tbody tr').first().textContent()) ?? '', row);
+    }
+    assert.equal(formatAudit(await page.evaluate(auditAccessibility)), '');
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'hidden' });
+  });
+
+  await t.test('a task streams its output; a gate is approved from the drawer', async () => {
+    // Triggered from the command palette this time.
     await page.keyboard.press('Control+k');
     await page.locator('.palette-input').fill('Trigger DAG release');
     await page.keyboard.press('Enter');

@@ -3,8 +3,10 @@
 // what it holds by namespace and stream, leases with their time left, quarantine, this node's
 // retries and slots; a namespace or stream opens its listing below (`/state/documents`,
 // `/state/records`; KV values arrive as size and type only, `logs` streams are never listed).
-// Read when opened and on Refresh, not every poll (an inventory walks the store).
-import { formatDuration } from '../../model/format.js';
+// Cursors, idempotency claims and artifacts have their own lists (model/state-lists.ts): the
+// scopes holding some, each opening a typed table. Read when opened and on Refresh, not every
+// poll (an inventory walks the store).
+import { formatAge, formatBytes, formatDuration, formatUtc } from '../../model/format.js';
 import {
   boundedJson,
   describeDocument,
@@ -16,6 +18,14 @@ import {
   type StateSummary,
   type StateWire,
 } from '../../model/state-inspector.js';
+import {
+  artifactRows,
+  claimRows,
+  cursorRows,
+  scopeLists,
+  type ListKind,
+  type ScopeEntry,
+} from '../../model/state-lists.js';
 import { AsyncView } from '../async-view.js';
 import type { AppContext } from '../context.js';
 import { h, type Child } from '../dom.js';
@@ -160,6 +170,97 @@ async function readEntry(ctx: AppContext, entry: StateEntry): Promise<Node[]> {
   ];
 }
 
+const LIST_TITLES: Readonly<Record<ListKind, string>> = {
+  cursors: 'Cursors',
+  claims: 'Idempotency claims',
+  artifacts: 'Artifacts',
+};
+
+function renderLists(wire: StateWire, open: (entry: ScopeEntry) => void): Node[] {
+  if (!wire.enabled || !wire.enumerable) return [];
+  const lists = scopeLists(wire);
+  return (Object.keys(LIST_TITLES) as ListKind[]).map((kind) =>
+    section(
+      LIST_TITLES[kind],
+      lists[kind].length === 0
+        ? h('p', { class: 'muted' }, `No ${LIST_TITLES[kind].toLowerCase()} in the store.`)
+        : table(
+            `${LIST_TITLES[kind]} by scope`,
+            ['Scope', kind === 'artifacts' ? 'Records' : 'Count', ''],
+            lists[kind].map((entry) => [
+              entry.scope,
+              String(entry.count),
+              h(
+                'button',
+                {
+                  class: 'btn btn-small',
+                  type: 'button',
+                  'data-list': kind,
+                  'data-scope': entry.scope,
+                  onclick: () => open(entry),
+                },
+                `Open ${entry.scope}`,
+              ),
+            ]),
+          ),
+    ),
+  );
+}
+
+const at = (ms: number | null, nowMs: number): string =>
+  ms === null
+    ? '—'
+    : `${formatUtc(ms)} (${formatAge(Math.abs(nowMs - ms))}${ms > nowMs ? ' from now' : ' ago'})`;
+
+async function readList(ctx: AppContext, entry: ScopeEntry): Promise<Node[]> {
+  const now = ctx.clock.now();
+  const title = `${LIST_TITLES[entry.kind]} in ${entry.scope}`;
+  if (entry.kind === 'artifacts') {
+    const data = await ctx.api.json<StateRecordsWire>(entry.path);
+    const rows = artifactRows(data.records);
+    return [
+      table(
+        `${title}: the newest ${rows.length} record${rows.length === 1 ? '' : 's'} (● = the version a read returns)`,
+        ['Name', 'Size', 'sha256', 'Published'],
+        rows.map((row) => [
+          `${row.current ? '● ' : ''}${row.name}`,
+          formatBytes(row.size),
+          h('code', {}, row.sha256),
+          at(row.atMs, now),
+        ]),
+      ),
+    ];
+  }
+  const data = await ctx.api.json<StateDocumentsWire>(entry.path);
+  const suffix = data.truncated === true ? ' (truncated)' : '';
+  if (entry.kind === 'cursors') {
+    const rows = cursorRows(data.documents);
+    return [
+      table(
+        `${title}: ${rows.length}${suffix}`,
+        ['Name', 'Value', 'Updated'],
+        rows.map((row) => [row.name, h('code', {}, row.value), at(row.updatedMs, now)]),
+      ),
+    ];
+  }
+  const rows = claimRows(data.documents, now);
+  return [
+    table(
+      `${title}: ${rows.length}${suffix}`,
+      ['Key', 'Claimed', 'Expires'],
+      rows.map((row) => [
+        row.key,
+        at(row.claimedMs, now),
+        row.expiresMs === null
+          ? 'never (permanent)'
+          : row.expired
+            ? h('span', { class: 'muted' }, `expired ${at(row.expiresMs, now)}`)
+            : at(row.expiresMs, now),
+      ]),
+    ),
+  ];
+}
+
 export const statePanel: PanelDefinition = {
   id: 'state',
   title: 'State inspector',
@@ -184,7 +285,13 @@ export const statePanel: PanelDefinition = {
               'This daemon has no durable state store (no state: section).',
             ),
           ];
-        return renderOverview(summary, open);
+        return [
+          ...renderOverview(summary, open),
+          ...renderLists(wire!, (entry) => {
+            detail.load(() => readList(ctx, entry));
+            detail.element.scrollIntoView?.({ block: 'nearest' });
+          }),
+        ];
       });
     body.append(
       h(
