@@ -439,7 +439,7 @@ web:
     await linked.close();
 
     // The strict CSP (hashes instead of 'unsafe-inline') let the page run: no violation reports.
-    const allowed = [/^\/(jobs|node|cluster|version|job-set-id) 401$/, /^\/node 404$/];
+    const allowed = [/^\/(jobs|node|cluster|dags|version|job-set-id) 401$/, /^\/node 404$/];
     assert.deepEqual(unexpectedErrors(problems, allowed), []);
   },
 );
