@@ -6,33 +6,26 @@
 // cursor, claim and artifact lists show what a task wrote; no console errors;
 // screenshots at 1280×800 and 390×844. Every wait is on a page or file condition.
 import assert from 'node:assert/strict';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import {
-  CLI,
-  getJson,
-  shellQuote,
-  startDaemon,
-  useTempDir,
-  webUrlOf,
-  writeConfig,
-} from '../e2e/harness.js';
+import { getJson, shellQuote, startDaemon, webUrlOf, writeConfig } from '../e2e/harness.js';
+import { useJobState } from '../e2e/job-fixture.test.js';
 import { auditAccessibility } from './audit.js';
 import { ARTIFACTS, launchBrowser, openPage, unexpectedErrors } from './browser.js';
 
 /** Optional routes a daemon without host sampling answers 404 (the page asks, then hides). */
 const OPTIONAL_404 = [/^\/node 404$/];
 
-function config(dir: string): string {
+function config(dir: string, store: string): string {
   const go = shellQuote(join(dir, 'go'));
   return `jobs:
   - name: heartbeat
     command: "true"
     schedule: "0 0 1 1 *"
 state:
-  path: ${join(dir, 'store')}
+  path: ${store}
 web:
   listen:
     - http://127.0.0.1:0
@@ -101,16 +94,11 @@ async function waitForAllSuccess(page: Page): Promise<void> {
 }
 
 test('DAG cards and the run drawer in a real browser', { timeout: 180_000 }, async (t) => {
-  const dir = await useTempDir(t);
-  const bin = join(dir, 'bin');
-  await mkdir(bin);
-  await writeFile(
-    join(bin, 'yacron2'),
-    `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(CLI)} "$@"\n`,
-  );
-  await chmod(join(bin, 'yacron2'), 0o755);
-  const daemon = startDaemon(t, ['-c', await writeConfig(dir, config(dir))], {
-    env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+  // A temp dir, its store, and `yacron2` on PATH for the tasks' job-API calls.
+  const setup = await useJobState(t);
+  const dir = setup.dir;
+  const daemon = startDaemon(t, ['-c', await writeConfig(dir, config(dir, setup.store))], {
+    env: setup.env,
   });
   const base = await webUrlOf(daemon);
 

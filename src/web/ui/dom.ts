@@ -55,6 +55,28 @@ export function append(parent: Node, children: readonly Child[]): void {
   }
 }
 
+/** A captioned `.data-table` (the panels' and drawers' listings); `rowAttrs` tags rows. */
+export function dataTable(
+  caption: string,
+  head: readonly string[],
+  rows: readonly (readonly Child[])[],
+  rowAttrs: (index: number) => Attrs = () => ({}),
+): HTMLElement {
+  return h(
+    'table',
+    { class: 'data-table' },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { scope: 'col' }, label)))),
+    h(
+      'tbody',
+      {},
+      ...rows.map((cells, index) =>
+        h('tr', rowAttrs(index), ...cells.map((cell) => h('td', {}, cell))),
+      ),
+    ),
+  );
+}
+
 /** Replaces every child of `parent`. */
 export function replaceChildren(parent: Element, ...children: Child[]): void {
   parent.replaceChildren();

@@ -21,7 +21,7 @@ import {
   type XcomWire,
 } from '../../model/dags.js';
 import type { AppContext } from '../context.js';
-import { h, replaceChildren, setText, uniqueId, type Child } from '../dom.js';
+import { dataTable, h, replaceChildren, setText, uniqueId, type Child } from '../dom.js';
 import type { DagCards } from './dag-cards.js';
 import type { DagCommands } from './dag-commands.js';
 import { TaskGraph } from './task-graph.js';
@@ -38,27 +38,6 @@ function boundedText(text: string): string {
   return text.length > VALUE_PREVIEW
     ? `${text.slice(0, VALUE_PREVIEW)}… (${text.length} chars)`
     : text;
-}
-
-function table(
-  caption: string,
-  head: readonly string[],
-  rows: readonly (readonly Child[])[],
-  rowAttrs: (index: number) => Record<string, string> = () => ({}),
-): HTMLElement {
-  return h(
-    'table',
-    { class: 'data-table' },
-    h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { scope: 'col' }, label)))),
-    h(
-      'tbody',
-      {},
-      ...rows.map((cells, index) =>
-        h('tr', rowAttrs(index), ...cells.map((cell) => h('td', {}, cell))),
-      ),
-    ),
-  );
 }
 
 function stateCell(state: TaskEntry['state']): HTMLElement {
@@ -353,9 +332,19 @@ export class DagRunDrawer {
   }
 
   #renderGates(run: RunDocument): void {
-    const gates = awaitingGates(run);
+    const button = (key: string, decision: 'approve' | 'reject'): HTMLElement =>
+      h(
+        'button',
+        {
+          class: decision === 'approve' ? 'btn btn-small btn-primary' : 'btn btn-small',
+          type: 'button',
+          'aria-label': `${decision === 'approve' ? 'Approve' : 'Reject'} ${key}`,
+          onclick: (event) => void this.#decide(event, run, key, decision),
+        },
+        decision === 'approve' ? 'Approve' : 'Reject',
+      );
     this.#gates.replaceChildren(
-      ...gates.map((key) =>
+      ...awaitingGates(run).map((key) =>
         h(
           'div',
           { class: 'dag-gate', 'data-gate': key },
@@ -365,26 +354,8 @@ export class DagRunDrawer {
             h('span', { 'aria-hidden': 'true' }, '‖ '),
             `${key} is waiting for approval`,
           ),
-          h(
-            'button',
-            {
-              class: 'btn btn-small btn-primary',
-              type: 'button',
-              'aria-label': `Approve ${key}`,
-              onclick: (event) => void this.#decide(event, run, key, 'approve'),
-            },
-            'Approve',
-          ),
-          h(
-            'button',
-            {
-              class: 'btn btn-small',
-              type: 'button',
-              'aria-label': `Reject ${key}`,
-              onclick: (event) => void this.#decide(event, run, key, 'reject'),
-            },
-            'Reject',
-          ),
+          button(key, 'approve'),
+          button(key, 'reject'),
         ),
       ),
     );
@@ -436,7 +407,7 @@ export class DagRunDrawer {
                 ? `Not expanded yet (${STATE_META[placeholder.state].label}).`
                 : 'This task is not part of this run (added to the DAG after the run was created).',
             )
-          : table(
+          : dataTable(
               caption,
               ['Task key', 'State', 'Attempt', 'Host', 'Started', 'Took', 'Exit', 'Detail'],
               entries.map(([k, entry]) => attemptRow(k, entry)),
@@ -469,7 +440,7 @@ export class DagRunDrawer {
       h('h3', {}, 'XCom'),
       wire.entries.length === 0
         ? h('p', { class: 'muted' }, 'No XCom values in this run.')
-        : table(
+        : dataTable(
             `${wire.entries.length} value${wire.entries.length === 1 ? '' : 's'}${wire.truncated ? ' (the first 500)' : ''}`,
             ['Task key', 'Key', 'Size', 'Value'],
             wire.entries.map((entry) => [

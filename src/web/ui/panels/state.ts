@@ -28,24 +28,10 @@ import {
 } from '../../model/state-lists.js';
 import { AsyncView } from '../async-view.js';
 import type { AppContext } from '../context.js';
-import { h, type Child } from '../dom.js';
+import { dataTable, h, type Child } from '../dom.js';
 import type { PanelDefinition } from './panel-host.js';
 
 const RECORDS_LIMIT = 50;
-
-function table(
-  caption: string,
-  head: readonly string[],
-  rows: readonly (readonly Child[])[],
-): HTMLElement {
-  return h(
-    'table',
-    { class: 'data-table' },
-    h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, ...head.map((label) => h('th', { scope: 'col' }, label)))),
-    h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((cell) => h('td', {}, cell))))),
-  );
-}
 
 function section(title: string, ...children: Child[]): HTMLElement {
   return h('section', { class: 'si-section' }, h('h3', {}, title), ...children);
@@ -69,7 +55,7 @@ function renderOverview(summary: StateSummary, open: (entry: StateEntry) => void
         ...summary.identity.flatMap(([key, value]) => [h('dt', {}, key), h('dd', {}, value)]),
       ),
       h('p', { class: 'muted' }, summary.waits),
-      table(
+      dataTable(
         'Operations',
         ['Operation', 'Calls', 'Errors', 'Mean'],
         summary.ops.map((op) => [
@@ -83,7 +69,7 @@ function renderOverview(summary: StateSummary, open: (entry: StateEntry) => void
     section(
       'Contents',
       summary.enumerable
-        ? table(
+        ? dataTable(
             'Namespaces and streams',
             ['Name', 'Kind', 'Count', ''],
             summary.entries.map((entry) => [
@@ -104,7 +90,7 @@ function renderOverview(summary: StateSummary, open: (entry: StateEntry) => void
       'Leases',
       summary.leases.length === 0
         ? h('p', { class: 'muted' }, 'No leases.')
-        : table(
+        : dataTable(
             'Leases',
             ['Name', 'Holder', 'Fence', 'Expires'],
             summary.leases.map((lease) => [
@@ -119,7 +105,7 @@ function renderOverview(summary: StateSummary, open: (entry: StateEntry) => void
       `This node (${summary.host})`,
       summary.retries.length === 0
         ? h('p', { class: 'muted' }, 'No armed retries.')
-        : table(
+        : dataTable(
             'Retries',
             ['Job', 'Attempt', 'Next retry', 'Delay'],
             summary.retries.map((retry) => [
@@ -131,7 +117,7 @@ function renderOverview(summary: StateSummary, open: (entry: StateEntry) => void
           ),
       summary.slots.length === 0
         ? h('p', { class: 'muted' }, 'No concurrency slots held.')
-        : table(
+        : dataTable(
             'Slots',
             ['Slot', 'Holder', 'Fence', 'Refs'],
             summary.slots.map((slot) => [
@@ -150,7 +136,7 @@ async function readEntry(ctx: AppContext, entry: StateEntry): Promise<Node[]> {
   if (entry.kind === 'documents') {
     const data = await ctx.api.json<StateDocumentsWire>(path);
     return [
-      table(
+      dataTable(
         `${data.namespace}: ${data.documents.length} document${data.documents.length === 1 ? '' : 's'}${data.truncated === true ? ' (truncated)' : ''}`,
         ['Key', 'Detail'],
         data.documents.map((doc) => {
@@ -162,7 +148,7 @@ async function readEntry(ctx: AppContext, entry: StateEntry): Promise<Node[]> {
   }
   const data = await ctx.api.json<StateRecordsWire>(path);
   return [
-    table(
+    dataTable(
       `${data.stream}: the newest ${data.records.length} record${data.records.length === 1 ? '' : 's'}`,
       ['Record'],
       data.records.map((record) => [h('code', {}, boundedJson(record))]),
@@ -184,7 +170,7 @@ function renderLists(wire: StateWire, open: (entry: ScopeEntry) => void): Node[]
       LIST_TITLES[kind],
       lists[kind].length === 0
         ? h('p', { class: 'muted' }, `No ${LIST_TITLES[kind].toLowerCase()} in the store.`)
-        : table(
+        : dataTable(
             `${LIST_TITLES[kind]} by scope`,
             ['Scope', kind === 'artifacts' ? 'Records' : 'Count', ''],
             lists[kind].map((entry) => [
@@ -219,7 +205,7 @@ async function readList(ctx: AppContext, entry: ScopeEntry): Promise<Node[]> {
     const data = await ctx.api.json<StateRecordsWire>(entry.path);
     const rows = artifactRows(data.records);
     return [
-      table(
+      dataTable(
         `${title}: the newest ${rows.length} record${rows.length === 1 ? '' : 's'} (● = the version a read returns)`,
         ['Name', 'Size', 'sha256', 'Published'],
         rows.map((row) => [
@@ -236,7 +222,7 @@ async function readList(ctx: AppContext, entry: ScopeEntry): Promise<Node[]> {
   if (entry.kind === 'cursors') {
     const rows = cursorRows(data.documents);
     return [
-      table(
+      dataTable(
         `${title}: ${rows.length}${suffix}`,
         ['Name', 'Value', 'Updated'],
         rows.map((row) => [row.name, h('code', {}, row.value), at(row.updatedMs, now)]),
@@ -245,7 +231,7 @@ async function readList(ctx: AppContext, entry: ScopeEntry): Promise<Node[]> {
   }
   const rows = claimRows(data.documents, now);
   return [
-    table(
+    dataTable(
       `${title}: ${rows.length}${suffix}`,
       ['Key', 'Claimed', 'Expires'],
       rows.map((row) => [
