@@ -5,7 +5,6 @@
 // with its live output (task-log.ts); the run's XCom values. While open it polls the run
 // document with the jobs — every round while the run is running, every fifth once it ended —
 // and re-reads the XCom listing only when the document changed.
-import { formatDuration, formatUtc } from '../../model/format.js';
 import {
   awaitingGates,
   dagPath,
@@ -21,62 +20,14 @@ import {
   type XcomWire,
 } from '../../model/dags.js';
 import type { AppContext } from '../context.js';
-import { dataTable, h, replaceChildren, setText, uniqueId, type Child } from '../dom.js';
+import { dataTable, h, replaceChildren, setText, uniqueId } from '../dom.js';
 import type { DagCards } from './dag-cards.js';
 import type { DagCommands } from './dag-commands.js';
 import { TaskGraph } from './task-graph.js';
+import { ATTEMPT_HEAD, attemptRow, when, xcomSection } from './run-tables.js';
 import { TaskLog } from './task-log.js';
 
 const ENDED_EVERY = 5;
-const VALUE_PREVIEW = 400;
-
-function when(seconds: number | null | undefined): string {
-  return seconds === null || seconds === undefined ? '—' : formatUtc(seconds * 1000);
-}
-
-function boundedText(text: string): string {
-  return text.length > VALUE_PREVIEW
-    ? `${text.slice(0, VALUE_PREVIEW)}… (${text.length} chars)`
-    : text;
-}
-
-function stateCell(state: TaskEntry['state']): HTMLElement {
-  const meta = STATE_META[state];
-  return h(
-    'span',
-    { class: `status status-${meta.tone}` },
-    h('span', { class: 'glyph', 'aria-hidden': 'true' }, meta.glyph),
-    meta.label,
-  );
-}
-
-function attemptRow(key: string, entry: TaskEntry): Child[] {
-  const duration =
-    entry.startedAt === null || entry.finishedAt === null
-      ? null
-      : entry.finishedAt - entry.startedAt;
-  const extra = [
-    entry.mapItem === undefined ? null : `item ${boundedText(JSON.stringify(entry.mapItem))}`,
-    entry.pokeCount === undefined
-      ? null
-      : `${entry.pokeCount} poke${entry.pokeCount === 1 ? '' : 's'}`,
-    entry.approval === undefined
-      ? null
-      : `${entry.approval.decision} by ${entry.approval.by} at ${when(entry.approval.at)}`,
-    entry.failReason,
-  ].filter((part) => part !== null);
-  return [
-    key,
-    stateCell(entry.state),
-    String(entry.attempt),
-    entry.host ?? '—',
-    when(entry.startedAt),
-    formatDuration(duration),
-    entry.exitCode === null ? '—' : String(entry.exitCode),
-    extra.join(' · ') || '—',
-  ];
-}
-
 export class DagRunDrawer {
   readonly element: HTMLElement;
   readonly #ctx: AppContext;
@@ -409,7 +360,7 @@ export class DagRunDrawer {
             )
           : dataTable(
               caption,
-              ['Task key', 'State', 'Attempt', 'Host', 'Started', 'Took', 'Exit', 'Detail'],
+              ATTEMPT_HEAD,
               entries.map(([k, entry]) => attemptRow(k, entry)),
               (index) => ({ 'data-taskkey': entries[index]![0] }),
             ),
@@ -436,24 +387,6 @@ export class DagRunDrawer {
       return; // The next change of the run asks again.
     }
     if (generation !== this.#generation || wire === null) return;
-    this.#xcom.replaceChildren(
-      h('h3', {}, 'XCom'),
-      wire.entries.length === 0
-        ? h('p', { class: 'muted' }, 'No XCom values in this run.')
-        : dataTable(
-            `${wire.entries.length} value${wire.entries.length === 1 ? '' : 's'}${wire.truncated ? ' (the first 500)' : ''}`,
-            ['Task key', 'Key', 'Size', 'Value'],
-            wire.entries.map((entry) => [
-              entry.taskkey,
-              entry.key,
-              `${entry.size} B`,
-              entry.oversize === true
-                ? h('span', { class: 'muted' }, 'over 64 KiB: not shown')
-                : entry.binary === true
-                  ? h('span', { class: 'muted' }, 'binary')
-                  : h('code', { class: 'dag-xcom-value' }, boundedText(entry.value ?? '')),
-            ]),
-          ),
-    );
+    this.#xcom.replaceChildren(...xcomSection(wire));
   }
 }
