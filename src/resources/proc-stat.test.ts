@@ -57,8 +57,14 @@ describe('the system source', () => {
     assert.ok(self);
     const before = parseProcStat(self.read() ?? '');
     assert.equal(before?.pid, process.pid);
-    const until = performance.now() + 60;
-    while (performance.now() < until) Math.sqrt(Math.random());
+    // Spin until this process has used 50 ms of CPU (5 ticks), however long a loaded host takes
+    // to grant it: a wall-clock spin can get no CPU at all.
+    const start = process.cpuUsage();
+    const used = (): number => {
+      const delta = process.cpuUsage(start);
+      return (delta.user + delta.system) / 1000;
+    };
+    while (used() < 50) Math.sqrt(Math.random());
     const after = parseProcStat(self.read() ?? '');
     assert.ok(
       (after?.userTicks ?? 0) + (after?.systemTicks ?? 0) > before.userTicks + before.systemTicks,
