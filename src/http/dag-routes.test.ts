@@ -101,10 +101,16 @@ void test('GET /dags lists every DAG in config order, with roll-ups once runs ex
   const w = await dagWorld();
   const before = (await call(w.api, 'GET', '/dags')).json() as Record<string, unknown>[];
   assert.deepEqual(
-    before.map((dag) => [dag['name'], dag['scheduled'], dag['schedule'], dag['totalRuns']]),
+    before.map((dag) => [
+      dag['name'],
+      dag['scheduled'],
+      dag['schedule'],
+      dag['timezone'],
+      dag['totalRuns'],
+    ]),
     [
-      ['etl', false, undefined, undefined],
-      ['hourly', true, '0 * * * *', undefined],
+      ['etl', false, undefined, undefined, undefined],
+      ['hourly', true, '0 * * * *', 'UTC', undefined],
     ],
   );
   assert.deepEqual((before[0]!['tasks'] as unknown[])[2], {

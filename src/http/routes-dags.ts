@@ -113,7 +113,12 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
         retainRuns: dag.retainRuns,
         tasks: taskViews(dag),
       };
-      if (dag.schedule !== null) view['schedule'] = dag.schedule.text;
+      if (dag.schedule !== null) {
+        view['schedule'] = dag.schedule.text;
+        // Not in the reference's shape (docs/http-api.md "DAG routes"): the zone the schedule is
+        // read in, with the job object's meaning (null = the daemon's local time).
+        view['timezone'] = dag.timezone;
+      }
       try {
         const { runs } = await listRuns(engine.store(), dag.name);
         const latest = runs[0];

@@ -15,6 +15,7 @@ import {
   type RunDocument,
   type TaskEntry,
 } from './dags.js';
+import { previewSchedule } from './schedule-preview.js';
 
 function task(id: string, dependsOn: string[] = [], extra: Partial<DagTaskWire> = {}): DagTaskWire {
   return {
@@ -193,6 +194,20 @@ describe('dagCard', () => {
     assert.equal(card.tally, '1 failed · 3 success');
     assert.equal(card.taskCount, 2);
     assert.equal(card.latest?.runKey, 'k');
+  });
+
+  it('reads the schedule in the zone the daemon reports (null: the daemon local time)', () => {
+    assert.equal(dagCard(wire, now).timezone, 'UTC'); // an older daemon sends no zone
+    const berlin = dagCard({ ...wire, timezone: 'Europe/Berlin' }, now);
+    assert.equal(berlin.timezone, 'Europe/Berlin');
+    // 01:30 in Berlin (summer, UTC+2) is 23:30 UTC the day before.
+    assert.equal(berlin.nextFireMs, Date.UTC(2026, 5, 1, 23, 30, 0));
+    const local = dagCard({ ...wire, timezone: null }, now);
+    assert.equal(local.timezone, 'local');
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const expected = previewSchedule('30 1 * * *', zone, now, 1);
+    assert.equal(expected.kind, 'ok');
+    assert.equal(local.nextFireMs, expected.kind === 'ok' ? expected.fires[0]?.atMs : undefined);
   });
 
   it('has no next fire when manual-only or disabled, and no tally without runs', () => {

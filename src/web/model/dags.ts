@@ -37,6 +37,8 @@ export interface DagWire {
   readonly retainRuns: number;
   readonly tasks: readonly DagTaskWire[];
   readonly schedule?: string;
+  /** The zone `schedule` is read in, as on a job (null = the daemon's local time). */
+  readonly timezone?: string | null;
   readonly latestRun?: {
     readonly runKey: string;
     readonly state: RunState;
@@ -83,10 +85,9 @@ export interface DagCard {
   readonly taskCount: number;
   readonly schedule: string | null;
   readonly english: string | null;
-  /**
-   * The next scheduled instant, read in UTC: `/dags` does not report the DAG's timezone, so a
-   * DAG on another zone fires at the same wall time there (the card says so).
-   */
+  /** The zone the schedule is read in; `local` (the daemon's time) is previewed in the browser's. */
+  readonly timezone: string;
+  /** The next scheduled instant, in that zone. */
   readonly nextFireMs: number | null;
   readonly latest: NonNullable<DagWire['latestRun']> | null;
   /** `3 success · 1 failed` over the runs the store keeps; '' without runs. */
@@ -96,9 +97,12 @@ export interface DagCard {
 
 export function dagCard(wire: DagWire, nowMs: number): DagCard {
   const schedule = wire.schedule ?? null;
+  // A daemon that does not send `timezone` reads the schedule in UTC (the config's default).
+  const timezone = wire.timezone === undefined ? 'UTC' : (wire.timezone ?? 'local');
+  const zone = timezone === 'local' ? Intl.DateTimeFormat().resolvedOptions().timeZone : timezone;
   let nextFireMs: number | null = null;
   if (schedule !== null && wire.enabled) {
-    const preview = previewSchedule(schedule, 'UTC', nowMs, 1);
+    const preview = previewSchedule(schedule, zone, nowMs, 1);
     if (preview.kind === 'ok') nextFireMs = preview.fires[0]?.atMs ?? null;
   }
   const counts = wire.runCounts ?? {};
@@ -111,6 +115,7 @@ export function dagCard(wire: DagWire, nowMs: number): DagCard {
     taskCount: wire.tasks.length,
     schedule,
     english: schedule === null ? null : describeCron(schedule),
+    timezone,
     nextFireMs,
     latest: wire.latestRun ?? null,
     tally,

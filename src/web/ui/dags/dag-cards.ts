@@ -39,6 +39,7 @@ interface CardParts {
   readonly latest: HTMLButtonElement;
   readonly backfill: HTMLElement;
   nextFireMs: number | null;
+  timezone: string;
 }
 
 export class DagCards {
@@ -167,7 +168,17 @@ export class DagCards {
         backfill,
       ),
     );
-    return { element, schedule, next, runs, tally, latest, backfill, nextFireMs: null };
+    return {
+      element,
+      schedule,
+      next,
+      runs,
+      tally,
+      latest,
+      backfill,
+      nextFireMs: null,
+      timezone: 'UTC',
+    };
   }
 
   /** Triggers a run and opens its drawer (the card's button and the palette). */
@@ -234,6 +245,7 @@ export class DagCards {
       view.enabled ? null : h('span', { class: 'chip chip-warn' }, 'disabled'),
     );
     card.nextFireMs = view.nextFireMs;
+    card.timezone = view.timezone;
     this.#renderNext(card, now);
     const runs = this.recentRuns(dag.name);
     const shown = runs.length > 0 ? runs : view.latest === null ? [] : [view.latest];
@@ -280,7 +292,9 @@ export class DagCards {
     );
     card.next.hidden = card.nextFireMs === null;
     card.next.title =
-      'The schedule read in UTC: the daemon does not report a DAG’s timezone, so a DAG on another zone fires at this wall time there.';
+      card.timezone === 'local'
+        ? 'The schedule runs on the daemon’s local time; the next run is computed in this browser’s zone, which may differ.'
+        : `The schedule is read in ${card.timezone}; the time shown is UTC.`;
   }
 
   #registerActions(dags: readonly DagWire[]): void {
