@@ -26,6 +26,7 @@ import {
   type HistoryRows,
 } from './boot-steps.js';
 import { CatchupRunner } from './catchup-runner.js';
+import { ClusterSlots } from './cluster-slots.js';
 import { newestRealOutcome, parseLedgerRun, parseRuns } from './ledger-rows.js';
 import { rebootMarkerData, rebootStream, REBOOT_KEEP, runsStream } from './records.js';
 import { RetryClaims } from './retry-claims.js';
@@ -46,6 +47,8 @@ export class DurableState implements DurableCollaborator {
   readonly onStoreUnavailable: 'degrade' | 'fail-closed';
   /** The retry protocol's persistence side (scheduler/retries.ts drives it). */
   readonly retries: StoreRetryJournal;
+  /** Gate 6: the `concurrencyScope: cluster` slots (cluster-slots.ts). */
+  readonly slots: ClusterSlots;
   readonly #deps: DurableDeps;
   readonly #settings: ResolvedState;
   readonly #access: StoreAccess;
@@ -102,6 +105,17 @@ export class DurableState implements DurableCollaborator {
     this.#tasks = new TaskSet((error) =>
       deps.logger.error(`Durable state task failed: ${describeError(error)}`),
     );
+    this.slots = new ClusterSlots({
+      store: deps.store,
+      access: this.#access,
+      clock: deps.clock,
+      logger: deps.logger,
+      host: deps.host,
+      processToken: deps.process.token,
+      ttlMs: settings.slotTtlMs,
+      onStoreUnavailable: settings.onStoreUnavailable,
+      tasks: this.#tasks,
+    });
     this.#boot = deps.readBoot().catch((error: unknown) => {
       deps.logger.warn(
         `Cannot read this OS boot's identity: ${describeError(error)}; @reboot jobs run at every daemon start`,
@@ -158,7 +172,7 @@ export class DurableState implements DurableCollaborator {
     this.#markers.reject(new Error('the durable state was closed'));
     if (options.finalSnapshot !== false) this.#recorder.writeCounters();
     await settlesWithin(
-      Promise.all([this.#tasks.close(), this.#deps.writes.drain()]),
+      Promise.all([this.slots.close(), this.#tasks.close(), this.#deps.writes.drain()]),
       CLOSE_DRAIN_MS,
       this.#deps.clock,
     );

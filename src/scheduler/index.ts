@@ -4,6 +4,7 @@
 export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
 export type {
   ClusterPort,
+  ClusterSlotPort,
   DurableCollaborator,
   DurableOutcome,
   DurablePort,
@@ -20,6 +21,9 @@ export type {
   RunEnvironmentHook,
   RunEnvironmentSource,
   RunMonitor,
+  SlotClaim,
+  SlotClaimRequest,
+  SlotHold,
   SpawnedRun,
 } from './ports.js';
 export type {

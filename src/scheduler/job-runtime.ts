@@ -8,6 +8,7 @@ import { createDeferred, type Deferred } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { RunHandle } from '../runner/index.js';
 import { RunHistory } from './history.js';
+import type { SlotHold } from './ports.js';
 import type { RetryLadder } from './retry-ladder.js';
 import type { ManualStartResult, RunTrigger } from './types.js';
 
@@ -21,6 +22,8 @@ export interface RunningInstance {
   /** The retry ladder attached at launch (docs/architecture.md "Admission"), if any. */
   readonly ladder: RetryLadder | null;
   readonly handle: RunHandle;
+  /** The cluster concurrency slot reference it holds (concurrencyScope cluster), if any. */
+  readonly slot: SlotHold | null;
   pid: number | null;
   /** Set by Replace before cancelling: not recorded, reported or retried. */
   replaced: boolean;

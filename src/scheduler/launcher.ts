@@ -18,11 +18,19 @@ import type { JobTable } from './job-table.js';
 import { LaunchQueue } from './launch-queue.js';
 import { spawnFailureOutcome } from './outcome.js';
 import type { RunResources } from './history.js';
-import type { RunEnvironment, RunEnvironmentSource, RunMonitor } from './ports.js';
+import type { ResolvedJob } from '../config/index.js';
+import type {
+  ClusterSlotPort,
+  DurablePort,
+  RunEnvironment,
+  RunEnvironmentSource,
+  RunMonitor,
+  SlotHold,
+} from './ports.js';
 import type { Retries } from './retries.js';
 import { runScrubOf, type RunScrub } from './run-scrub.js';
 import { settleFinishedRun } from './run-settlement.js';
-import type { ManualStartResult, SchedulerEvents } from './types.js';
+import type { ManualStartResult, SchedulerEvents, SkipReason } from './types.js';
 
 export interface LauncherContext {
   readonly clock: Clock;
@@ -33,6 +41,8 @@ export interface LauncherContext {
   readonly table: JobTable;
   readonly retries: Retries;
   readonly runEnvironment: RunEnvironmentSource | null;
+  /** The durable backend: its cluster slots gate `concurrencyScope: cluster` launches. */
+  readonly durable: DurablePort | null;
   /** Samples monitored runs (null = none is sampled). */
   readonly runMonitor: RunMonitor | null;
   readonly launchSliceSize: number;
@@ -119,7 +129,7 @@ export class Launcher {
       return false;
     }
     const runtime = this.#context.table.runtime(ticket.job.name);
-    if (ticket.replace || runtime.lane) {
+    if (ticket.replace || runtime.lane || this.#slotsFor(ticket.job) !== null) {
       this.#chainLane(runtime, ticket);
       return false;
     }
@@ -127,12 +137,12 @@ export class Launcher {
     return true;
   }
 
-  #drop(ticket: LaunchTicket): void {
+  #drop(ticket: LaunchTicket, reason: SkipReason = 'shutting-down'): void {
     ticket.consume();
-    ticket.result?.resolve({ kind: 'skipped', reason: 'shutting-down' });
+    ticket.result?.resolve({ kind: 'skipped', reason });
     this.#context.events.emit('fire:skipped', {
       jobName: ticket.job.name,
-      reason: 'shutting-down',
+      reason,
       trigger: ticket.trigger,
       scheduledAtMs: ticket.scheduledAtMs,
       decisionLatenessMs:
@@ -165,7 +175,26 @@ export class Launcher {
         this.#drop(ticket);
         return;
       }
-      this.#start(ticket, runtime);
+      let hold: SlotHold | null = null;
+      const slots = this.#slotsFor(ticket.job);
+      if (slots !== null) {
+        // Gate 6: after the local policy, the cluster-wide slot (docs/durable-state.md).
+        const claim = await slots.claim(ticket.job, {
+          replace: ticket.job.concurrencyPolicy === 'Replace',
+          onCancelRequested: () => this.#replacedElsewhere(ticket.job.name),
+        });
+        if (claim.kind === 'skip') {
+          this.#drop(ticket, claim.reason);
+          return;
+        }
+        hold = claim.hold;
+        if (this.#context.isStopping()) {
+          hold?.release();
+          this.#drop(ticket);
+          return;
+        }
+      }
+      this.#start(ticket, runtime, hold);
     } catch (error) {
       this.#context.logger.error(
         { err: error },
@@ -177,7 +206,26 @@ export class Launcher {
 
   // ---- starting -------------------------------------------------------------------------------
 
-  #start(ticket: LaunchTicket, runtime: JobRuntime): void {
+  #slotsFor(job: ResolvedJob): ClusterSlotPort | null {
+    if (job.concurrencyScope !== 'cluster') return null;
+    return this.#context.durable?.current()?.slots ?? null;
+  }
+
+  /** A Replace on another node asked for this job's cluster slot: cancel its runs here. */
+  #replacedElsewhere(name: string): void {
+    const runtime = this.#context.table.find(name);
+    const victims = runtime ? [...runtime.running] : [];
+    if (victims.length === 0) return;
+    this.#context.logger.warn(
+      `Job ${name}: another node replaced this run (concurrencyScope cluster); cancelling it`,
+    );
+    for (const victim of victims) {
+      victim.replaced = true;
+      this.#context.tasks.run(() => this.cancelInstance(victim, 'replaced'));
+    }
+  }
+
+  #start(ticket: LaunchTicket, runtime: JobRuntime, slot: SlotHold | null = null): void {
     const { clock, logger, events } = this.#context;
     const { job } = ticket;
     ticket.consume();
@@ -226,6 +274,7 @@ export class Launcher {
       scheduledAtMs: ticket.scheduledAtMs,
       ladder: ticket.ladder,
       handle,
+      slot,
       pid: handle.pid ?? spawned.pid,
       replaced: false,
       cancelled: false,
@@ -332,6 +381,7 @@ export class Launcher {
       );
     } finally {
       table.settled(instance);
+      instance.slot?.release();
     }
   }
 

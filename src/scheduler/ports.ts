@@ -187,6 +187,35 @@ export type RetryDueVerdict =
 /** An @reboot job's boot run: 'run' once the boot marker is recorded (or per policy). */
 export type RebootVerdict = 'run' | 'ran-this-boot' | 'state-unavailable';
 
+// ---- the cluster concurrency slot (gate 6, docs/durable-state.md "Cluster concurrency slots") ---
+
+/** A slot tenure shared by this node's instances of one job; released by the last of them. */
+export interface SlotHold {
+  /** The instance holding a reference ended: drop the reference (idempotent). */
+  release(): void;
+}
+
+/** What a launch of a `concurrencyScope: cluster` job may do after the slot claim. */
+export type SlotClaim =
+  /** Launch; `hold` null = node-local enforcement only (the store could not answer, degrade). */
+  | { readonly kind: 'run'; readonly hold: SlotHold | null }
+  | { readonly kind: 'skip'; readonly reason: SkipReason };
+
+export interface SlotClaimRequest {
+  /** Replace: ask a foreign holder to cancel its run, then take the slot (bounded wait). */
+  readonly replace: boolean;
+  /**
+   * A Replace elsewhere asked this node to give the slot up: cancel the job's running
+   * instances (as replaced). Called at most once per tenure.
+   */
+  readonly onCancelRequested: () => void;
+}
+
+/** The cluster-wide concurrency slots of `concurrencyScope: cluster` jobs. Never rejects. */
+export interface ClusterSlotPort {
+  claim(job: ResolvedJob, request: SlotClaimRequest): Promise<SlotClaim>;
+}
+
 /**
  * The durable-state backend serving now (src/durable): present only when a `state` section is
  * configured. The scheduler asks it at the few decision points the store takes part in; it
@@ -203,6 +232,8 @@ export interface DurableCollaborator {
   readonly onStoreUnavailable: 'degrade' | 'fail-closed';
   checkRebootRun(job: ResolvedJob): Promise<RebootVerdict>;
   readonly retries: RetryJournal;
+  /** Gate 6 for `concurrencyScope: cluster` jobs; absent = node-local enforcement. */
+  readonly slots?: ClusterSlotPort;
 }
 
 /** The durable backend serving now (the daemon swaps it on a state-section reload), or null. */

@@ -144,6 +144,7 @@ class CronScheduler implements Scheduler {
       table: this.#table,
       retries: this.#retries,
       runEnvironment: deps.runEnvironment ?? null,
+      durable: this.#durable,
       runMonitor: deps.runMonitor ?? null,
       launchSliceSize: Math.max(1, deps.launchSliceSize ?? DEFAULT_LAUNCH_SLICE_SIZE),
       launchSliceBudgetMs: deps.launchSliceBudgetMs ?? DEFAULT_LAUNCH_SLICE_BUDGET_MS,

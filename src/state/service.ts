@@ -133,7 +133,6 @@ export function startStateService(
     if (closed) return;
     isOpen = true;
     opened.resolve(true);
-    warnInertOptions(logger, current.jobs);
     await manifestNow();
     scheduleManifests();
     if (settings.gcGraceMs === null) {
@@ -200,7 +199,6 @@ export function startStateService(
       current = next;
       // A changed DAG list is news to GC too (DAGs are not in the job-set id).
       if (isOpen && manifestKey(buildManifest({ host, ...next })) !== lastManifested) {
-        warnInertOptions(logger, next.jobs);
         tasks.run(manifestNow);
       }
     },
@@ -219,25 +217,6 @@ export function startStateService(
       return this.close();
     },
   };
-}
-
-/** Per job, the store-backed options it sets that have no effect in this build yet. */
-export function inertOptions(job: ServiceJob): string[] {
-  const inert: string[] = [];
-  // Everything else the store backs is active (src/durable, src/jobapi); cluster slots come with
-  // the cluster section.
-  if (job.concurrencyScope === 'cluster') {
-    inert.push('concurrencyScope cluster (enforced on this node only)');
-  }
-  return inert;
-}
-
-function warnInertOptions(logger: Logger, jobs: readonly ServiceJob[]): void {
-  for (const job of jobs) {
-    const inert = inertOptions(job);
-    if (inert.length === 0) continue;
-    logger.warn(`Job ${job.name}: ${inert.join(', ')}: not active in this build yet`);
-  }
 }
 
 function logGcReport(logger: Logger, report: GcReport): void {
