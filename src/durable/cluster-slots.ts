@@ -17,12 +17,7 @@ import {
   type TimerHandle,
 } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import type {
-  ClusterSlotPort,
-  SlotClaim,
-  SlotClaimRequest,
-  SlotHold,
-} from '../scheduler/index.js';
+import type { ClusterSlotPort, SlotClaim, SlotClaimRequest, SlotHold } from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout, type StateStore } from '../state/index.js';
 import { reconciledRowOf } from './ledger-rows.js';
 import {
@@ -120,7 +115,8 @@ export class ClusterSlots implements ClusterSlotPort {
     if (this.#closed) return this.#storeSilent(name, 'the state backend is closing');
     await this.#releasing.get(name);
     const current = this.#tenures.get(name);
-    if (current !== undefined && !current.lost) return { kind: 'run', hold: this.#share(current, request) };
+    if (current !== undefined && !current.lost)
+      return { kind: 'run', hold: this.#share(current, request) };
     const policy = job.concurrencyPolicy === 'Replace' ? 'Replace' : 'Forbid';
     let step: SlotStep | PursuitEnd = planClaim(
       await this.#acquire(name),
@@ -200,7 +196,8 @@ export class ClusterSlots implements ClusterSlotPort {
     const { clock, logger } = this.#deps;
     const deadline = clock.monotonic() + this.#timing.pursuitLimitMs;
     let target = first;
-    if (!(await this.#askToCancel(name, target))) return { kind: 'unavailable', detail: 'the replace-cancel could not be written' };
+    if (!(await this.#askToCancel(name, target)))
+      return { kind: 'unavailable', detail: 'the replace-cancel could not be written' };
     logger.warn(
       `Job ${name}: its cluster concurrency slot is held by ${holderNode(target.holder)}; asked it to cancel its run (concurrencyPolicy Replace)`,
     );
@@ -208,7 +205,10 @@ export class ClusterSlots implements ClusterSlotPort {
       await clock.sleep(Math.min(this.#timing.pursuitPollMs, deadline - clock.monotonic()));
       const step = planClaim(await this.#acquire(name), 'Replace', clock.now());
       if (step.kind === 'hold') return step;
-      if (step.kind !== 'pursue' || (step.holder === target.holder && step.fence === target.fence)) {
+      if (
+        step.kind !== 'pursue' ||
+        (step.holder === target.holder && step.fence === target.fence)
+      ) {
         continue;
       }
       target = step;
