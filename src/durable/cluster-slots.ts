@@ -45,6 +45,8 @@ import type { StoreAccess } from './store-access.js';
 
 export interface ClusterSlotsDeps {
   readonly store: StateStore;
+  /** Resolves true once the store is open (false: it closed first); claims wait for it. */
+  readonly storeOpened: Promise<boolean>;
   readonly access: StoreAccess;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -161,10 +163,15 @@ export class ClusterSlots implements ClusterSlotPort {
   // ---- claiming --------------------------------------------------------------------------------
 
   async #acquire(name: string): Promise<SlotAttempt> {
-    const { store, clock } = this.#deps;
+    const { store, storeOpened, clock } = this.#deps;
+    // A launch right at start-up waits (bounded) for the store to open rather than degrade.
+    const acquired = storeOpened.then((open) => {
+      if (!open) throw new Error('the state store is closed');
+      return store.acquireLease(slotsStream(name), this.#holder, this.#timing.ttlMs);
+    });
     try {
       const result = await withTimeout(
-        store.acquireLease(slotsStream(name), this.#holder, this.#timing.ttlMs),
+        acquired,
         SCHEDULING_READ_TIMEOUT_MS,
         clock,
         `claim the cluster concurrency slot of ${name}`,

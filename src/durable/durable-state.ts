@@ -107,6 +107,7 @@ export class DurableState implements DurableCollaborator {
     );
     this.slots = new ClusterSlots({
       store: deps.store,
+      storeOpened: deps.storeOpened,
       access: this.#access,
       clock: deps.clock,
       logger: deps.logger,
