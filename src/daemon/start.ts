@@ -157,6 +157,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger,
     host,
     registry: metrics.registry,
+    // Read at request time: the durable backend is built (and rebuilt) below.
+    slots: () => durable?.slots.held() ?? [],
   });
   // The store opens in the background: a slow or dead store never delays scheduling.
   let state = await reconcileState(undefined, config, undefined);

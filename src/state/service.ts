@@ -25,7 +25,7 @@ import {
 } from './manifest.js';
 import type { Registry } from 'prom-client';
 import { createStateStore } from './create-store.js';
-import { createStateInspector, type StateInspector } from './inspector.js';
+import { createStateInspector, type SlotHold, type StateInspector } from './inspector.js';
 import type { StateMetrics } from './metrics.js';
 import type { StateStore } from './types.js';
 import type { StateWriteQueue } from './write-queue.js';
@@ -256,6 +256,8 @@ export interface DaemonStateDeps {
   readonly host: string;
   /** The daemon's Prometheus registry, for the store's own families. */
   readonly registry?: Registry;
+  /** The cluster concurrency slots this node holds now (GET /state `node.slots`). */
+  readonly slots?: () => readonly SlotHold[];
 }
 
 export interface DaemonStateHandle {
@@ -331,6 +333,7 @@ export async function applyDaemonStateSection(
       topology: bundle.fs.topology,
     }),
     ...(bundle.metrics === undefined ? {} : { metrics: bundle.metrics }),
+    ...(deps.slots === undefined ? {} : { slots: deps.slots }),
     writes: bundle.writes,
   });
   return {
