@@ -61,6 +61,7 @@ export function durableBackendReconciler(
         writes: handle.writes,
         opened: handle.service.opened,
         topology: handle.topology,
+        lockFidelity: handle.probeLocks,
       },
       config.state,
       config,

@@ -32,6 +32,8 @@ export interface DurableBackend {
   readonly opened: Promise<boolean>;
   /** The resolved topology (read after the store opened). */
   readonly topology?: () => 'single-node' | 'shared';
+  /** Whether the store's flock excludes across processes (rejects with the reason if not). */
+  readonly lockFidelity?: () => Promise<void>;
 }
 
 /** The once-per-process state, with the daemon's 12-hex process token (its one source). */
@@ -71,6 +73,7 @@ export function createDurableState(
       redact: redactSecrets,
       ...(deps.secretValues === undefined ? {} : { secretValues: deps.secretValues }),
       ...(deps.cluster === undefined ? {} : { cluster: deps.cluster }),
+      ...(backend.lockFidelity === undefined ? {} : { lockFidelity: backend.lockFidelity }),
       ...(backend.topology === undefined
         ? {}
         : { sharedStore: () => backend.topology?.() === 'shared' }),

@@ -5,10 +5,12 @@
 // real daemons are test/e2e/cluster-slots.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock } from '../common/index.js';
+import { FakeClock, TaskSet } from '../common/index.js';
+import { recordingLogger } from '../common/testing.js';
 import { makeJob } from '../config/testing.js';
 import type { ResolvedJob } from '../config/index.js';
-import { FaultyStateStore, type StateStore } from '../state/index.js';
+import { FaultyStateStore, StateWriteQueue, type StateStore } from '../state/index.js';
+import { ClusterSlots } from './cluster-slots.js';
 import {
   flush,
   openMemoryStore,
@@ -19,6 +21,7 @@ import {
   type Daemon,
 } from './durable-fixture.test.js';
 import { isoAt } from './records.js';
+import { StoreAccess } from './store-access.js';
 
 const TTL = 5 * SECOND;
 
@@ -280,4 +283,55 @@ void test('instances of one node share one tenure; the last one releases it', as
   await tick(clock, SECOND);
   assert.equal((await store.inspectLease('slots/report'))?.expiresAtMs, 0);
   await a.stop();
+});
+
+void test('locks that fail the fidelity probe: every claim follows the policy, one ERROR', async () => {
+  for (const policy of ['degrade', 'fail-closed'] as const) {
+    const clock = new FakeClock(T0);
+    const store = await openMemoryStore(clock);
+    const logger = recordingLogger();
+    const tasks = new TaskSet((error) => assert.fail(String(error)));
+    let probes = 0;
+    const slots = new ClusterSlots({
+      store,
+      storeOpened: Promise.resolve(true),
+      lockFidelity: () => {
+        probes += 1;
+        return Promise.reject(
+          new Error('flock(2) does not exclude across processes on this filesystem'),
+        );
+      },
+      access: new StoreAccess(store, new StateWriteQueue({ logger }), clock),
+      clock,
+      logger,
+      host: 'host-a',
+      processToken: 'aaaaaaaaaaaa',
+      ttlMs: TTL,
+      onStoreUnavailable: policy,
+      tasks,
+    });
+    const request = { replace: false, onCancelRequested: () => assert.fail('no cancel') };
+    const claims = [
+      await slots.claim(clusterJob(), request),
+      await slots.claim(clusterJob(), request),
+    ];
+    assert.deepEqual(
+      claims,
+      policy === 'degrade'
+        ? [
+            { kind: 'run', hold: null },
+            { kind: 'run', hold: null },
+          ]
+        : [
+            { kind: 'skip', reason: 'state-unavailable' },
+            { kind: 'skip', reason: 'state-unavailable' },
+          ],
+    );
+    assert.equal(probes, 1, 'probed once per backend');
+    assert.deepEqual(logger.messages('error'), [
+      'State store: its locks cannot be trusted: flock(2) does not exclude across processes on this filesystem; every concurrencyScope cluster claim follows onStoreUnavailable',
+    ]);
+    assert.equal(await store.inspectLease('slots/report'), undefined, 'the lease is never taken');
+    await slots.close();
+  }
 });

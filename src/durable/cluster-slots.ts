@@ -47,6 +47,8 @@ export interface ClusterSlotsDeps {
   readonly store: StateStore;
   /** Resolves true once the store is open (false: it closed first); claims wait for it. */
   readonly storeOpened: Promise<boolean>;
+  /** The lock-fidelity probe (rejects when flock does not exclude); absent = trusted. */
+  readonly lockFidelity?: () => Promise<void>;
   readonly access: StoreAccess;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -91,6 +93,8 @@ export class ClusterSlots implements ClusterSlotPort {
   readonly #tenures = new Map<string, Tenure>();
   /** Releases still reaching the store, per job: the next claim waits for them. */
   readonly #releasing = new Map<string, Promise<void>>();
+  /** The probe's verdict once asked: null = trusted, else why the locks are not. */
+  #untrusted: Promise<string | null> | undefined;
   #closed = false;
 
   constructor(deps: ClusterSlotsDeps) {
@@ -115,6 +119,8 @@ export class ClusterSlots implements ClusterSlotPort {
   async claim(job: ResolvedJob, request: SlotClaimRequest): Promise<SlotClaim> {
     const name = job.name;
     if (this.#closed) return this.#storeSilent(name, 'the state backend is closing');
+    const untrusted = await this.#lockVerdict();
+    if (untrusted !== null) return this.#storeSilent(name, untrusted);
     await this.#releasing.get(name);
     const current = this.#tenures.get(name);
     if (current !== undefined && !current.lost)
@@ -161,6 +167,27 @@ export class ClusterSlots implements ClusterSlotPort {
   }
 
   // ---- claiming --------------------------------------------------------------------------------
+
+  /** Probe the store's locks once (after it opened); an ERROR the one time they fail it. */
+  #lockVerdict(): Promise<string | null> {
+    const { lockFidelity, logger, storeOpened } = this.#deps;
+    if (lockFidelity === undefined) return Promise.resolve(null);
+    this.#untrusted ??= storeOpened.then(async (open) => {
+      // A store that never opened is judged per claim (the acquire reports it), not here.
+      if (!open) return null;
+      try {
+        await lockFidelity();
+        return null;
+      } catch (error) {
+        const reason = `its locks cannot be trusted: ${describeError(error)}`;
+        logger.error(
+          `State store: ${reason}; every concurrencyScope cluster claim follows onStoreUnavailable`,
+        );
+        return reason;
+      }
+    });
+    return this.#untrusted;
+  }
 
   async #acquire(name: string): Promise<SlotAttempt> {
     const { store, storeOpened, clock } = this.#deps;

@@ -108,6 +108,7 @@ export class DurableState implements DurableCollaborator {
     this.slots = new ClusterSlots({
       store: deps.store,
       storeOpened: deps.storeOpened,
+      ...(deps.lockFidelity === undefined ? {} : { lockFidelity: deps.lockFidelity }),
       access: this.#access,
       clock: deps.clock,
       logger: deps.logger,

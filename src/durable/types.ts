@@ -84,4 +84,9 @@ export interface DurableDeps {
   readonly sharedStore?: () => boolean | undefined;
   /** The cluster, when the daemon runs one: cross-node retry resume needs it running. */
   readonly cluster?: ResumeCluster;
+  /**
+   * Whether flock(2) excludes across processes under the store: the cluster slots probe it once
+   * and degrade every claim (per onStoreUnavailable) when it does not. Absent = trusted.
+   */
+  readonly lockFidelity?: () => Promise<void>;
 }

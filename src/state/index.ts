@@ -52,6 +52,7 @@ export {
 } from './write-queue.js';
 export { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';
 export { withLease, type LeaseOutcome, type LeaseRequest } from './with-lease.js';
+export { probeLockFidelity } from './lock-probe.js';
 export { resolveTopology, isSharedFsType, type TopologyResolution } from './topology.js';
 export { encodeName, decodeName } from './name-encoding.js';
 export { isHeld as isLeaseHeld } from './lease-logic.js';

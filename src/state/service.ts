@@ -29,6 +29,8 @@ import { createStateInspector, type SlotHold, type StateInspector } from './insp
 import type { StateMetrics } from './metrics.js';
 import type { StateStore } from './types.js';
 import type { StateWriteQueue } from './write-queue.js';
+import { probeLockFidelity } from './lock-probe.js';
+import { SCHEDULING_READ_TIMEOUT_MS } from './with-timeout.js';
 
 /** The slice of the resolved `state` section the service reads (config's ResolvedState fits). */
 export interface StateServiceSettings {
@@ -270,6 +272,11 @@ export interface DaemonStateHandle {
   readonly settingsKey: string;
   /** The state inspector over this store (GET /state…). */
   readonly inspector: StateInspector;
+  /**
+   * Whether flock(2) excludes across processes under the store (lock-probe.ts): probed once per
+   * store generation, on first use; rejects with the reason when it does not.
+   */
+  readonly probeLocks: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -336,12 +343,20 @@ export async function applyDaemonStateSection(
     ...(deps.slots === undefined ? {} : { slots: deps.slots }),
     writes: bundle.writes,
   });
+  let probed: Promise<void> | undefined;
   return {
     service,
     writes: bundle.writes,
     topology: () => bundle.fs.topology,
     settingsKey,
     inspector,
+    probeLocks: () =>
+      (probed ??= probeLockFidelity(
+        bundle.fs.root,
+        bundle.fs.instance,
+        SCHEDULING_READ_TIMEOUT_MS,
+        deps.clock,
+      )),
     close,
   };
 }

@@ -11,6 +11,7 @@ import type { ResolvedFilesystemBlock } from '../../config/index.js';
 import {
   FsStateStore,
   newInstanceToken,
+  probeLockFidelity,
   withTimeout,
   type LeaseResult,
   type StateStore,
@@ -24,7 +25,6 @@ import {
   type RoundTiming,
   type StoredRanSet,
 } from '../lease-client.js';
-import { probeLockFidelity } from './lock-probe.js';
 
 export const RAN_SET_STREAM = 'cluster/reboot-ran';
 const RAN_SET_KEEP = 512;

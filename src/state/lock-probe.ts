@@ -1,5 +1,6 @@
-// The filesystem backend's lock-fidelity probe (docs/clustering.md "Filesystem"): before electing
-// over a directory, prove that flock(2) on it excludes across processes. One child process takes
+// The store's lock-fidelity probe (docs/clustering.md "Filesystem", docs/durable-state.md "Cluster
+// concurrency slots"): before electing over a directory, or fencing cluster slots in it, prove
+// that flock(2) on it excludes across processes. One child process takes
 // an exclusive flock on `tmp/lock-probe-<instance>`, a second tries a non-blocking one on the same
 // file and must be refused. Two processes, not two descriptors of ours: on NFS Linux emulates
 // flock with per-process POSIX locks, so only a cross-process probe tells the truth there.
@@ -8,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { YacronError, describeError, type Clock } from '../../common/index.js';
+import { YacronError, describeError, type Clock } from '../common/index.js';
 
 const HOLDER = `
 const fs = require('node:fs');
