@@ -335,3 +335,56 @@ void test('locks that fail the fidelity probe: every claim follows the policy, o
     await slots.close();
   }
 });
+
+void test('a tenure another node asked to cancel is not shared by a new local launch', async () => {
+  const clock = new FakeClock(T0);
+  const store = await openMemoryStore(clock);
+  const logger = recordingLogger();
+  const tasks = new TaskSet((error) => assert.fail(String(error)));
+  const slotsOf = (host: string, token: string): ClusterSlots =>
+    new ClusterSlots({
+      store,
+      storeOpened: Promise.resolve(true),
+      access: new StoreAccess(store, new StateWriteQueue({ logger }), clock),
+      clock,
+      logger,
+      host,
+      processToken: token,
+      ttlMs: TTL,
+      onStoreUnavailable: 'degrade',
+      tasks,
+    });
+  const a = slotsOf('host-a', 'aaaaaaaaaaaa');
+  const b = slotsOf('host-b', 'bbbbbbbbbbbb');
+  const job = clusterJob({ concurrencyPolicy: 'Replace' });
+  let asked = 0;
+  const held = await a.claim(job, { replace: true, onCancelRequested: () => (asked += 1) });
+  assert.equal(held.kind, 'run');
+  const taking = b.claim(job, { replace: true, onCancelRequested: () => assert.fail('b') });
+  await tick(clock, 2 * SECOND); // a's renew (ttl/3) reads b's cancel
+  assert.equal(asked, 1);
+  assert.deepEqual(await a.claim(job, { replace: true, onCancelRequested: () => undefined }), {
+    kind: 'skip',
+    reason: 'forbid',
+  });
+  assert.ok(
+    logger
+      .messages('warn')
+      .includes(
+        'Job report skipped: another node is replacing its run here (concurrencyScope cluster)',
+      ),
+  );
+  if (held.kind === 'run') held.hold?.release();
+  await tick(clock, 2 * SECOND);
+  const taken = await taking;
+  assert.equal(taken.kind, 'run');
+  assert.deepEqual(
+    b.held().map((slot) => [slot.slot, slot.holder, slot.fence, slot.refs]),
+    [['slots/report', 'host-b#bbbbbbbbbbbb', 2, 1]],
+  );
+  assert.deepEqual(a.held(), []);
+  if (taken.kind === 'run') taken.hold?.release();
+  await a.close();
+  await b.close();
+  await tasks.close();
+});

@@ -1,23 +1,15 @@
 // The cluster concurrency slots of `concurrencyScope: cluster` jobs (docs/durable-state.md
-// "Cluster concurrency slots"): before such a launch the node takes the job's `slots/<job>` lease
-// in the shared store (holder `<host>#<proc>`, TTL slotTtlSeconds), shares it among its own
-// instances, renews it every ttl/3 while they run (each renew first reads the job's `slots/<job>`
-// stream: a Replace elsewhere asks this tenure to cancel there) and releases it when the last one
-// ends. A Replace launch meeting a live foreign holder appends the cancel aimed at the holder's
+// "Cluster concurrency slots"), the claiming half: before such a launch the node takes the job's
+// `slots/<job>` lease in the shared store (holder `<host>#<proc>`, TTL slotTtlSeconds); the
+// tenure is then held, shared, renewed and released by slot-tenures.ts. A Replace launch meeting a live foreign holder appends the cancel aimed at the holder's
 // fence and polls for the slot, bounded. A fresh win over a lapsed foreign tenure closes that
 // holder's orphaned in-flight record (`reconciled-takeover`). Decisions are slot-plan.ts's.
 // Lease calls go to the store directly (never through the write queue or its rate bucket: a
 // renew queued behind bulk writes could overshoot its TTL).
 // Must not: throw into the launcher, or hold a lease with no instance referencing it.
-import {
-  describeError,
-  type Clock,
-  type Logger,
-  type TaskSet,
-  type TimerHandle,
-} from '../common/index.js';
+import { describeError, type Clock, type Logger, type TaskSet } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import type { ClusterSlotPort, SlotClaim, SlotClaimRequest, SlotHold } from '../scheduler/index.js';
+import type { ClusterSlotPort, SlotClaim, SlotClaimRequest } from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout, type StateStore } from '../state/index.js';
 import { reconciledRowOf } from './ledger-rows.js';
 import {
@@ -31,7 +23,6 @@ import {
   SLOTS_KEEP,
 } from './records.js';
 import {
-  cancelsTenure,
   holderNode,
   planClaim,
   slotHolder,
@@ -41,6 +32,7 @@ import {
   type SlotStep,
   type SlotTiming,
 } from './slot-plan.js';
+import { SlotTenures, type SlotTenureView } from './slot-tenures.js';
 import type { StoreAccess } from './store-access.js';
 
 export interface ClusterSlotsDeps {
@@ -61,28 +53,6 @@ export interface ClusterSlotsDeps {
   readonly tasks: TaskSet;
 }
 
-/** What this node holds of one job's slot. */
-export interface SlotTenureView {
-  readonly slot: string;
-  readonly holder: string;
-  readonly fence: number;
-  readonly expiresAtMs: number;
-  readonly refs: number;
-}
-
-interface Tenure {
-  readonly job: string;
-  readonly fence: number;
-  expiresAtMs: number;
-  refs: number;
-  timer: TimerHandle | null;
-  /** A cancel aimed at this fence was seen: the listeners were called. */
-  cancelRequested: boolean;
-  /** A renew found another tenure: nothing is renewed or released any more. */
-  lost: boolean;
-  readonly listeners: Set<() => void>;
-}
-
 /** Where a pursuit ended when it did not win the slot. */
 type PursuitEnd = SlotStep | { readonly kind: 'gave-up'; readonly holder: string };
 
@@ -90,9 +60,7 @@ export class ClusterSlots implements ClusterSlotPort {
   readonly #deps: ClusterSlotsDeps;
   readonly #holder: string;
   readonly #timing: SlotTiming;
-  readonly #tenures = new Map<string, Tenure>();
-  /** Releases still reaching the store, per job: the next claim waits for them. */
-  readonly #releasing = new Map<string, Promise<void>>();
+  readonly #tenures: SlotTenures;
   /** The probe's verdict once asked: null = trusted, else why the locks are not. */
   #untrusted: Promise<string | null> | undefined;
   #closed = false;
@@ -101,19 +69,20 @@ export class ClusterSlots implements ClusterSlotPort {
     this.#deps = deps;
     this.#holder = slotHolder(deps.host, deps.processToken);
     this.#timing = slotTiming(deps.ttlMs);
+    this.#tenures = new SlotTenures({
+      store: deps.store,
+      access: deps.access,
+      clock: deps.clock,
+      logger: deps.logger,
+      holder: this.#holder,
+      timing: this.#timing,
+      tasks: deps.tasks,
+    });
   }
 
   /** The slots this node holds now (the state overview's `node.slots`). */
   held(): SlotTenureView[] {
-    return [...this.#tenures.values()]
-      .filter((tenure) => !tenure.lost)
-      .map((tenure) => ({
-        slot: slotsStream(tenure.job),
-        holder: this.#holder,
-        fence: tenure.fence,
-        expiresAtMs: tenure.expiresAtMs,
-        refs: tenure.refs,
-      }));
+    return this.#tenures.held();
   }
 
   async claim(job: ResolvedJob, request: SlotClaimRequest): Promise<SlotClaim> {
@@ -121,10 +90,17 @@ export class ClusterSlots implements ClusterSlotPort {
     if (this.#closed) return this.#storeSilent(name, 'the state backend is closing');
     const untrusted = await this.#lockVerdict();
     if (untrusted !== null) return this.#storeSilent(name, untrusted);
-    await this.#releasing.get(name);
-    const current = this.#tenures.get(name);
-    if (current !== undefined && !current.lost)
-      return { kind: 'run', hold: this.#share(current, request) };
+    const current = await this.#tenures.live(name);
+    if (current?.cancelRequested === true) {
+      // Another node's Replace asked for this tenure first: it wins, nothing new starts here.
+      this.#deps.logger.warn(
+        `Job ${name} skipped: another node is replacing its run here (concurrencyScope cluster)`,
+      );
+      return { kind: 'skip', reason: 'forbid' };
+    }
+    if (current !== undefined) {
+      return { kind: 'run', hold: this.#tenures.share(current, request.onCancelRequested) };
+    }
     const policy = job.concurrencyPolicy === 'Replace' ? 'Replace' : 'Forbid';
     let step: SlotStep | PursuitEnd = planClaim(
       await this.#acquire(name),
@@ -137,8 +113,8 @@ export class ClusterSlots implements ClusterSlotPort {
         if (step.takeoverFrom !== null && step.takeoverFrom !== this.#holder) {
           await this.#reconcileTakeover(job, step.takeoverFrom);
         }
-        const tenure = this.#begin(name, step.fence);
-        return { kind: 'run', hold: this.#share(tenure, request) };
+        const tenure = this.#tenures.begin(name, step.fence);
+        return { kind: 'run', hold: this.#tenures.share(tenure, request.onCancelRequested) };
       }
       case 'held-elsewhere':
         this.#deps.logger.warn(
@@ -162,8 +138,7 @@ export class ClusterSlots implements ClusterSlotPort {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    const releases = [...this.#tenures.values()].map((tenure) => this.#end(tenure));
-    await Promise.all(releases);
+    await this.#tenures.close();
   }
 
   // ---- claiming --------------------------------------------------------------------------------
@@ -313,118 +288,5 @@ export class ClusterSlots implements ClusterSlotPort {
         `Job ${job.name}: cannot reconcile the run of the previous slot holder ${holderNode(previousHolder)}: ${describeError(error)}`,
       );
     }
-  }
-
-  // ---- holding ---------------------------------------------------------------------------------
-
-  #begin(name: string, fence: number): Tenure {
-    const tenure: Tenure = {
-      job: name,
-      fence,
-      expiresAtMs: this.#deps.clock.now() + this.#timing.ttlMs,
-      refs: 0,
-      timer: null,
-      cancelRequested: false,
-      lost: false,
-      listeners: new Set(),
-    };
-    this.#tenures.set(name, tenure);
-    this.#scheduleRenew(tenure);
-    return tenure;
-  }
-
-  #share(tenure: Tenure, request: SlotClaimRequest): SlotHold {
-    tenure.refs += 1;
-    const listener = (): void => request.onCancelRequested();
-    tenure.listeners.add(listener);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        tenure.listeners.delete(listener);
-        tenure.refs -= 1;
-        if (tenure.refs === 0 && this.#tenures.get(tenure.job) === tenure) {
-          this.#deps.tasks.run(() => this.#end(tenure));
-        }
-      },
-    };
-  }
-
-  #scheduleRenew(tenure: Tenure): void {
-    if (this.#closed || tenure.lost) return;
-    tenure.timer = this.#deps.clock.setTimer(() => {
-      tenure.timer = null;
-      this.#deps.tasks.run(() => this.#renew(tenure));
-    }, this.#timing.renewEveryMs);
-  }
-
-  /** One renew: first the job's cancel stream, then the lease; then the next renew. */
-  async #renew(tenure: Tenure): Promise<void> {
-    const { access, clock, logger, store } = this.#deps;
-    if (this.#tenures.get(tenure.job) !== tenure) return;
-    const slot = slotsStream(tenure.job);
-    try {
-      const [newest] = await access.read(
-        store.list(slot, { limit: 1 }),
-        `read the slot requests of ${tenure.job}`,
-      );
-      if (!tenure.cancelRequested && cancelsTenure(newest?.data, tenure.fence)) {
-        tenure.cancelRequested = true;
-        for (const listener of [...tenure.listeners]) listener();
-      }
-    } catch (error) {
-      logger.warn(
-        `Job ${tenure.job}: cannot read its cluster slot's cancel requests: ${describeError(error)}`,
-      );
-    }
-    if (this.#tenures.get(tenure.job) !== tenure) return;
-    try {
-      const result = await withTimeout(
-        store.renewLease(slot, this.#holder, tenure.fence, this.#timing.ttlMs),
-        SCHEDULING_READ_TIMEOUT_MS,
-        clock,
-        `renew the cluster concurrency slot of ${tenure.job}`,
-      );
-      if (!result.acquired) {
-        tenure.lost = true;
-        logger.warn(
-          `Job ${tenure.job}: lost its cluster concurrency slot to ${holderNode(result.holder ?? 'nobody')} (fence ${result.fence}); the run here continues unfenced`,
-        );
-        return;
-      }
-      tenure.expiresAtMs = result.expiresAtMs;
-    } catch (error) {
-      logger.warn(
-        `Job ${tenure.job}: cannot renew its cluster concurrency slot: ${describeError(error)}`,
-      );
-    }
-    this.#scheduleRenew(tenure);
-  }
-
-  /** The last reference ended: stop renewing and release (a lost tenure has nothing to release). */
-  #end(tenure: Tenure): Promise<void> {
-    tenure.timer?.cancel();
-    tenure.timer = null;
-    if (this.#tenures.get(tenure.job) === tenure) this.#tenures.delete(tenure.job);
-    if (tenure.lost) return Promise.resolve();
-    const { clock, logger, store } = this.#deps;
-    const released = withTimeout(
-      store.releaseLease(slotsStream(tenure.job), this.#holder, tenure.fence),
-      SCHEDULING_READ_TIMEOUT_MS,
-      clock,
-      `release the cluster concurrency slot of ${tenure.job}`,
-    ).then(
-      () => undefined,
-      (error: unknown) =>
-        logger.warn(
-          `Job ${tenure.job}: cannot release its cluster concurrency slot: ${describeError(error)}; it frees when its TTL runs out`,
-        ),
-    );
-    this.#releasing.set(tenure.job, released);
-    void released.finally(() => {
-      if (this.#releasing.get(tenure.job) === released) this.#releasing.delete(tenure.job);
-    });
-    return released;
   }
 }
