@@ -21,29 +21,15 @@ import {
   readStoreStream,
   shellQuote,
 } from '../test/e2e/harness.js';
+import { numberFlag, pause, progress, seededRandom } from './lib/soak.js';
 
 const NODES = ['node-a', 'node-b', 'node-c'] as const;
 type Node = (typeof NODES)[number];
 
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at === -1 ? fallback : Number(process.argv[at + 1]);
-  if (!Number.isFinite(value)) throw new Error(`--${name} must be a number`);
-  return value;
-}
-
-const FIRINGS = flag('firings', 200);
-const KILLS = flag('kills', 3);
-let seed = flag('seed', 1);
-/** A small deterministic PRNG (mulberry32), so a run can be replayed with --seed. */
-function random(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let value = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-  return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-}
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const log = (text: string): void => void process.stderr.write(`${text}\n`);
+const FIRINGS = numberFlag('firings', 200);
+const KILLS = numberFlag('kills', 3);
+/** Replayable with --seed. */
+const random = seededRandom(numberFlag('seed', 1));
 
 const dir = mkdtempSync(join(tmpdir(), 'yacron2-slots-soak-'));
 const store = join(dir, 'store');
@@ -105,17 +91,17 @@ try {
       const victim = liveNode();
       if (victim !== undefined && daemons.get(victim)?.running) {
         kills += 1;
-        log(`t=${(elapsed / 1000).toFixed(1)}s: SIGKILL ${victim} (holder)`);
+        progress(`t=${(elapsed / 1000).toFixed(1)}s: SIGKILL ${victim} (holder)`);
         await daemons.get(victim)!.stop('SIGKILL');
         await pause(8000); // longer than the TTL: the takeover, not the restart, reconciles
         await start(victim);
-        log(`t=${((performance.now() - startedAt) / 1000).toFixed(1)}s: restarted ${victim}`);
+        progress(`t=${((performance.now() - startedAt) / 1000).toFixed(1)}s: restarted ${victim}`);
         continue;
       }
     }
     await pause(200);
     if (Math.floor(elapsed / 20_000) !== Math.floor((elapsed + 200) / 20_000)) {
-      log(`t=${(elapsed / 1000).toFixed(0)}s: ${readLines(witness).length} witness lines`);
+      progress(`t=${(elapsed / 1000).toFixed(0)}s: ${readLines(witness).length} witness lines`);
     }
   }
   for (const daemon of daemons.values()) await daemon.stop();
