@@ -5,7 +5,7 @@
 // real daemons are test/e2e/cluster-slots.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, TaskSet } from '../common/index.js';
+import { FakeClock, TaskSet, YacronError } from '../common/index.js';
 import { recordingLogger } from '../common/testing.js';
 import { makeJob } from '../config/testing.js';
 import type { ResolvedJob } from '../config/index.js';
@@ -298,7 +298,10 @@ void test('locks that fail the fidelity probe: every claim follows the policy, o
       lockFidelity: () => {
         probes += 1;
         return Promise.reject(
-          new Error('flock(2) does not exclude across processes on this filesystem'),
+          new YacronError(
+            'YC_ERR_STATE_UNSAFE',
+            'flock(2) does not exclude across processes on this filesystem',
+          ),
         );
       },
       access: new StoreAccess(store, new StateWriteQueue({ logger }), clock),
@@ -386,5 +389,44 @@ void test('a tenure another node asked to cancel is not shared by a new local la
   if (taken.kind === 'run') taken.hold?.release();
   await a.close();
   await b.close();
+  await tasks.close();
+});
+
+void test('a lock probe that could not tell is asked again at the next claim', async () => {
+  const clock = new FakeClock(T0);
+  const store = await openMemoryStore(clock);
+  const logger = recordingLogger();
+  const tasks = new TaskSet((error) => assert.fail(String(error)));
+  const verdicts = [
+    () => Promise.reject(new YacronError('YC_ERR_STATE_IO', 'lock probe: exited SIGKILL')),
+    () => Promise.resolve(),
+  ];
+  const slots = new ClusterSlots({
+    store,
+    storeOpened: Promise.resolve(true),
+    lockFidelity: () => verdicts.shift()!(),
+    access: new StoreAccess(store, new StateWriteQueue({ logger }), clock),
+    clock,
+    logger,
+    host: 'host-a',
+    processToken: 'aaaaaaaaaaaa',
+    ttlMs: TTL,
+    onStoreUnavailable: 'fail-closed',
+    tasks,
+  });
+  const request = { replace: false, onCancelRequested: () => assert.fail('no cancel') };
+  assert.deepEqual(await slots.claim(clusterJob(), request), {
+    kind: 'skip',
+    reason: 'state-unavailable',
+  });
+  assert.deepEqual(logger.messages('warn'), [
+    'Job report skipped: cannot claim its cluster concurrency slot (its locks could not be checked: lock probe: exited SIGKILL) and onStoreUnavailable is fail-closed',
+  ]);
+  const second = await slots.claim(clusterJob(), request);
+  assert.equal(second.kind, 'run');
+  assert.equal(verdicts.length, 0, 'probed again, then trusted');
+  assert.deepEqual(logger.messages('error'), []);
+  if (second.kind === 'run') second.hold?.release();
+  await slots.close();
   await tasks.close();
 });

@@ -7,7 +7,13 @@
 // Lease calls go to the store directly (never through the write queue or its rate bucket: a
 // renew queued behind bulk writes could overshoot its TTL).
 // Must not: throw into the launcher, or hold a lease with no instance referencing it.
-import { describeError, type Clock, type Logger, type TaskSet } from '../common/index.js';
+import {
+  describeError,
+  isYacronError,
+  type Clock,
+  type Logger,
+  type TaskSet,
+} from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { ClusterSlotPort, SlotClaim, SlotClaimRequest } from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout, type StateStore } from '../state/index.js';
@@ -147,21 +153,27 @@ export class ClusterSlots implements ClusterSlotPort {
   #lockVerdict(): Promise<string | null> {
     const { lockFidelity, logger, storeOpened } = this.#deps;
     if (lockFidelity === undefined) return Promise.resolve(null);
-    this.#untrusted ??= storeOpened.then(async (open) => {
+    const verdict = (this.#untrusted ??= storeOpened.then(async (open) => {
       // A store that never opened is judged per claim (the acquire reports it), not here.
       if (!open) return null;
       try {
         await lockFidelity();
         return null;
       } catch (error) {
+        if (!isYacronError(error, 'YC_ERR_STATE_UNSAFE')) {
+          // The probe could not tell (a timeout on a loaded host): this claim follows the
+          // policy, the next one probes again.
+          this.#untrusted = undefined;
+          return `its locks could not be checked: ${describeError(error)}`;
+        }
         const reason = `its locks cannot be trusted: ${describeError(error)}`;
         logger.error(
           `State store: ${reason}; every concurrencyScope cluster claim follows onStoreUnavailable`,
         );
         return reason;
       }
-    });
-    return this.#untrusted;
+    }));
+    return verdict;
   }
 
   async #acquire(name: string): Promise<SlotAttempt> {

@@ -33,7 +33,10 @@ process.stdout.write('acquired\\n');
 process.exit(1);
 `;
 
-/** Resolves when flock excludes across processes on `root`; rejects with the reason otherwise. */
+/**
+ * Resolves when flock excludes across processes on `root`; rejects with YC_ERR_STATE_UNSAFE when
+ * it does not, with YC_ERR_STATE_IO when the probe could not tell.
+ */
 export async function probeLockFidelity(
   root: string,
   instance: string,
@@ -61,11 +64,12 @@ export async function probeLockFidelity(
     if (verdict !== 'excluded') throw new Error(`the probe failed (${verdict})`);
     await exited(holder);
   } catch (error) {
+    // The verdict "does not exclude" is UNSAFE; a probe that could not tell (a timeout, a spawn
+    // failure) is an I/O error a caller may retry.
+    const definitive = describeError(error).includes('flock(2)');
     throw new YacronError(
-      'YC_ERR_STATE_UNSAFE',
-      describeError(error).includes('flock(2)')
-        ? describeError(error)
-        : `lock probe: ${describeError(error)}`,
+      definitive ? 'YC_ERR_STATE_UNSAFE' : 'YC_ERR_STATE_IO',
+      definitive ? describeError(error) : `lock probe: ${describeError(error)}`,
     );
   } finally {
     timer.cancel();
