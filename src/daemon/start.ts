@@ -25,6 +25,7 @@ import {
   type Scheduler,
 } from '../scheduler/index.js';
 import { createDaemonCluster } from './cluster.js';
+import { withSlotFields } from './job-slot-fields.js';
 import { dagReconciler, type DagHandle } from './dags.js';
 import { durableBackendReconciler } from './durable-backend.js';
 import { jobApiReconciler, type JobApiHandle } from './job-api.js';
@@ -236,7 +237,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       resources: runResources.view(scheduler),
       node: node.view,
       stateInspector: () => state?.inspector ?? null,
-      cluster: cluster.api,
+      cluster: withSlotFields(cluster.api, (job) => durable?.slots.heldFor(job)),
       dags: () => dags?.engine ?? null,
     },
     metrics,

@@ -386,6 +386,8 @@ void test('a tenure another node asked to cancel is not shared by a new local la
     [['slots/report', 'host-b#bbbbbbbbbbbb', 2, 1]],
   );
   assert.deepEqual(a.held(), []);
+  assert.equal(b.heldFor('report')?.holder, 'host-b#bbbbbbbbbbbb');
+  assert.equal(a.heldFor('report'), undefined);
   if (taken.kind === 'run') taken.hold?.release();
   await a.close();
   await b.close();

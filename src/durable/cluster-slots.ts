@@ -91,6 +91,11 @@ export class ClusterSlots implements ClusterSlotPort {
     return this.#tenures.held();
   }
 
+  /** The job's slot if this node holds it now (GET /jobs's `slot`). */
+  heldFor(name: string): SlotTenureView | undefined {
+    return this.#tenures.heldFor(name);
+  }
+
   async claim(job: ResolvedJob, request: SlotClaimRequest): Promise<SlotClaim> {
     const name = job.name;
     if (this.#closed) return this.#storeSilent(name, 'the state backend is closing');

@@ -66,13 +66,23 @@ export class SlotTenures {
   held(): SlotTenureView[] {
     return [...this.#tenures.values()]
       .filter((tenure) => !tenure.lost)
-      .map((tenure) => ({
-        slot: slotsStream(tenure.job),
-        holder: this.#deps.holder,
-        fence: tenure.fence,
-        expiresAtMs: tenure.expiresAtMs,
-        refs: tenure.refs,
-      }));
+      .map((tenure) => this.#view(tenure));
+  }
+
+  /** The job's slot if this node holds it now. */
+  heldFor(name: string): SlotTenureView | undefined {
+    const tenure = this.#tenures.get(name);
+    return tenure === undefined || tenure.lost ? undefined : this.#view(tenure);
+  }
+
+  #view(tenure: Tenure): SlotTenureView {
+    return {
+      slot: slotsStream(tenure.job),
+      holder: this.#deps.holder,
+      fence: tenure.fence,
+      expiresAtMs: tenure.expiresAtMs,
+      refs: tenure.refs,
+    };
   }
 
   /** The job's tenure still in force here (not lost), once its pending release (if any) landed. */

@@ -108,6 +108,9 @@ export function renderFleet(fleet: FleetStatus): Record<string, unknown> {
 export function clusterFieldsJson(fields: JobClusterFields | null): string {
   if (fields === null) return '';
   let out = '';
+  if (fields.concurrencyScope !== undefined)
+    out += `,"concurrencyScope":${JSON.stringify(fields.concurrencyScope)}`;
+  if (fields.slot !== undefined) out += `,"slot":${JSON.stringify(fields.slot)}`;
   if (fields.clusterPolicy !== undefined)
     out += `,"clusterPolicy":${JSON.stringify(fields.clusterPolicy)}`;
   if (fields.clusterOwner !== undefined)

@@ -366,6 +366,38 @@ void describe('GET /cluster, /fleet, /metrics and /', () => {
     }
   });
 
+  void it("puts a cluster-scope job's concurrencyScope and slot before its election keys", async () => {
+    let slot = { held: false, holder: null as string | null, refs: 0 };
+    const api = await createApiFixture(
+      [makeJob({ name: 'slotted', schedule: '*/5 * * * *', concurrencyScope: 'cluster' })],
+      {
+        cluster: {
+          status: () => null,
+          fleet: () => null,
+          nodeStats: () => null,
+          jobFields: () => ({ concurrencyScope: 'cluster', slot, clusterPolicy: 'Leader' }),
+        },
+      },
+    );
+    try {
+      const first = await api.app.inject({ method: 'GET', url: '/jobs' });
+      const [job] = first.json<Record<string, unknown>[]>();
+      assert.deepEqual(Object.keys(job!).slice(-4), [
+        'history',
+        'concurrencyScope',
+        'slot',
+        'clusterPolicy',
+      ]);
+      assert.deepEqual(job!.slot, { held: false, holder: null, refs: 0 });
+      slot = { held: true, holder: 'host-a#0123456789ab', refs: 1 };
+      await api.clock.advance(1);
+      const one = await api.app.inject({ method: 'GET', url: '/jobs/slotted' });
+      assert.deepEqual(one.json<Record<string, unknown>>().slot, slot);
+    } finally {
+      await api.close();
+    }
+  });
+
   void it('delegates /metrics with the Accept header; web.headers minus any content-type', async () => {
     const api = await createApiFixture([], {
       web: { headers: { 'content-TYPE': 'text/html', 'X-Operator': 'yes' } },

@@ -57,8 +57,20 @@ export interface DaemonControl {
   cancelJob(name: string): Promise<void>;
 }
 
+/** A cluster-scope job's slot as this node sees it (held by this node, or not). */
+export interface JobSlotField {
+  readonly held: boolean;
+  /** This node's holder string while it holds the slot, else null. */
+  readonly holder: string | null;
+  /** This node's runs sharing the held slot. */
+  readonly refs: number;
+}
+
 /** A job's cluster keys in GET /jobs; an absent key is not emitted. */
 export interface JobClusterFields {
+  /** Only for `concurrencyScope: cluster` jobs, with `slot`. */
+  readonly concurrencyScope?: 'cluster';
+  readonly slot?: JobSlotField;
   /** Only while `cluster.electLeader` is configured. */
   readonly clusterPolicy?: ClusterPolicy;
   /** Only under `distribution: spread` for Leader/PreferLeader jobs; null = no owner. */
