@@ -21,7 +21,7 @@ void test('a cluster-scope job shows the slot this node holds, in front of the e
     slot: { held: true, holder: 'host-a#0123456789ab', refs: 2 },
     clusterPolicy: 'Leader',
   });
-  assert.deepEqual(Object.keys(fields!), ['concurrencyScope', 'slot', 'clusterPolicy']);
+  assert.deepEqual(Object.keys(fields), ['concurrencyScope', 'slot', 'clusterPolicy']);
   held.clear();
   assert.deepEqual(view.jobFields(slotted)?.slot, { held: false, holder: null, refs: 0 });
 });
