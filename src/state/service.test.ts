@@ -138,32 +138,3 @@ void test('closing while the first manifest is being written leaves no timer beh
   await clock.advance(0);
   assert.equal(clock.pendingTimers, 0);
 });
-
-void test('every store-backed job option is active: none is warned about at start', async () => {
-  const clock = new FakeClock(Date.UTC(2026, 3, 1));
-  const { logger, lines } = capture();
-  const service = startStateService(
-    { clock, logger, host: 'node-a', createStore: () => new MemoryStateStore({ clock }) },
-    SETTINGS,
-    {
-      jobSetId: 'v1:c',
-      jobs: [
-        { name: 'plain', stateAllowedScopes: [], onMissed: 'skip', archiveOutput: false },
-        {
-          name: 'fancy',
-          stateAllowedScopes: [],
-          onMissed: 'run-once',
-          archiveOutput: true,
-          concurrencyScope: 'cluster',
-          secrets: [{ name: 'T' }],
-        },
-      ],
-    },
-  );
-  await service.opened;
-  assert.deepEqual(
-    lines().filter((line) => line.startsWith('warn Job ')),
-    [],
-  );
-  await service.close();
-});

@@ -43,17 +43,10 @@ export interface StateServiceSettings {
 }
 
 /** A job as the service sees it (config's ResolvedJob fits): its name, scopes, store options. */
-export interface ServiceJob extends ManifestJobInput {
-  readonly onMissed?: string;
-  readonly archiveOutput?: boolean;
-  readonly concurrencyScope?: string;
-  readonly secrets?: readonly unknown[];
-}
-
 /** What the manifest names: the loaded config's job set. */
 export interface ManifestSource {
   readonly jobSetId: string;
-  readonly jobs: readonly ServiceJob[];
+  readonly jobs: readonly ManifestJobInput[];
   readonly dags?: readonly string[];
 }
 
@@ -247,7 +240,7 @@ function manifestKey(manifest: Manifest): string {
 export interface StateConfigView {
   readonly state: StateServiceSettings | null;
   readonly jobSetId: string;
-  readonly jobs: readonly ServiceJob[];
+  readonly jobs: readonly ManifestJobInput[];
   /** The configured DAGs: the manifest names them, so GC leaves their runs alone. */
   readonly dags?: readonly { readonly name: string }[];
 }
