@@ -56,6 +56,8 @@ if [[ -n "$(git -C "$repo" status --porcelain --untracked-files=no)" ]]; then
   dirty=" + uncommitted changes"
 fi
 echo "== current: working tree at $(git -C "$repo" log -1 --format='%h %s' HEAD)${dirty}" >&2
+# Groups that can measure both builds interleaved in one run (launch) read this.
+if [[ -z "$previous_note" ]]; then export YACRON2_BENCH_PREVIOUS_ROOT="$worktree"; fi
 run_bench "$repo" "$@" >"$tmp/current.jsonl"
 
 echo "## previous (${rev} = ${sha:0:12})"
@@ -85,7 +87,9 @@ const names = [...new Set([...current.keys(), ...previous.keys()])];
 const show = (metric) => (metric?.value == null ? '-' : String(metric.value));
 const rows = [['metric', 'unit', 'previous', 'current', 'change', 'target', 'met (current)']];
 for (const name of names) {
-  const before = previous.get(name);
+  // A group that measured the previous build itself (interleaved) carries its value.
+  const before =
+    previous.get(name) ?? (current.get(name)?.previous != null ? { value: current.get(name).previous } : undefined);
   const after = current.get(name);
   const change =
     typeof before?.value === 'number' && typeof after?.value === 'number' && before.value !== 0

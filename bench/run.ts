@@ -16,6 +16,7 @@ import type { BenchContext, BenchGroup } from './groups/group.js';
 import { httpGroup } from './groups/http.js';
 import { jobapiGroup } from './groups/jobapi.js';
 import { jobCliGroup } from './groups/job-cli.js';
+import { launchGroup } from './groups/launch.js';
 import { validateCliGroup } from './groups/validate-cli.js';
 import { transpileWorkers } from './lib/workers.js';
 
@@ -32,6 +33,7 @@ const GROUPS: readonly BenchGroup[] = [
   dashboardGroup,
   clusterGroup,
   resourcesGroup,
+  launchGroup,
 ];
 
 function usage(): string {
@@ -50,7 +52,13 @@ function selectGroups(selectors: readonly string[]): BenchGroup[] {
   if (selectors.length === 0) return [...GROUPS];
   const unknown = selectors.filter((selector) => !GROUPS.some((group) => matches(group, selector)));
   if (unknown.length > 0) throw new Error(`unknown bench selector(s): ${unknown.join(', ')}`);
-  return GROUPS.filter((group) => selectors.some((selector) => matches(group, selector)));
+  // A selector naming a group is that group only (`launch` is not burst's `launch-throughput`).
+  const exact = (selector: string): boolean => GROUPS.some((group) => group.id === selector);
+  return GROUPS.filter((group) =>
+    selectors.some((selector) =>
+      exact(selector) ? group.id === selector : matches(group, selector),
+    ),
+  );
 }
 
 function matches(group: BenchGroup, selector: string): boolean {

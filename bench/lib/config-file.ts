@@ -80,3 +80,79 @@ export function writeBurstConfig(file: string, count: number, burstAtMs: number)
   }
   writeFileSync(file, lines.join('\n') + '\n');
 }
+
+/** The jobs of the launch group's config that fire together at every measured instant. */
+export const LAUNCH_BURST_JOBS = 200;
+
+export interface LaunchConfigOptions {
+  /** All jobs, the LAUNCH_BURST_JOBS burst jobs included. */
+  readonly jobs: number;
+  /** The instants (epoch seconds, all in one UTC minute) at which the burst jobs fire. */
+  readonly instantsS: readonly number[];
+  /** A `state:` section with this store directory, or none. */
+  readonly statePath: string | null;
+}
+
+/**
+ * The launch group's config: LAUNCH_BURST_JOBS jobs `burst-<i>` printing `$EPOCHREALTIME` (bash,
+ * stdout inherited, so the line shows when the command began) at each given instant, then idle
+ * jobs up to `jobs` with the mixed zones and varied minutes/hours, in a month six months away
+ * (nothing of them fires during a run, whatever the date).
+ */
+export function writeLaunchConfig(file: string, options: LaunchConfigOptions): void {
+  const first = new Date((options.instantsS[0] ?? 0) * 1000);
+  const seconds = options.instantsS.map((s) => new Date(s * 1000).getUTCSeconds()).join(',');
+  const burstSchedule = [
+    seconds,
+    first.getUTCMinutes(),
+    first.getUTCHours(),
+    first.getUTCDate(),
+    first.getUTCMonth() + 1,
+    '*',
+    first.getUTCFullYear(),
+  ].join(' ');
+  const idleMonth = ((first.getUTCMonth() + 6) % 12) + 1;
+  const lines = ['jobs:'];
+  for (let index = 0; index < LAUNCH_BURST_JOBS; index++) {
+    lines.push(
+      `  - name: burst-${index}`,
+      '    command: echo "$EPOCHREALTIME"',
+      '    shell: /bin/bash',
+      `    schedule: "${burstSchedule}"`,
+    );
+  }
+  for (let index = 0; index < options.jobs - LAUNCH_BURST_JOBS; index++) {
+    const minute = (index * 7) % 60;
+    const hour = (index * 5) % 24;
+    const day = (index % 28) + 1;
+    const schedule =
+      index % 2 === 0
+        ? `${minute} ${hour} ${day} ${idleMonth} *`
+        : `${index % 60} ${minute} ${hour} ${day} ${idleMonth} * *`;
+    const timezone = TIMEZONES[Math.floor(index / 2) % TIMEZONES.length];
+    lines.push(`  - name: job-${index}`, `    command: echo job ${index}`);
+    lines.push(`    schedule: "${schedule}"`);
+    if (timezone !== null) lines.push(`    timezone: ${timezone}`);
+  }
+  if (options.statePath !== null) {
+    lines.push('state:', `  path: ${JSON.stringify(options.statePath)}`);
+  }
+  writeFileSync(file, lines.join('\n') + '\n');
+}
+
+/**
+ * The launch group's throughput config: `count` jobs printing `$EPOCHREALTIME` every second
+ * (as in writeLaunchConfig).
+ */
+export function writeEverySecondConfig(file: string, count: number): void {
+  const lines = ['jobs:'];
+  for (let index = 0; index < count; index++) {
+    lines.push(
+      `  - name: tick-${index}`,
+      '    command: echo "$EPOCHREALTIME"',
+      '    shell: /bin/bash',
+      '    schedule: "* * * * * * *"',
+    );
+  }
+  writeFileSync(file, lines.join('\n') + '\n');
+}

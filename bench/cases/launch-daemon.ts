@@ -1,0 +1,122 @@
+// Worker: one real daemon (`node ROOT/bin/yacron2.js -c FILE`, a child process) with N jobs, of
+// which 200 `burst-<i>` jobs fire together at a few given instants 5 s apart and the rest never
+// fire during the run. Each burst job runs `echo "$EPOCHREALTIME"` under bash with its stdout
+// inherited (the daemon's stdout is this worker's pipe), so every run prints the wall-clock
+// instant its command began; start lateness = that instant − the scheduled second. Measured:
+// the daemon's settled idle RSS before the first instant (VmRSS and RssAnon from /proc, and the
+// same for its spawn helper child if it has one), then per instant the lateness of the 200 runs
+// and the CPU the daemon (and its helper) used from 0.3 s before the instant until the next one.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { writeLaunchConfig, LAUNCH_BURST_JOBS } from '../lib/config-file.js';
+import { cpuTicks, delay, helperPidOf, memoryOf, waitUntil } from '../lib/proc.js';
+import { intArg, reportSample, stringArg } from '../lib/worker-io.js';
+
+const root = stringArg(0, 'root');
+const jobs = intArg(1, 'jobs');
+const variant = stringArg(2, 'variant'); // 'stateless' | 'state'
+const workDir = stringArg(3, 'workDir');
+const instants = intArg(4, 'instants');
+const INSTANT_SPACING_S = 5;
+
+const runDir = mkdtempSync(path.join(workDir, `launch-${jobs}-${variant}-`));
+// Start-up of the daemon grows with the config (about 1 s per 10k jobs), then RSS settles.
+const allowanceS = 10 + Math.ceil(jobs / 2_000);
+const firstInstantS = pickFirstInstant(allowanceS, instants);
+const instantsS = Array.from(
+  { length: instants },
+  (_, index) => firstInstantS + index * INSTANT_SPACING_S,
+);
+const configPath = path.join(runDir, 'config.yaml');
+writeLaunchConfig(configPath, {
+  jobs,
+  instantsS,
+  statePath: variant === 'state' ? path.join(runDir, 'store') : null,
+});
+
+const daemon = spawn(process.execPath, [path.join(root, 'bin/yacron2.js'), '-c', configPath], {
+  stdio: ['ignore', 'pipe', 'pipe'],
+  cwd: runDir,
+});
+daemon.stderr.resume(); // the daemon's log lines: drained, not measured
+const starts: number[] = [];
+let partial = '';
+daemon.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+  const lines = (partial + chunk).split('\n');
+  partial = lines.pop() ?? '';
+  for (const line of lines) {
+    const value = Number(line.trim());
+    if (line.trim() !== '' && Number.isFinite(value)) starts.push(value * 1000);
+  }
+});
+const exited = once(daemon, 'exit');
+const pid = daemon.pid!;
+
+// Idle: poll RSS every 500 ms until 0.5 s before the first instant; the settled value is the
+// last reading (V8 hands back the pages the load grew into once allocation goes quiet).
+const rssPolls: number[] = [];
+while (Date.now() < firstInstantS * 1000 - 800) {
+  await delay(500);
+  rssPolls.push(memoryOf(pid).rssKb);
+}
+const idle = memoryOf(pid);
+const helperPid = helperPidOf(pid);
+const helperIdle = helperPid === null ? null : memoryOf(helperPid);
+
+// CPU from 0.3 s before each instant to 0.4 s before the next one (or 4.6 s after the last);
+// every run is counted in the latest instant at or before its start.
+const cpu: { ticks: number; helperTicks: number }[] = [];
+for (const instantS of instantsS) {
+  await waitUntil(instantS * 1000 - 300);
+  const before = cpuTicks(pid);
+  const helperBefore = helperPid === null ? 0 : cpuTicks(helperPid);
+  await waitUntil((instantS + INSTANT_SPACING_S) * 1000 - 400);
+  cpu.push({
+    ticks: cpuTicks(pid) - before,
+    helperTicks: helperPid === null ? 0 : cpuTicks(helperPid) - helperBefore,
+  });
+}
+const perInstant = instantsS.map((instantS, index) => {
+  const nextMs = (instantS + INSTANT_SPACING_S) * 1000;
+  const lateness = starts
+    .filter((ms) => ms >= instantS * 1000 && (index === instantsS.length - 1 || ms < nextMs))
+    .map((ms) => ms - instantS * 1000)
+    .sort((a, b) => a - b);
+  return {
+    runs: lateness.length,
+    latenessMs: lateness,
+    cpuTicks: cpu[index]?.ticks ?? Number.NaN,
+    helperCpuTicks: cpu[index]?.helperTicks ?? Number.NaN,
+  };
+});
+const after = memoryOf(pid);
+daemon.kill('SIGTERM');
+await Promise.race([exited, delay(15_000)]);
+if (daemon.exitCode === null) daemon.kill('SIGKILL');
+rmSync(runDir, { recursive: true, force: true });
+
+reportSample({
+  jobs,
+  variant,
+  burstJobs: LAUNCH_BURST_JOBS,
+  idleRssKb: idle.rssKb,
+  idleRssAnonKb: idle.rssAnonKb,
+  rssPollsKb: rssPolls,
+  helperRssKb: helperIdle?.rssKb ?? null,
+  helperRssAnonKb: helperIdle?.rssAnonKb ?? null,
+  rssAfterKb: after.rssKb,
+  instants: perInstant,
+});
+
+/**
+ * The first instant (epoch s): at least `allowance` seconds ahead, with every instant in the same
+ * minute, so one 7-field expression lists them all.
+ */
+function pickFirstInstant(allowance: number, count: number): number {
+  let candidate = Math.ceil(Date.now() / 1000) + allowance;
+  const span = (count - 1) * INSTANT_SPACING_S;
+  while (Math.floor(candidate / 60) !== Math.floor((candidate + span) / 60)) candidate++;
+  return candidate;
+}

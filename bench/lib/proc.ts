@@ -1,0 +1,58 @@
+// /proc readings of another process for the daemon benchmarks: CPU ticks, resident memory, the
+// daemon's spawn helper child; and wall-clock waits (the workers measure real daemons in real
+// time, so they use Date.now, never the daemon's clock).
+import { readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ on Linux). */
+export const TICKS_PER_SECOND = 100;
+
+/** utime + stime of `pid`, in clock ticks (all its threads; children not included). */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+export interface Memory {
+  /** VmRSS: every resident page, file-backed ones (the node binary) included. */
+  readonly rssKb: number;
+  /** RssAnon: the process's own heap, stacks and anonymous mappings. */
+  readonly rssAnonKb: number;
+}
+
+export function memoryOf(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string): number => {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match?.[1] === undefined ? Number.NaN : Number(match[1]);
+  };
+  return { rssKb: field('VmRSS'), rssAnonKb: field('RssAnon') };
+}
+
+/** The pid of the daemon's spawn helper (a child whose command line names it), or null. */
+export function helperPidOf(daemonPid: number): number | null {
+  let children: string;
+  try {
+    children = readFileSync(`/proc/${daemonPid}/task/${daemonPid}/children`, 'utf8');
+  } catch {
+    return null;
+  }
+  for (const text of children.trim().split(/\s+/)) {
+    if (text === '') continue;
+    try {
+      const cmdline = readFileSync(`/proc/${text}/cmdline`, 'utf8');
+      if (cmdline.includes('spawn-helper')) return Number(text);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return null;
+}
+
+export const delay = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Resolves at wall-clock epoch `ms` (or at once when it has passed). */
+export function waitUntil(ms: number): Promise<void> {
+  return delay(ms - Date.now());
+}
