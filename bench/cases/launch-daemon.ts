@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { writeLaunchConfig, LAUNCH_BURST_JOBS } from '../lib/config-file.js';
-import { cpuTicks, delay, helperPidOf, memoryOf, waitUntil } from '../lib/proc.js';
+import { cpuTicks, daemonEnv, delay, helperPidOf, memoryOf, waitUntil } from '../lib/proc.js';
 import { intArg, reportSample, stringArg } from '../lib/worker-io.js';
 
 const root = stringArg(0, 'root');
@@ -19,6 +19,7 @@ const jobs = intArg(1, 'jobs');
 const variant = stringArg(2, 'variant'); // 'stateless' | 'state'
 const workDir = stringArg(3, 'workDir');
 const instants = intArg(4, 'instants');
+const spawnPath = stringArg(5, 'spawnPath'); // 'default' | 'helper'
 const INSTANT_SPACING_S = 5;
 
 const runDir = mkdtempSync(path.join(workDir, `launch-${jobs}-${variant}-`));
@@ -39,6 +40,7 @@ writeLaunchConfig(configPath, {
 const daemon = spawn(process.execPath, [path.join(root, 'bin/yacron2.js'), '-c', configPath], {
   stdio: ['ignore', 'pipe', 'pipe'],
   cwd: runDir,
+  env: daemonEnv(spawnPath),
 });
 daemon.stderr.resume(); // the daemon's log lines: drained, not measured
 const starts: number[] = [];
@@ -100,6 +102,8 @@ rmSync(runDir, { recursive: true, force: true });
 reportSample({
   jobs,
   variant,
+  spawnPath,
+  helperPid,
   burstJobs: LAUNCH_BURST_JOBS,
   idleRssKb: idle.rssKb,
   idleRssAnonKb: idle.rssAnonKb,

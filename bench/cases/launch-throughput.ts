@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { writeEverySecondConfig } from '../lib/config-file.js';
-import { cpuTicks, delay, helperPidOf, waitUntil } from '../lib/proc.js';
+import { cpuTicks, daemonEnv, delay, helperPidOf, waitUntil } from '../lib/proc.js';
 import { intArg, reportSample, stringArg } from '../lib/worker-io.js';
 
 const root = stringArg(0, 'root');
@@ -18,6 +18,7 @@ const mode = stringArg(1, 'mode'); // 'daemon' | 'loop'
 const count = intArg(2, 'count');
 const seconds = intArg(3, 'seconds');
 const workDir = stringArg(4, 'workDir');
+const spawnPath = stringArg(5, 'spawnPath'); // 'default' | 'helper'
 const WARM_UP_S = 3;
 
 const LOOP_PROGRAM = `
@@ -45,7 +46,11 @@ if (mode === 'daemon') {
 } else {
   argv = ['-e', LOOP_PROGRAM, String(count)];
 }
-const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], cwd: runDir });
+const child = spawn(process.execPath, argv, {
+  stdio: ['ignore', 'pipe', 'pipe'],
+  cwd: runDir,
+  env: daemonEnv(spawnPath),
+});
 child.stderr.resume();
 const starts: number[] = [];
 let partial = '';
@@ -79,6 +84,8 @@ rmSync(runDir, { recursive: true, force: true });
 const measured = starts.filter((ms) => ms >= fromS * 1000 && ms < toS * 1000);
 reportSample({
   mode,
+  spawnPath,
+  helperPid,
   count,
   seconds,
   launches: measured.length,

@@ -28,8 +28,10 @@ const TARGETS = {
 };
 
 interface Revision {
-  readonly name: 'current' | 'previous';
+  /** `current` is this checkout on its default spawn path; `helper` the same with the helper. */
+  readonly name: 'current' | 'helper' | 'previous';
   readonly root: string;
+  readonly spawnPath: 'default' | 'helper';
 }
 
 type Results = Map<string, Sample[]>;
@@ -39,43 +41,78 @@ export const launchGroup: BenchGroup = {
   summary: 'real daemons: idle RSS, 200-job instant lateness, CPU per launch, 50 jobs/s',
   metricPrefixes: ['launch'],
   async run(context) {
-    const revisions: Revision[] = [{ name: 'current', root: context.repoRoot }];
+    const revisions: Revision[] = [
+      { name: 'current', root: context.repoRoot, spawnPath: 'default' },
+      { name: 'helper', root: context.repoRoot, spawnPath: 'helper' },
+    ];
     const previousRoot = process.env['YACRON2_BENCH_PREVIOUS_ROOT'];
     if (previousRoot !== undefined && previousRoot !== '') {
-      revisions.push({ name: 'previous', root: previousRoot });
+      revisions.push({ name: 'previous', root: previousRoot, spawnPath: 'default' });
     }
     const repetitions = Number(process.env['YACRON2_BENCH_LAUNCH_REPS'] ?? '3');
     const results = new Map<string, Results>(revisions.map((r) => [r.name, new Map()]));
-    const cases: { key: string; script: string; args: (root: string) => string[] }[] = [
+    const cases: {
+      key: string;
+      script: string;
+      args: (root: string, spawnPath: string) => string[];
+    }[] = [
       ...SIZES.map((jobs) => ({
         key: `instant.${label(jobs)}`,
         script: 'cases/launch-daemon.js',
-        args: (root: string) => [root, String(jobs), 'stateless', context.workDir, `${INSTANTS}`],
+        args: (root: string, spawnPath: string) => [
+          root,
+          String(jobs),
+          'stateless',
+          context.workDir,
+          `${INSTANTS}`,
+          spawnPath,
+        ],
       })),
       {
         key: 'instant.state.1k',
         script: 'cases/launch-daemon.js',
-        args: (root: string) => [root, '1000', 'state', context.workDir, `${INSTANTS}`],
+        args: (root: string, spawnPath: string) => [
+          root,
+          '1000',
+          'state',
+          context.workDir,
+          `${INSTANTS}`,
+          spawnPath,
+        ],
       },
       {
         key: 'throughput.daemon',
         script: 'cases/launch-throughput.js',
-        args: (root: string) => [root, 'daemon', '50', '8', context.workDir],
+        args: (root: string, spawnPath: string) => [
+          root,
+          'daemon',
+          '50',
+          '8',
+          context.workDir,
+          spawnPath,
+        ],
       },
       {
         key: 'throughput.loop',
         script: 'cases/launch-throughput.js',
-        args: (root: string) => [root, 'loop', '50', '8', context.workDir],
+        args: (root: string, spawnPath: string) => [
+          root,
+          'loop',
+          '50',
+          '8',
+          context.workDir,
+          spawnPath,
+        ],
       },
     ];
     // Repetition-major and revision-interleaved: a noisy minute hits every case and both builds.
     for (let repetition = 0; repetition < repetitions; repetition++) {
       for (const item of cases) {
         for (const revision of revisions) {
-          if (item.key === 'throughput.loop' && revision.name === 'previous') continue;
+          if (item.key === 'throughput.loop' && revision.name !== 'current') continue;
           context.progress(`launch: ${item.key} ${revision.name} #${repetition + 1}`);
           const { runs } = await runFresh(context, item.script, 1, {
-            args: () => item.args(revision.root),
+            args: () => item.args(revision.root, revision.spawnPath),
             timeoutMs: 240_000,
           });
           const bucket = results.get(revision.name)!;
@@ -94,6 +131,7 @@ interface Value {
 
 function emitAll(context: BenchContext, results: Map<string, Results>): void {
   const current = results.get('current')!;
+  const helper = results.get('helper');
   const previous = results.get('previous');
   const emit = (
     name: string,
@@ -103,6 +141,7 @@ function emitAll(context: BenchContext, results: Map<string, Results>): void {
     measure: (samples: Results) => Value | null,
   ): void => {
     const now = measure(current);
+    const withHelper = helper === undefined ? null : measure(helper);
     const before = previous === undefined ? null : measure(previous);
     const comparison =
       before === null
@@ -116,6 +155,13 @@ function emitAll(context: BenchContext, results: Map<string, Results>): void {
       metricLine(name, now === null ? null : round(now.value, 2), unit, target, {
         statistic,
         ...(now?.details ?? { reason: 'no sample' }),
+        ...(withHelper === null
+          ? {}
+          : {
+              withSpawnHelper: round(withHelper.value, 2),
+              ratioHelperToDefault: now === null ? null : round(withHelper.value / now.value, 2),
+              withSpawnHelperDetails: withHelper.details,
+            }),
         ...comparison,
       }),
     );

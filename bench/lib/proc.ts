@@ -56,3 +56,9 @@ export const delay = (ms: number): Promise<void> =>
 export function waitUntil(ms: number): Promise<void> {
   return delay(ms - Date.now());
 }
+
+/** The daemon's environment: this one, with the spawn helper on for `helper`, off otherwise. */
+export function daemonEnv(spawnPath: string): NodeJS.ProcessEnv {
+  const { YACRON2_SPAWN_HELPER: _ignored, ...env } = process.env;
+  return spawnPath === 'helper' ? { ...env, YACRON2_SPAWN_HELPER: '1' } : env;
+}

@@ -17,7 +17,12 @@ import {
 import { configSignature, loadConfig, type ResolvedConfig } from '../config/index.js';
 import type { WebServer } from '../http/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { createRunner, secretEnvVarNames, signalProcessGroup } from '../runner/index.js';
+import {
+  createRunner,
+  secretEnvVarNames,
+  signalProcessGroup,
+  startSpawner,
+} from '../runner/index.js';
 import {
   createScheduler,
   type DurableCollaborator,
@@ -105,7 +110,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const runEnvironmentSlot = new Slot<RunEnvironmentHook>();
   // Variables that secret sources name stay out of job environments; follows every reload.
   let secretEnvNames = secretEnvVarNames(config);
+  // How jobs' processes start: the spawn helper when YACRON2_SPAWN_HELPER=1, else in-process
+  // (docs/performance.md "The spawn path"). Closed after the last launcher, the DAG runs.
+  const spawner = await startSpawner({ clock, logger, env });
   const runner = createRunner({
+    spawner: spawner.spawner,
     clock,
     logger,
     stdout: options.stdout ?? process.stdout,
@@ -359,6 +368,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           `Shutdown: gave up waiting for ${teardown.abandoned.join(', ')} at the end of the shutdown grace`,
         );
       }
+      await spawner.close();
       node.close();
       runResources.close();
       offRunEnded();

@@ -4,8 +4,10 @@
 // captured output open is the run's too. Without a timeout, such a child gets OUTPUT_DRAIN_MS
 // after the command exited, then the group is killed (and the pipes given up if something that
 // left the group still holds them). Never throws for a failing job; spawn errors become a
-// `spawn-failed` outcome.
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+// `spawn-failed` outcome. The process is started by the context's Spawner (in-process, or the
+// spawn helper: then the pid and the captured pipes arrive a moment after start() returned).
+import type { SpawnOptions } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import {
   createDeferred,
   describeError,
@@ -19,6 +21,7 @@ import { buildChildEnvironment } from './child-environment.js';
 import { buildCommandArgv, needsIdentitySwitch, wrapWithSetpriv } from './command-line.js';
 import { decideFailReason } from './fail-reason.js';
 import { exitCodeFromStatus, signalProcessGroup } from './process-group.js';
+import type { SpawnedChild, Spawner } from './spawner.js';
 import { StreamCapture } from './stream-capture.js';
 import type {
   CancelReason,
@@ -51,6 +54,8 @@ export interface ChildRunContext {
   setprivPath(): string | null;
   /** The job's rendered stream prefix (cached per job). */
   streamPrefix(stream: OutputStream): string;
+  /** Starts the process: in-process or through the spawn helper. */
+  readonly spawner: Spawner;
 }
 
 export class ChildRun implements RunHandle {
@@ -59,6 +64,8 @@ export class ChildRun implements RunHandle {
   readonly #done = createDeferred<RunOutcome>();
   /** Resolves when the direct child has exited (or never started). */
   readonly #exited = createDeferred<void>();
+  /** Resolves once the pid is known, or the launch failed (then the run is settled). */
+  readonly #launched = createDeferred<void>();
   #pid: number | undefined;
   #hasExited = false;
   #settled = false;
@@ -70,7 +77,7 @@ export class ChildRun implements RunHandle {
   #timeoutTimer: TimerHandle | undefined;
   /** Armed when the command exited while a captured pipe was still open. */
   #drainTimer: TimerHandle | undefined;
-  #child: ChildProcess | undefined;
+  #child: SpawnedChild | undefined;
   /** executionTimeout fired while the process was alive: the exit code is −100 for good. */
   #timedOut = false;
   /** A cancel was requested while the process was alive. */
@@ -138,9 +145,9 @@ export class ChildRun implements RunHandle {
       return;
     }
 
-    let child: ChildProcess;
+    let child: SpawnedChild;
     try {
-      child = spawn(file, args, options);
+      child = this.#ctx.spawner.spawn(file, args, options);
     } catch (error) {
       this.#failSpawn(error);
       return;
@@ -149,12 +156,14 @@ export class ChildRun implements RunHandle {
       if (this.#pid === undefined) this.#failSpawn(error);
       else this.#ctx.logger.warn({ err: error }, `Job ${job.name}: child process error`);
     });
-    if (child.pid === undefined) return; // the 'error' event follows
+    if (child.pid === undefined && this.#ctx.spawner.kind === 'in-process') return; // 'error' follows
 
-    this.#pid = child.pid;
     this.#child = child;
-    this.#stdoutCapture = this.#capture(child, 'stdout');
-    this.#stderrCapture = this.#capture(child, 'stderr');
+    this.#stdoutCapture = job.captureStdout ? this.#capture('stdout') : null;
+    this.#stderrCapture = job.captureStderr ? this.#capture('stderr') : null;
+    this.#attach('stdout', child.stdout);
+    this.#attach('stderr', child.stderr);
+    child.on('stdio', (stream, readable) => this.#attach(stream, readable));
     child.once('exit', () => this.#onExit());
     child.once('close', (code: number | null, signal: NodeJS.Signals | null) =>
       this.#onClose(code, signal),
@@ -165,23 +174,46 @@ export class ChildRun implements RunHandle {
         job.executionTimeoutMs,
       );
     }
-    const onSpawn = this.#request.onSpawn;
-    if (onSpawn) {
-      const pid = child.pid;
-      // After start() returned the handle, before any output event.
-      queueMicrotask(() => {
-        try {
-          onSpawn(pid);
-        } catch (error) {
-          this.#ctx.logger.error({ err: error }, `Job ${job.name}: onSpawn listener failed`);
-        }
+    const pid = child.pid;
+    if (pid === undefined) {
+      child.once('spawn', () => {
+        if (child.pid !== undefined) this.#onSpawned(child.pid);
       });
+      return;
+    }
+    this.#pid = pid;
+    this.#launched.resolve();
+    // After start() returned the handle, before any output event.
+    queueMicrotask(() => this.#notifySpawn(pid));
+  }
+
+  /** The pid arrived from the spawn helper. */
+  #onSpawned(pid: number): void {
+    if (this.#settled || this.#pid !== undefined) return;
+    this.#pid = pid;
+    this.#launched.resolve();
+    this.#notifySpawn(pid);
+  }
+
+  #notifySpawn(pid: number): void {
+    const onSpawn = this.#request.onSpawn;
+    if (!onSpawn) return;
+    try {
+      onSpawn(pid);
+    } catch (error) {
+      this.#ctx.logger.error(
+        { err: error },
+        `Job ${this.#request.job.name}: onSpawn listener failed`,
+      );
     }
   }
 
-  #capture(child: ChildProcess, stream: OutputStream): StreamCapture | null {
-    const readable = stream === 'stdout' ? child.stdout : child.stderr;
-    if (!readable) return null;
+  #attach(stream: OutputStream, readable: Readable | null): void {
+    const capture = stream === 'stdout' ? this.#stdoutCapture : this.#stderrCapture;
+    if (readable) capture?.attach(readable);
+  }
+
+  #capture(stream: OutputStream): StreamCapture {
     const { job, onOutput, scrubLine } = this.#request;
     const capture = new StreamCapture({
       jobName: job.name,
@@ -194,7 +226,6 @@ export class ChildRun implements RunHandle {
       scrubLine,
       logger: this.#ctx.logger,
     });
-    capture.attach(readable);
     return capture;
   }
 
@@ -248,6 +279,8 @@ export class ChildRun implements RunHandle {
   }
 
   async #runTermination(): Promise<void> {
+    // Through the helper a cancel can come before the pid: it applies once the pid is known.
+    if (this.#pid === undefined && this.#child !== undefined) await this.#launched.promise;
     const pid = this.#pid;
     if (pid === undefined) return;
     const job = this.#request.job;
@@ -297,6 +330,7 @@ export class ChildRun implements RunHandle {
     this.#ctx.logger.error({ err: error }, `Cannot start job ${job.name}: ${message}`);
     this.#hasExited = true;
     this.#exited.resolve();
+    this.#launched.resolve();
     const stdout = job.captureStdout ? EMPTY_CAPTURE : null;
     const stderr = job.captureStderr ? EMPTY_CAPTURE : null;
     this.#settle({

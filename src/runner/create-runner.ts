@@ -4,6 +4,7 @@ import type { ResolvedJob } from '../config/index.js';
 import type { Clock, Logger } from '../common/index.js';
 import { ChildRun } from './child-run.js';
 import { findExecutable } from './find-executable.js';
+import { inProcessSpawner, type Spawner } from './spawner.js';
 import { renderStreamPrefix } from './stream-prefix.js';
 import type { OutputStream, RunHandle, RunRequest, Runner } from './types.js';
 
@@ -25,6 +26,8 @@ export interface RunnerDeps {
    * options (supplementary groups dropped). Default: looked up on PATH at the first switch.
    */
   readonly setprivPath?: string | null;
+  /** How processes are started: the spawn helper, or (default) child_process in this process. */
+  readonly spawner?: Spawner;
 }
 
 interface StreamPrefixes {
@@ -75,6 +78,7 @@ export function createRunner(deps: RunnerDeps): Runner {
           secretEnvNames,
           setprivPath: resolveSetpriv,
           streamPrefix: (stream: OutputStream) => prefixesOf(request.job)[stream],
+          spawner: deps.spawner ?? inProcessSpawner,
         },
         request,
       );

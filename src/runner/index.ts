@@ -2,6 +2,7 @@
 // reuse (the shell reporter's argv rules, the failsWhen decision, the stream prefix).
 export type * from './types.js';
 export { createRunner, type RunnerDeps } from './create-runner.js';
+export { startSpawner, SPAWN_HELPER_ENV, type DaemonSpawner } from './spawn-path.js';
 export { buildCommandArgv, DEFAULT_SHELL } from './command-line.js';
 export { decideFailReason } from './fail-reason.js';
 export { secretEnvVarNames } from './secret-env-vars.js';

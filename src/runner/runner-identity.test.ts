@@ -1,5 +1,6 @@
 // user/group switching with real processes; needs root (skipped otherwise).
 import { test } from 'node:test';
+import { currentSpawner, describeForEachSpawnPath } from './test-spawn-paths.js';
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../common/index.js';
@@ -43,6 +44,7 @@ function runId(
   setprivPath?: string | null,
 ): Promise<RunOutcome> {
   const runner = createRunner({
+    spawner: currentSpawner(),
     clock: systemClock,
     logger: recordingLogger(),
     stdout: new TextSink(),
@@ -59,55 +61,53 @@ function runId(
   }).done;
 }
 
-void test(
-  'a job with user nobody runs as uid/gid 65534 with only its own groups',
-  { skip },
-  async () => {
-    const outcome = await runId({ uid: 65534, gid: 65534, userName: 'nobody' });
-    assert.equal(outcome.kind, 'succeeded');
-    assert.equal(outcome.stdout?.text, '65534\n65534\n65534\n');
-  },
-);
+describeForEachSpawnPath('identity switches', () => {
+  test(
+    'a job with user nobody runs as uid/gid 65534 with only its own groups',
+    { skip },
+    async () => {
+      const outcome = await runId({ uid: 65534, gid: 65534, userName: 'nobody' });
+      assert.equal(outcome.kind, 'succeeded');
+      assert.equal(outcome.stdout?.text, '65534\n65534\n65534\n');
+    },
+  );
 
-void test(
-  'a numeric uid unknown to passwd runs with no supplementary groups',
-  { skip },
-  async () => {
+  test('a numeric uid unknown to passwd runs with no supplementary groups', { skip }, async () => {
     const outcome = await runId({ uid: 54321, gid: 54321, userName: null });
     assert.equal(outcome.stdout?.text, '54321\n54321\n54321\n');
-  },
-);
+  });
 
-void test(
-  'a group-only switch keeps the daemon uid and drops supplementary groups',
-  { skip },
-  async () => {
-    const outcome = await runId({ uid: null, gid: 65534, userName: null });
-    assert.equal(outcome.stdout?.text, '0\n65534\n65534\n');
-  },
-);
+  test(
+    'a group-only switch keeps the daemon uid and drops supplementary groups',
+    { skip },
+    async () => {
+      const outcome = await runId({ uid: null, gid: 65534, userName: null });
+      assert.equal(outcome.stdout?.text, '0\n65534\n65534\n');
+    },
+  );
 
-const member = userWithSupplementaryGroup();
+  const member = userWithSupplementaryGroup();
 
-void test(
-  'a user switch keeps the user`s supplementary groups (initgroups via setpriv)',
-  { skip: skip || (member === null ? 'no user with a supplementary group here' : false) },
-  async () => {
-    const { user, groupId } = member!;
-    const outcome = await runId({ uid: user.uid, gid: user.gid, userName: user.name });
-    const [uid, gid, groups] = (outcome.stdout?.text ?? '').split('\n');
-    assert.equal(uid, String(user.uid));
-    assert.equal(gid, String(user.gid));
-    assert.ok(groups?.split(' ').includes(String(groupId)), `groups ${groups} has ${groupId}`);
-  },
-);
+  test(
+    'a user switch keeps the user`s supplementary groups (initgroups via setpriv)',
+    { skip: skip || (member === null ? 'no user with a supplementary group here' : false) },
+    async () => {
+      const { user, groupId } = member!;
+      const outcome = await runId({ uid: user.uid, gid: user.gid, userName: user.name });
+      const [uid, gid, groups] = (outcome.stdout?.text ?? '').split('\n');
+      assert.equal(uid, String(user.uid));
+      assert.equal(gid, String(user.gid));
+      assert.ok(groups?.split(' ').includes(String(groupId)), `groups ${groups} has ${groupId}`);
+    },
+  );
 
-void test(
-  'without setpriv the switch falls back to Node uid/gid and drops supplementary groups',
-  { skip: skip || (member === null ? 'no user with a supplementary group here' : false) },
-  async () => {
-    const { user } = member!;
-    const outcome = await runId({ uid: user.uid, gid: user.gid, userName: user.name }, null);
-    assert.equal(outcome.stdout?.text, `${user.uid}\n${user.gid}\n${user.gid}\n`);
-  },
-);
+  test(
+    'without setpriv the switch falls back to Node uid/gid and drops supplementary groups',
+    { skip: skip || (member === null ? 'no user with a supplementary group here' : false) },
+    async () => {
+      const { user } = member!;
+      const outcome = await runId({ uid: user.uid, gid: user.gid, userName: user.name }, null);
+      assert.equal(outcome.stdout?.text, `${user.uid}\n${user.gid}\n${user.gid}\n`);
+    },
+  );
+});

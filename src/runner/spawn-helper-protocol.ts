@@ -1,0 +1,37 @@
+// The messages between the daemon and its spawn helper (JSON over the fork IPC channel; a
+// `pipe` reply carries the pipe's read end as the message's handle). Types only: the helper
+// program imports nothing else of yacron2.
+import type { OutputStream } from './types.js';
+
+export type HelperRequest =
+  | {
+      readonly type: 'spawn';
+      /** The daemon's launch number, echoed in every reply about it. */
+      readonly id: number;
+      readonly file: string;
+      readonly args: readonly string[];
+      /** The child's whole environment (always sent: the helper's own is not the daemon's). */
+      readonly env: Readonly<Record<string, string | undefined>>;
+      readonly captureStdout: boolean;
+      readonly captureStderr: boolean;
+      readonly uid: number | null;
+      readonly gid: number | null;
+    }
+  | { readonly type: 'stop' };
+
+export type HelperReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'spawned'; readonly id: number; readonly pid: number }
+  | { readonly type: 'pipe'; readonly id: number; readonly stream: OutputStream }
+  | {
+      readonly type: 'failed';
+      readonly id: number;
+      readonly message: string;
+      readonly code: string | null;
+    }
+  | {
+      readonly type: 'exit';
+      readonly id: number;
+      readonly code: number | null;
+      readonly signal: NodeJS.Signals | null;
+    };

@@ -1,0 +1,320 @@
+// The daemon's side of the spawn helper (docs/performance.md "The spawn path"): forks the helper
+// once, sends it one message per launch and turns its replies into a SpawnedChild per run. The
+// captured pipes come back as handles, so output capture, process-group signals (the daemon
+// signals -pid itself), executionTimeout and the drain stay in ChildRun, unchanged.
+// A dead helper is restarted at once; meanwhile and whenever it cannot be used, launches take
+// the in-process path. A launch whose message provably never reached the helper (the send
+// failed) is retried in-process; one that reached it unanswered is reported as a spawn failure
+// and never retried (it may have started: retrying could run it twice). Runs the dead helper had
+// started keep running: their pipes are the daemon's, and their end is seen by polling the pid
+// (the exit status went to whoever adopted them: reported as unknown, −1).
+// Must not: make a launch wait for the helper, or start a run twice.
+import { fork, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { createDeferred, type Clock, type Logger, type TimerHandle } from '../common/index.js';
+import { isPidGone } from './process-group.js';
+import { inProcessSpawner, type SpawnedChild, type Spawner } from './spawner.js';
+import type { HelperReply, HelperRequest } from './spawn-helper-protocol.js';
+import type { OutputStream } from './types.js';
+
+/** How often the pid of a run whose helper died is checked. */
+export const ORPHAN_POLL_MS = 1_000;
+/** How long the helper may take to say it is ready, at boot and after a restart. */
+export const HELPER_READY_TIMEOUT_MS = 5_000;
+/** Restarts in a row that never reached 'ready' before the helper is given up (in-process). */
+const MAX_FAILED_STARTS = 3;
+
+export interface SpawnHelperDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The helper's own environment (the jobs get theirs in each message). */
+  readonly env: NodeJS.ProcessEnv;
+  /** The program to fork; default: spawn-helper-main next to this module. */
+  readonly script?: string;
+  /** Told when a helper process exited (before the restart). */
+  readonly onHelperExit?: () => void;
+}
+
+export class SpawnHelper implements Spawner {
+  readonly kind = 'helper' as const;
+  readonly #deps: SpawnHelperDeps;
+  readonly #children = new Map<number, HelperChild>();
+  #process: ChildProcess | null = null;
+  #ready = false;
+  #closed = false;
+  #failedStarts = 0;
+  #nextId = 1;
+  #readyWaiter = createDeferred<boolean>();
+
+  private constructor(deps: SpawnHelperDeps) {
+    this.#deps = deps;
+  }
+
+  /** Forks the helper and waits until it is ready; null when it cannot start (use in-process). */
+  static async start(deps: SpawnHelperDeps): Promise<SpawnHelper | null> {
+    const helper = new SpawnHelper(deps);
+    return (await helper.#fork()) ? helper : null;
+  }
+
+  /** The helper process's pid while one runs. */
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  /** Resolves when the helper now starting (or running) is ready: false if it never got so. */
+  ready(): Promise<boolean> {
+    return this.#readyWaiter.promise;
+  }
+
+  /** True while launches go through a live helper (false: in-process until it is back). */
+  get usable(): boolean {
+    return this.#ready && !this.#closed && this.#process?.connected === true;
+  }
+
+  spawn(file: string, args: readonly string[], options: SpawnOptions): SpawnedChild {
+    const helper = this.#process;
+    if (!this.usable || helper === null) return inProcessSpawner.spawn(file, args, options);
+    const stdio = options.stdio as readonly unknown[];
+    const request: HelperRequest = {
+      type: 'spawn',
+      id: this.#nextId++,
+      file,
+      args,
+      env: options.env ?? process.env,
+      captureStdout: stdio[1] === 'pipe',
+      captureStderr: stdio[2] === 'pipe',
+      uid: options.uid ?? null,
+      gid: options.gid ?? null,
+    };
+    const child = new HelperChild(request.captureStdout, request.captureStderr, this.#deps, () =>
+      this.#children.delete(request.id),
+    );
+    this.#children.set(request.id, child);
+    helper.channel?.ref();
+    helper.send(request, (error) => {
+      if (error === null || child.pid !== undefined) return;
+      // Never delivered: it provably did not start, so it starts here instead.
+      this.#children.delete(request.id);
+      child.adopt(inProcessSpawner.spawn(file, args, options));
+    });
+    return child;
+  }
+
+  /** Asks the helper to exit once the daemon is done launching; resolves when it has. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const helper = this.#process;
+    if (helper === null || helper.exitCode !== null || helper.signalCode !== null) return;
+    const exited = createDeferred<void>();
+    helper.once('exit', () => exited.resolve());
+    if (helper.connected) helper.send({ type: 'stop' } satisfies HelperRequest);
+    else helper.kill('SIGKILL');
+    await exited.promise;
+  }
+
+  #fork(): Promise<boolean> {
+    const { script, execArgv } = helperProgram(this.#deps.script);
+    this.#ready = false;
+    this.#readyWaiter = createDeferred<boolean>();
+    const waiter = this.#readyWaiter;
+    let helper: ChildProcess;
+    try {
+      helper = fork(script, [], {
+        env: this.#deps.env,
+        execArgv,
+        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+        serialization: 'json',
+      });
+    } catch (error) {
+      this.#deps.logger.error({ err: error }, 'Cannot start the spawn helper');
+      return Promise.resolve(false);
+    }
+    this.#process = helper;
+    const timer = this.#deps.clock.setTimer(() => {
+      this.#deps.logger.error('The spawn helper did not become ready: killing it');
+      helper.kill('SIGKILL');
+      waiter.resolve(false);
+    }, HELPER_READY_TIMEOUT_MS);
+    helper.on('message', (reply: HelperReply, handle?: Socket) => {
+      if (reply.type === 'ready') {
+        timer.cancel();
+        this.#ready = true;
+        this.#failedStarts = 0;
+        this.#idle();
+        waiter.resolve(true);
+        return;
+      }
+      this.#onReply(reply, handle);
+    });
+    helper.on('error', (error) => {
+      this.#deps.logger.error({ err: error }, 'The spawn helper failed');
+    });
+    helper.once('exit', (code, signal) => {
+      timer.cancel();
+      waiter.resolve(false);
+      this.#onHelperExit(helper, code, signal);
+    });
+    return waiter.promise;
+  }
+
+  #onReply(reply: Exclude<HelperReply, { type: 'ready' }>, handle: Socket | undefined): void {
+    const child = this.#children.get(reply.id);
+    if (child === undefined) {
+      handle?.destroy();
+      return;
+    }
+    switch (reply.type) {
+      case 'spawned':
+        child.spawned(reply.pid);
+        break;
+      case 'pipe':
+        if (handle === undefined) child.pipeLost(reply.stream);
+        else child.pipe(reply.stream, handle);
+        break;
+      case 'failed':
+        this.#children.delete(reply.id);
+        child.failed(Object.assign(new Error(reply.message), { code: reply.code ?? undefined }));
+        break;
+      case 'exit':
+        this.#children.delete(reply.id);
+        child.exited(reply.code, reply.signal);
+        break;
+    }
+    this.#idle();
+  }
+
+  /** Lets the daemon exit while no run waits on the helper (the channel holds the loop). */
+  #idle(): void {
+    if (this.#children.size === 0) this.#process?.channel?.unref();
+  }
+
+  #onHelperExit(helper: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#process !== helper) return;
+    this.#process = null;
+    this.#ready = false;
+    this.#deps.onHelperExit?.();
+    const orphans = [...this.#children.values()];
+    this.#children.clear();
+    if (this.#closed) return;
+    this.#deps.logger.error(
+      `The spawn helper exited (${signal ?? `code ${String(code)}`}) with ${orphans.length} run(s) in flight; restarting it`,
+    );
+    for (const child of orphans) child.helperDied();
+    if (++this.#failedStarts > MAX_FAILED_STARTS) {
+      this.#deps.logger.error('The spawn helper keeps failing: runs start in-process from now on');
+      return;
+    }
+    void this.#fork();
+  }
+}
+
+/** Where the helper program is: beside this module, as .ts under the test loader. */
+function helperProgram(script: string | undefined): { script: string; execArgv: string[] } {
+  const url = new URL(import.meta.url);
+  const typescript = url.pathname.endsWith('.ts');
+  return {
+    script: script ?? new URL(`./spawn-helper-main.${typescript ? 'ts' : 'js'}`, url).pathname,
+    execArgv: typescript ? ['--import', 'tsx'] : [],
+  };
+}
+
+/** One run launched through the helper, shaped like a ChildProcess for ChildRun. */
+class HelperChild extends EventEmitter implements SpawnedChild {
+  pid: number | undefined;
+  stdout: Readable | null = null;
+  stderr: Readable | null = null;
+  #pipesOpen: number;
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  #poll: TimerHandle | undefined;
+  readonly #deps: SpawnHelperDeps;
+  readonly #forget: () => void;
+
+  constructor(stdout: boolean, stderr: boolean, deps: SpawnHelperDeps, forget: () => void) {
+    super();
+    this.#pipesOpen = (stdout ? 1 : 0) + (stderr ? 1 : 0);
+    this.#deps = deps;
+    this.#forget = forget;
+  }
+
+  spawned(pid: number): void {
+    this.pid = pid;
+    this.emit('spawn');
+  }
+
+  pipe(stream: OutputStream, socket: Socket): void {
+    if (stream === 'stdout') this.stdout = socket;
+    else this.stderr = socket;
+    socket.once('close', () => this.#pipeClosed());
+    this.emit('stdio', stream, socket);
+  }
+
+  /** A pipe that will never arrive (the helper could not send it or died first). */
+  pipeLost(stream: OutputStream): void {
+    this.#deps.logger.warn(`Run pid ${String(this.pid)}: its ${stream} pipe was lost`);
+    this.#pipeClosed();
+  }
+
+  failed(error: Error): void {
+    this.emit('error', error);
+  }
+
+  exited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#exit !== null) return;
+    this.#poll?.cancel();
+    this.#exit = { code, signal };
+    this.emit('exit', code, signal);
+    this.#maybeClosed();
+  }
+
+  /** The in-process spawn that replaced an undelivered launch: relay its events. */
+  adopt(child: SpawnedChild): void {
+    child.on('error', (error) => this.failed(error));
+    if (child.pid === undefined) return;
+    this.spawned(child.pid);
+    if (child.stdout) this.pipe('stdout', child.stdout as Socket);
+    if (child.stderr) this.pipe('stderr', child.stderr as Socket);
+    child.once('exit', (code, signal) => this.exited(code, signal));
+  }
+
+  /** The helper died: this run is on its own now. */
+  helperDied(): void {
+    if (this.pid === undefined) {
+      this.failed(
+        new Error(
+          'the spawn helper died before confirming the launch (not retried: it may have started)',
+        ),
+      );
+      return;
+    }
+    // Pipes the helper had not handed over yet are gone with it.
+    const expected = (this.stdout === null ? 0 : 1) + (this.stderr === null ? 0 : 1);
+    const lost = this.#pipesOpen - expected;
+    for (let index = 0; index < lost; index++) this.#pipeClosed();
+    this.#watchOrphan(this.pid);
+  }
+
+  #watchOrphan(pid: number): void {
+    if (this.#exit !== null) return;
+    if (isPidGone(pid)) {
+      this.#deps.logger.warn(
+        `Run pid ${pid} ended after the spawn helper died: its exit status is unknown`,
+      );
+      this.exited(null, null);
+      return;
+    }
+    this.#poll = this.#deps.clock.setTimer(() => this.#watchOrphan(pid), ORPHAN_POLL_MS);
+  }
+
+  #pipeClosed(): void {
+    this.#pipesOpen--;
+    this.#maybeClosed();
+  }
+
+  #maybeClosed(): void {
+    if (this.#exit === null || this.#pipesOpen > 0) return;
+    this.#forget();
+    this.emit('close', this.#exit.code, this.#exit.signal);
+  }
+}
