@@ -72,3 +72,4 @@ export {
 } from './python-text.js';
 export { seededRandom } from './seeded-random.js';
 export { REDACTED, replaceOrder, replaceValues } from './replace-values.js';
+export { compactHeap, keepYoungGenerationSmall } from './heap.js';

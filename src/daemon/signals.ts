@@ -1,7 +1,7 @@
 // The CLI's way to run the daemon: until SIGTERM or SIGINT, then a graceful stop; a second
 // signal forces the exit (docs/security.md "Shutdown").
 import { constants } from 'node:os';
-import { createDeferred } from '../common/index.js';
+import { compactHeap, createDeferred } from '../common/index.js';
 import { startDaemon, type Daemon, type DaemonOptions } from './start.js';
 
 /** The exit status of a forced exit: 128 + the signal's number, as if the signal had killed it. */
@@ -37,6 +37,9 @@ export async function runDaemonUntilSignalled(options: DaemonOptions): Promise<v
   process.on('SIGINT', onSignal);
   try {
     daemon = await startDaemon(options);
+    // The load and the start-up are behind us: hand their garbage back (docs/performance.md
+    // "Memory").
+    compactHeap();
     if (!stopRequested) {
       const stop = createDeferred();
       onStopRequested = () => stop.resolve();

@@ -5,6 +5,7 @@ import {
   createRootLogger,
   describeError,
   isYacronError,
+  keepYoungGenerationSmall,
   type LogLevelName,
 } from '../../common/index.js';
 import { loadConfig } from '../../config/index.js';
@@ -23,6 +24,8 @@ export interface DaemonCliOptions {
 export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Promise<number> {
   // Loading and the one-shot answers print a line or two: pino loads only for the daemon.
   const startupLogger = createLineLogger({ level: options.logLevel });
+  // Before the load's allocation burst (docs/performance.md "Memory").
+  keepYoungGenerationSmall();
   let config;
   try {
     config = await loadConfig(options.configPath);
