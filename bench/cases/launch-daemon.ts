@@ -11,7 +11,15 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { writeLaunchConfig, LAUNCH_BURST_JOBS } from '../lib/config-file.js';
-import { cpuTicks, daemonEnv, delay, helperPidOf, memoryOf, waitUntil } from '../lib/proc.js';
+import {
+  collectStartInstants,
+  cpuTicks,
+  daemonEnv,
+  delay,
+  helperPidOf,
+  memoryOf,
+  waitUntil,
+} from '../lib/proc.js';
 import { intArg, reportSample, stringArg } from '../lib/worker-io.js';
 
 const root = stringArg(0, 'root');
@@ -43,16 +51,7 @@ const daemon = spawn(process.execPath, [path.join(root, 'bin/yacron2.js'), '-c',
   env: daemonEnv(spawnPath),
 });
 daemon.stderr.resume(); // the daemon's log lines: drained, not measured
-const starts: number[] = [];
-let partial = '';
-daemon.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-  const lines = (partial + chunk).split('\n');
-  partial = lines.pop() ?? '';
-  for (const line of lines) {
-    const value = Number(line.trim());
-    if (line.trim() !== '' && Number.isFinite(value)) starts.push(value * 1000);
-  }
-});
+const starts = collectStartInstants(daemon.stdout);
 const exited = once(daemon, 'exit');
 const pid = daemon.pid!;
 

@@ -10,7 +10,14 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { writeEverySecondConfig } from '../lib/config-file.js';
-import { cpuTicks, daemonEnv, delay, helperPidOf, waitUntil } from '../lib/proc.js';
+import {
+  collectStartInstants,
+  cpuTicks,
+  daemonEnv,
+  delay,
+  helperPidOf,
+  waitUntil,
+} from '../lib/proc.js';
 import { intArg, reportSample, stringArg } from '../lib/worker-io.js';
 
 const root = stringArg(0, 'root');
@@ -52,16 +59,7 @@ const child = spawn(process.execPath, argv, {
   env: daemonEnv(spawnPath),
 });
 child.stderr.resume();
-const starts: number[] = [];
-let partial = '';
-child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-  const lines = (partial + chunk).split('\n');
-  partial = lines.pop() ?? '';
-  for (const line of lines) {
-    const value = Number(line.trim());
-    if (line.trim() !== '' && Number.isFinite(value)) starts.push(value * 1000);
-  }
-});
+const starts = collectStartInstants(child.stdout);
 const exited = once(child, 'exit');
 const pid = child.pid!;
 

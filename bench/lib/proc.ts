@@ -2,6 +2,7 @@
 // daemon's spawn helper child; and wall-clock waits (the workers measure real daemons in real
 // time, so they use Date.now, never the daemon's clock).
 import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ on Linux). */
 export const TICKS_PER_SECOND = 100;
@@ -61,4 +62,22 @@ export function waitUntil(ms: number): Promise<void> {
 export function daemonEnv(spawnPath: string): NodeJS.ProcessEnv {
   const { YACRON2_SPAWN_HELPER: _ignored, ...env } = process.env;
   return spawnPath === 'helper' ? { ...env, YACRON2_SPAWN_HELPER: '1' } : env;
+}
+
+/**
+ * The epoch ms of every `$EPOCHREALTIME` line the jobs print on `stdout` (other lines ignored),
+ * appended as they arrive.
+ */
+export function collectStartInstants(stdout: Readable): number[] {
+  const starts: number[] = [];
+  let partial = '';
+  stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const value = Number(line.trim());
+      if (line.trim() !== '' && Number.isFinite(value)) starts.push(value * 1000);
+    }
+  });
+  return starts;
 }
