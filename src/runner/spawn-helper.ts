@@ -92,6 +92,7 @@ export class SpawnHelper implements Spawner {
       this.#children.delete(request.id),
     );
     this.#children.set(request.id, child);
+    helper.ref();
     helper.channel?.ref();
     helper.send(request, (error) => {
       if (error === null || child.pid !== undefined) return;
@@ -109,6 +110,7 @@ export class SpawnHelper implements Spawner {
     if (helper === null || helper.exitCode !== null || helper.signalCode !== null) return;
     const exited = createDeferred<void>();
     helper.once('exit', () => exited.resolve());
+    helper.ref(); // held until it has exited
     if (helper.connected) helper.send({ type: 'stop' } satisfies HelperRequest);
     else helper.kill('SIGKILL');
     await exited.promise;
@@ -185,9 +187,11 @@ export class SpawnHelper implements Spawner {
     this.#idle();
   }
 
-  /** Lets the daemon exit while no run waits on the helper (the channel holds the loop). */
+  /** Lets the daemon's loop end while no run waits on the helper (it holds it otherwise). */
   #idle(): void {
-    if (this.#children.size === 0) this.#process?.channel?.unref();
+    if (this.#children.size > 0) return;
+    this.#process?.unref();
+    this.#process?.channel?.unref();
   }
 
   #onHelperExit(helper: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
