@@ -22,7 +22,7 @@ import {
   type ClusterBody,
 } from '../test/e2e/cluster-harness.js';
 import { DaemonProcess } from '../test/e2e/harness.js';
-import { numberFlag, pause, seededRandom } from './lib/soak.js';
+import { chaosWindow, nodesPerSecond, numberFlag, pause, seededRandom } from './lib/soak.js';
 
 const NAMES = ['a', 'b', 'c'] as const;
 type Name = (typeof NAMES)[number];
@@ -118,24 +118,12 @@ try {
   for (const name of NAMES) await start(name);
   // Let the cluster converge before counting.
   for (let tries = 0; tries < 100 && (await leaders()).length !== 1; tries++) await pause(100);
-  const firstSecond = Math.floor(Date.now() / 1000) + 2;
-  const lastSecond = firstSecond + FIRINGS - 1;
-  log(`soak: counting ${FIRINGS} Leader firings from ${firstSecond}`);
-  while (Math.floor(Date.now() / 1000) < lastSecond - 10) {
-    await pause(between(4_000, 10_000));
-    if (Math.floor(Date.now() / 1000) >= lastSecond - 10) break;
-    await chaosStep();
-  }
-  while (Math.floor(Date.now() / 1000) <= lastSecond + 1) await pause(200);
+  log(`soak: counting ${FIRINGS} Leader firings`);
+  const { firstSecond, lastSecond } = await chaosWindow(FIRINGS, 10, random, chaosStep);
   for (const daemon of daemons.values()) await daemon.stop('SIGTERM');
 
   // ---- the count ----
-  const perSecond = new Map<number, string[]>();
-  for (const firing of readWitness(witness)) {
-    if (firing.job !== 'lead' || firing.second < firstSecond || firing.second > lastSecond)
-      continue;
-    perSecond.set(firing.second, [...(perSecond.get(firing.second) ?? []), firing.node]);
-  }
+  const perSecond = nodesPerSecond(readWitness(witness), 'lead', firstSecond, lastSecond);
   const incidents: {
     kind: 'skip' | 'double';
     second: number;

@@ -25,7 +25,15 @@ import {
 } from '../test/e2e/cluster-harness.js';
 import { DaemonProcess } from '../test/e2e/harness.js';
 import { percentile } from './lib/stats.js';
-import { choiceFlag, numberFlag, pause, progress, seededRandom } from './lib/soak.js';
+import {
+  chaosWindow,
+  choiceFlag,
+  nodesPerSecond,
+  numberFlag,
+  pause,
+  progress,
+  seededRandom,
+} from './lib/soak.js';
 
 const NAMES = ['a', 'b', 'c'] as const;
 type Name = (typeof NAMES)[number];
@@ -149,24 +157,12 @@ async function chaosStep(): Promise<void> {
 try {
   for (const name of NAMES) await start(name);
   for (let tries = 0; tries < 100 && (await holder()) === null; tries++) await pause(100);
-  const firstSecond = Math.floor(Date.now() / 1000) + 2;
-  const lastSecond = firstSecond + FIRINGS - 1;
   progress(`fencing soak (${BACKEND}, ttl ${TTL}): counting ${FIRINGS} Leader firings`);
-  while (Math.floor(Date.now() / 1000) < lastSecond - 15) {
-    await pause(between(4_000, 10_000));
-    if (Math.floor(Date.now() / 1000) >= lastSecond - 15) break;
-    await chaosStep();
-  }
-  while (Math.floor(Date.now() / 1000) <= lastSecond + 1) await pause(200);
+  const { firstSecond, lastSecond } = await chaosWindow(FIRINGS, 15, random, chaosStep);
   for (const daemon of daemons.values()) await daemon.stop('SIGTERM');
 
   // ---- the count ----
-  const perSecond = new Map<number, string[]>();
-  for (const firing of readWitness(witness)) {
-    if (firing.job !== 'lead' || firing.second < firstSecond || firing.second > lastSecond)
-      continue;
-    perSecond.set(firing.second, [...(perSecond.get(firing.second) ?? []), firing.node]);
-  }
+  const perSecond = nodesPerSecond(readWitness(witness), 'lead', firstSecond, lastSecond);
   const doubles: { second: number; nodes: string[] }[] = [];
   let skips = 0;
   for (let second = firstSecond; second <= lastSecond; second++) {

@@ -37,3 +37,41 @@ export const pause = (ms: number): Promise<void> =>
 
 export const progress = (text: string): void =>
   void process.stderr.write(`${new Date().toISOString()} ${text}\n`);
+
+/**
+ * The counted window of a soak: `firings` one-second slots starting two seconds from now, with
+ * `chaos` run every 4–10 s (drawn from `random`) until `quietTailS` seconds before the last slot,
+ * then a wait past the last slot. Returns the window's first and last epoch seconds.
+ */
+export async function chaosWindow(
+  firings: number,
+  quietTailS: number,
+  random: () => number,
+  chaos: () => Promise<void>,
+): Promise<{ firstSecond: number; lastSecond: number }> {
+  const nowSecond = (): number => Math.floor(Date.now() / 1000);
+  const firstSecond = nowSecond() + 2;
+  const lastSecond = firstSecond + firings - 1;
+  while (nowSecond() < lastSecond - quietTailS) {
+    await pause(4_000 + random() * 6_000);
+    if (nowSecond() >= lastSecond - quietTailS) break;
+    await chaos();
+  }
+  while (nowSecond() <= lastSecond + 1) await pause(200);
+  return { firstSecond, lastSecond };
+}
+
+/** The nodes that ran `job` in each second of [first, last], from witness lines. */
+export function nodesPerSecond(
+  firings: readonly { readonly second: number; readonly node: string; readonly job: string }[],
+  job: string,
+  firstSecond: number,
+  lastSecond: number,
+): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const firing of firings) {
+    if (firing.job !== job || firing.second < firstSecond || firing.second > lastSecond) continue;
+    out.set(firing.second, [...(out.get(firing.second) ?? []), firing.node]);
+  }
+  return out;
+}
