@@ -136,6 +136,14 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
         await page.locator('.trow[data-job="nightly-backup"] .english').textContent(),
         'at 02:30, every day',
       );
+      // The Next cell's tooltip is the next fire's wall time in the job's zone, written when the
+      // pointer arrives (not on each update).
+      const next = page.locator('.trow[data-job="nightly-backup"] .cell-next');
+      await next.hover();
+      assert.match(
+        (await next.getAttribute('title')) ?? '',
+        /^\d{4}-\d{2}-\d{2} 02:30:00 \(America\/New_York\)$/,
+      );
       assert.deepEqual(unexpectedErrors(problems, OPTIONAL_404), []);
     },
   );

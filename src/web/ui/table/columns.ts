@@ -240,16 +240,31 @@ const nextColumn: Column = {
   track: '7rem',
   minWidth: 78,
   priority: 7,
-  create: () => h('div', { class: 'cell cell-next num', role: 'cell' }),
+  create: () => {
+    const cell = h('div', { class: 'cell cell-next num', role: 'cell' });
+    // The tooltip (the next fire's wall time in the job's zone) is written when the pointer
+    // arrives, not on every update: the first wall time in a zone builds that zone's offset
+    // table (tens of ms in a browser), which would land on the first render otherwise.
+    cell.addEventListener('pointerenter', () => {
+      const row = nextRows.get(cell);
+      setAttr(
+        cell,
+        'title',
+        row?.nextFireMs == null
+          ? null
+          : `${zoneWall(row, row.nextFireMs)} (${timezoneLabel(row.job)})`,
+      );
+    });
+    return cell;
+  },
   update(cell, row, nowMs) {
     setText(cell, row.nextFireMs === null ? '—' : formatCountdown(row.nextFireMs - nowMs));
-    const title =
-      row.nextFireMs === null
-        ? null
-        : `${zoneWall(row, row.nextFireMs)} (${timezoneLabel(row.job)})`;
-    if (changed(cell, title ?? '')) setAttr(cell, 'title', title);
+    nextRows.set(cell, row);
   },
 };
+
+/** The row each Next cell shows now (cells are recycled by the virtual list). */
+const nextRows = new WeakMap<HTMLElement, JobRow>();
 
 /** The wall time of an instant in the job's frame (browser zone for `local`). */
 function zoneWall(row: JobRow, atMs: number): string {
