@@ -165,8 +165,10 @@ test('DAG cards and the run drawer in a real browser', { timeout: 180_000 }, asy
     for (const [list, row] of expectations) {
       const open = sheet.locator(`button[data-list="${list}"]`, { hasText: scope });
       await open.click();
-      await sheet.locator('.si-detail tbody tr').first().waitFor();
-      assert.match((await sheet.locator('.si-detail tbody tr').first().textContent()) ?? '', row);
+      // The detail shows the previous list until this one's read lands (aria-busy meanwhile).
+      const first = sheet.locator('.si-detail:not([aria-busy]) tbody tr').first();
+      await first.waitFor();
+      assert.match((await first.textContent()) ?? '', row);
     }
     assert.equal(formatAudit(await page.evaluate(auditAccessibility)), '');
     await page.keyboard.press('Escape');
