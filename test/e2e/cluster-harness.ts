@@ -6,7 +6,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestCa } from '../../src/cluster/testing.js';
-import { freePort, writeConfig } from './harness.js';
+import { freePort, reservePort, writeConfig } from './harness.js';
 
 export { freePort };
 
@@ -86,13 +86,21 @@ export class ProxiedMesh<Name extends string> {
     ca: TestCa,
   ): Promise<ProxiedMesh<Name>> {
     const mesh = new ProxiedMesh(dir, names, ca, witnessPath(dir));
-    for (const name of names) mesh.#listen.set(name, await freePort());
+    // The nodes' ports stay held while the proxies open theirs: a proxy handed a node's port
+    // number would make that node's peer list name itself (and the node could not listen).
+    const held = [];
+    for (const name of names) {
+      const reserved = await reservePort();
+      held.push(reserved);
+      mesh.#listen.set(name, reserved.port);
+    }
     for (const from of names) {
       for (const to of names) {
         if (from === to) continue;
         mesh.#proxies.set(`${from}>${to}`, await TcpProxy.start(mesh.#listen.get(to)!));
       }
     }
+    for (const reserved of held) await reserved.release();
     for (const name of names) {
       mesh.install(name, mesh.issue(name));
       await writeNodeConfig(dir, name, mesh.config(name));

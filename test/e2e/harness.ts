@@ -719,10 +719,22 @@ export function secondsSchedule(instantsMs: readonly number[]): string {
 
 /** A TCP port free right now on 127.0.0.1 (bound and released; a listener takes it next). */
 export async function freePort(): Promise<number> {
+  const reserved = await reservePort();
+  await reserved.release();
+  return reserved.port;
+}
+
+/**
+ * A TCP port on 127.0.0.1 held by a listener until release(): while held, no other listener of
+ * this machine (a test's own proxies included) can be handed the same number.
+ */
+export async function reservePort(): Promise<{ port: number; release(): Promise<void> }> {
   const server = createServer();
   await new Promise<void>((resolvePort) => server.listen(0, '127.0.0.1', resolvePort));
   const address = server.address();
-  await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
+  return {
+    port: address.port,
+    release: () => new Promise<void>((resolveClose) => server.close(() => resolveClose())),
+  };
 }
