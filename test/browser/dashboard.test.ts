@@ -383,6 +383,23 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
   assert.deepEqual(unexpectedErrors(problems, OPTIONAL_404), []);
 });
 
+/**
+ * Records which line of the page sent each `GET /jobs` (CDP `Network.requestWillBeSent`'s
+ * initiator), to tell the <head> script's early request (docs/dashboard.md "First render") from
+ * the bundle's polls; `headLines` is how many lines the page's <head> spans.
+ */
+async function jobsInitiators(page: Page): Promise<{ lines: number[]; headLines: number }> {
+  const lines: number[] = [];
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on('Network.requestWillBeSent', (event) => {
+    if (new URL(event.request.url).pathname !== '/jobs') return;
+    lines.push(event.initiator.stack?.callFrames[0]?.lineNumber ?? -1);
+  });
+  await cdp.send('Network.enable');
+  const html = readFileSync(join(REPO_ROOT, 'dist/web/index.html'), 'utf8');
+  return { lines, headLines: html.slice(0, html.indexOf('</head>')).split('\n').length };
+}
+
 test(
   'the token prompt, the per-tab token and a strict hash-based CSP',
   { timeout: 90_000 },
@@ -428,10 +445,14 @@ web:
     );
     assert.equal(await page.evaluate(() => localStorage.getItem('yacron2.dashboard.token')), null);
 
-    // A reload of the tab keeps the token; another tab has to ask again.
+    // A reload of the tab keeps the token; another tab has to ask again. The rows come from the
+    // early request of the page's <head>, sent with the stored token before the bundle ran.
+    const initiators = await jobsInitiators(page);
     await page.reload();
     await page.locator('.trow[data-job="secret-job"]').waitFor();
     assert.equal(await page.locator('dialog.token-dialog[open]').count(), 0);
+    assert.ok(initiators.lines.length >= 1);
+    assert.ok(initiators.lines[0]! >= 0 && initiators.lines[0]! < initiators.headLines, 'early');
     const other = await context.newPage();
     await other.goto(`${base}/`);
     await other.locator('dialog.token-dialog[open]').waitFor();

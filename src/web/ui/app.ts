@@ -6,6 +6,7 @@ import { runStaggered } from '../model/bulk-run.js';
 import { ActionRegistry } from './actions.js';
 import { ApiClient, jobPath } from './api.js';
 import { copyText } from './clipboard.js';
+import { takeFirstJobs } from './first-jobs.js';
 import { ClusterBar } from './cluster-bar.js';
 import type { AppContext, JobCommands, Navigation, PanelOpenOptions } from './context.js';
 import { DagCards } from './dags/dag-cards.js';
@@ -37,7 +38,7 @@ import { applyPrefs } from './theme.js';
 import { Ticker } from './ticker.js';
 import { Toasts } from './toast.js';
 import { TokenDialog } from './token-dialog.js';
-import { TokenStore } from './token-store.js';
+import { tokenInHash, TokenStore } from './token-store.js';
 import { Toolbar } from './toolbar.js';
 import { VerdictBar } from './verdict-bar.js';
 import { Wallboard } from './wallboard.js';
@@ -71,7 +72,9 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
     tokens,
     onUnauthorized: () => tokenDialog?.onUnauthorized(tokens.get() !== null),
   });
-  const poller = new Poller(api, store, clock, prefs.value.refreshMs);
+  const firstJobs = takeFirstJobs(window.__yacron2FirstJobs, tokens.get());
+  delete window.__yacron2FirstJobs;
+  const poller = new Poller(api, store, clock, prefs.value.refreshMs, firstJobs);
   const ticker = new Ticker(clock);
 
   // Navigation is late-bound: the components it drives (declared below) need the context first.
@@ -437,13 +440,9 @@ function registerActions(ctx: AppContext, t: ActionTargets): void {
  * the address bar, so it is neither bookmarked nor shown over a shoulder.
  */
 function consumeTokenHash(tokens: TokenStore): void {
-  const match = /^#token=([^&]+)$/.exec(location.hash);
-  if (match === null) return;
-  try {
-    tokens.set(decodeURIComponent(match[1]!));
-  } catch {
-    return;
-  }
+  const token = tokenInHash(location.hash);
+  if (token === null) return;
+  tokens.set(token);
   history.replaceState(null, '', location.pathname + location.search);
 }
 

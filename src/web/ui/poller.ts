@@ -1,11 +1,13 @@
 // Polls the control API every refresh interval (docs/dashboard.md "Endpoints"): `/jobs` each
 // time, `/node` while it answers, `/version` and `/job-set-id` at start and every 15 polls, plus
 // any extra source registered by a panel (phase-2 panels: `/cluster`, `/fleet`, ...). Polls never
-// overlap; a paused page (interval 0) only polls on demand.
+// overlap; a paused page (interval 0) only polls on demand. The first round may take the answer
+// of the early `/jobs` request the page's <head> started (first-jobs.ts).
 import type { Clock, TimerHandle } from '../../common/clock.js';
 import type { NodeWire } from '../model/api-types.js';
 import { JobsDecoder } from '../model/jobs-decoder.js';
 import { ApiError, type ApiClient } from './api.js';
+import type { FirstJobs } from './first-jobs.js';
 import type { AppStore } from './store.js';
 
 /** An extra endpoint polled with the jobs (the phase-2 extension point for cluster views). */
@@ -31,12 +33,21 @@ export class Poller {
   #inFlight: Promise<void> | null = null;
   #round = 0;
   #stopped = false;
+  /** The early request, for the first jobs poll only. */
+  #firstJobs: FirstJobs | null;
 
-  constructor(api: ApiClient, store: AppStore, clock: Clock, intervalMs: number) {
+  constructor(
+    api: ApiClient,
+    store: AppStore,
+    clock: Clock,
+    intervalMs: number,
+    firstJobs: FirstJobs | null = null,
+  ) {
     this.#api = api;
     this.#store = store;
     this.#clock = clock;
     this.#intervalMs = intervalMs;
+    this.#firstJobs = firstJobs;
   }
 
   addSource(source: PollSource): () => void {
@@ -89,18 +100,41 @@ export class Poller {
     await Promise.all(tasks);
   }
 
-  async #pollJobs(signal: AbortSignal): Promise<void> {
+  /**
+   * The jobs of this round. An early body that is already in is applied at once, before this
+   * returns (the first round runs inside startApp, so the first frame has the rows).
+   */
+  #pollJobs(signal: AbortSignal): Promise<void> {
+    const first = this.#firstJobs;
+    this.#firstJobs = null;
+    const settled = first?.settled ?? null;
+    if (settled?.kind !== 'body') return this.#fetchJobs(first, signal);
     try {
-      this.applyJobs(await this.#api.jsonText('/jobs', signal), this.#clock.now());
+      this.applyJobs(settled.text, this.#clock.now());
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401)
-        this.#store.setConnection({ state: 'unauthorized' });
-      else
-        this.#store.setConnection({
-          state: 'error',
-          message: error instanceof Error ? error.message : String(error),
-        });
+      this.#jobsFailed(error);
     }
+    return Promise.resolve();
+  }
+
+  async #fetchJobs(first: FirstJobs | null, signal: AbortSignal): Promise<void> {
+    try {
+      const early = first === null ? null : await first.answer;
+      const body = early?.kind === 'body' ? early.text : await this.#api.jsonText('/jobs', signal);
+      this.applyJobs(body, this.#clock.now());
+    } catch (error) {
+      this.#jobsFailed(error);
+    }
+  }
+
+  #jobsFailed(error: unknown): void {
+    if (error instanceof ApiError && error.status === 401)
+      this.#store.setConnection({ state: 'unauthorized' });
+    else
+      this.#store.setConnection({
+        state: 'error',
+        message: error instanceof Error ? error.message : String(error),
+      });
   }
 
   /**

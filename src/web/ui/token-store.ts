@@ -1,6 +1,17 @@
 // The bearer token, kept per tab in sessionStorage (docs/dashboard.md "Authentication"): it
 // survives a reload of the tab, not the tab, and is never written to localStorage.
-const TOKEN_KEY = 'yacron2.dashboard.token';
+export const TOKEN_KEY = 'yacron2.dashboard.token';
+
+/** The token a `#token=<value>` fragment carries (the daemon's printed URL), or null. */
+export function tokenInHash(hash: string): string | null {
+  const match = /^#token=([^&]+)$/.exec(hash);
+  if (match === null) return null;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return null;
+  }
+}
 
 export class TokenStore {
   readonly #storage: Storage | null;

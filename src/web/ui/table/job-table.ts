@@ -34,6 +34,8 @@ export class JobTable {
   #headHeight = 0;
   #width = 1024;
   #viewportHeight = 800;
+  /** False until the resize observer reported the scroller's box (it reports after a frame). */
+  #measured = false;
   #scrollTop = 0;
   #text = '';
   #selected: string | null = null;
@@ -74,6 +76,7 @@ export class JobTable {
       if (box !== undefined) {
         this.#width = box.width;
         this.#viewportHeight = box.height;
+        this.#measured = true;
       }
       this.#layout();
       this.#schedule();
@@ -162,6 +165,12 @@ export class JobTable {
     const prefs: Prefs = this.#ctx.prefs.value;
     const snapshot = this.#ctx.store.snapshot;
     const showOwner = snapshot?.rows.some((row) => row.job.clusterOwner !== undefined) ?? false;
+    if (!this.#measured && snapshot !== null && this.#scroller.isConnected) {
+      // Rows before the first frame (the early /jobs body): the observer has not reported yet, so
+      // the box is read once here (the same content box it reports) rather than guessed.
+      this.#width = this.#scroller.clientWidth || this.#width;
+      this.#viewportHeight = this.#scroller.clientHeight || this.#viewportHeight;
+    }
     const width = this.#width;
     const columns = visibleColumns(prefs.columns, showOwner, width);
     const key = `${columns.map((column) => column.id).join(',')}|${prefs.sort.key}|${prefs.sort.descending}|${prefs.density}|${width}`;
