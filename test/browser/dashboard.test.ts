@@ -150,10 +150,17 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
 
   await t.test('a job fires and its row updates without a reload', async () => {
     await page.evaluate(() => ((window as unknown as { loadedMark: number }).loadedMark = 42));
-    const bars = page.locator('.trow[data-job="ticker"] .spark rect');
-    const before = await bars.count();
+    // The trend sparkline gains a bar (its bars are drawn as one path per outcome).
+    const runsShown = (): number =>
+      Number(
+        document.querySelector('.trow[data-job="ticker"] .spark')?.getAttribute('data-runs') ?? 0,
+      );
+    const before = await page.evaluate(runsShown);
     await page.waitForFunction(
-      (count) => document.querySelectorAll('.trow[data-job="ticker"] .spark rect').length > count,
+      (count) =>
+        Number(
+          document.querySelector('.trow[data-job="ticker"] .spark')?.getAttribute('data-runs') ?? 0,
+        ) > count,
       before,
       { timeout: 15_000 },
     );

@@ -17,7 +17,13 @@ export function sparkKey(runs: readonly SparkRun[]): string {
   return runs.map((run) => `${run.outcome[0]}${run.duration ?? ''}`).join(',');
 }
 
+/**
+ * The chart: one `<path>` per outcome holding all its bars (at most four elements, not one per
+ * run: the table shows this in every row, and each SVG element costs style and layout). The bar
+ * count is in `data-runs`.
+ */
 export function renderSparkline(runs: readonly SparkRun[], label: string): SVGSVGElement {
+  const shown = runs.slice(-SLOTS);
   const chart = svg('svg', {
     class: 'spark',
     viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
@@ -25,24 +31,24 @@ export function renderSparkline(runs: readonly SparkRun[], label: string): SVGSV
     height: HEIGHT,
     role: 'img',
     'aria-label': label,
+    'data-runs': shown.length,
   });
-  const shown = runs.slice(-SLOTS);
   const longest = Math.max(0, ...shown.map((run) => run.duration ?? 0));
   const slot = WIDTH / SLOTS;
+  const width = (slot - 1).toFixed(1);
   const offset = (SLOTS - shown.length) * slot;
+  const bars = new Map<RunOutcome, string[]>();
   shown.forEach((run, index) => {
     const share = longest > 0 && run.duration !== null ? run.duration / longest : 0;
     const height = Math.max(3, Math.round(share * HEIGHT));
-    chart.append(
-      svg('rect', {
-        class: `spark-${run.outcome}`,
-        x: (offset + index * slot + 0.5).toFixed(1),
-        y: HEIGHT - height,
-        width: (slot - 1).toFixed(1),
-        height,
-      }),
-    );
+    const x = (offset + index * slot + 0.5).toFixed(1);
+    let outcome = bars.get(run.outcome);
+    if (outcome === undefined) bars.set(run.outcome, (outcome = []));
+    outcome.push(`M${x} ${HEIGHT - height}h${width}v${height}h-${width}z`);
   });
+  for (const [outcome, paths] of bars) {
+    chart.append(svg('path', { class: `spark-${outcome}`, d: paths.join('') }));
+  }
   return chart;
 }
 
