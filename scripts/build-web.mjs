@@ -24,31 +24,28 @@ const common = {
   logLevel: 'warning',
 };
 
-const script = await esbuild.build({
-  ...common,
-  entryPoints: [join(root, 'src/web/main.ts')],
-  format: 'iife',
-  platform: 'browser',
-  target: ['es2022'],
-  tsconfig: join(root, 'src/web/tsconfig.json'),
-});
+/** One browser script, bundled and minified into an IIFE. */
+const bundleScript = async (entry) =>
+  (
+    await esbuild.build({
+      ...common,
+      entryPoints: [join(root, entry)],
+      format: 'iife',
+      platform: 'browser',
+      target: ['es2022'],
+      tsconfig: join(root, 'src/web/tsconfig.json'),
+    })
+  ).outputFiles[0].text.trimEnd();
+
+const js = await bundleScript('src/web/main.ts');
 // The <head> script that starts the first GET /jobs before the bundle is parsed (src/web/prefetch.ts).
-const early = await esbuild.build({
-  ...common,
-  entryPoints: [join(root, 'src/web/prefetch.ts')],
-  format: 'iife',
-  platform: 'browser',
-  target: ['es2022'],
-  tsconfig: join(root, 'src/web/tsconfig.json'),
-});
+const earlyJs = await bundleScript('src/web/prefetch.ts');
 const style = await esbuild.build({
   ...common,
   entryPoints: [join(root, 'src/web/styles/main.css')],
   loader: { '.css': 'css' },
 });
 
-const js = script.outputFiles[0].text.trimEnd();
-const earlyJs = early.outputFiles[0].text.trimEnd();
 const css = style.outputFiles[0].text.trimEnd();
 // An inline script or style must not contain its own closing tag (esbuild escapes `</script`
 // in strings; this guards the rule).
