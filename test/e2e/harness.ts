@@ -8,7 +8,6 @@ import { mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 
 /** The CLI under test; YACRON2_E2E_CLI points the suite at another build (e.g. a candidate fix). */
 export const CLI =
@@ -717,24 +716,4 @@ export function secondsSchedule(instantsMs: readonly number[]): string {
   return `${seconds.sort((a, b) => a - b).join(',')} * * * * * *`;
 }
 
-/** A TCP port free right now on 127.0.0.1 (bound and released; a listener takes it next). */
-export async function freePort(): Promise<number> {
-  const reserved = await reservePort();
-  await reserved.release();
-  return reserved.port;
-}
-
-/**
- * A TCP port on 127.0.0.1 held by a listener until release(): while held, no other listener of
- * this machine (a test's own proxies included) can be handed the same number.
- */
-export async function reservePort(): Promise<{ port: number; release(): Promise<void> }> {
-  const server = createServer();
-  await new Promise<void>((resolvePort) => server.listen(0, '127.0.0.1', resolvePort));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return {
-    port: address.port,
-    release: () => new Promise<void>((resolveClose) => server.close(() => resolveClose())),
-  };
-}
+export { freePort, reservePort } from '../../src/common/testing.js';

@@ -4,10 +4,10 @@
 // own "ready to serve client requests" line, never a sleep. Started once per test file.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { systemClock } from '../../common/index.js';
+import { freePort } from '../../common/testing.js';
 import { JsonHttpClient, type TlsOptions } from '../json-http.js';
 
 export interface EtcdTls {
@@ -32,18 +32,6 @@ export interface EtcdCluster {
   readonly members: readonly EtcdMember[];
   readonly endpoints: readonly string[];
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startEtcd(size: number, tls?: EtcdTls): Promise<EtcdCluster> {
