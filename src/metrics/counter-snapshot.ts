@@ -187,12 +187,13 @@ function seedEntry(series: JobSeries, entry: Record<string, unknown>, sameBounds
   const rss = count(ownField(entry, 'max_rss_observed')) ?? 0;
   if (rss > (series.peakRssBytes ?? 0)) series.peakRssBytes = rss;
   const histogram = sameBounds ? histogramOf(entry, series.histogram.counts.length - 1) : undefined;
-  if (histogram !== undefined) {
+  if (histogram !== undefined && (histogram.count !== 0 || histogram.sum !== 0)) {
+    const into = series.writableHistogram();
     histogram.counts.forEach((n, index) => {
-      series.histogram.counts[index] = (series.histogram.counts[index] ?? 0) + n;
+      into.counts[index] = (into.counts[index] ?? 0) + n;
     });
-    series.histogram.sum += histogram.sum;
-    series.histogram.count += histogram.count;
+    into.sum += histogram.sum;
+    into.count += histogram.count;
   }
 }
 

@@ -2,7 +2,7 @@
 // (sorted by job name, zero-filled) then live ones (config order, computed at scrape time). Label
 // `job_name`.
 import { MetricFamily, type SampleSink } from './family.js';
-import type { JobTable } from './job-table.js';
+import { infoLabels, type JobTable } from './job-table.js';
 import type { DurationHistogram, JobSeries } from './job-series.js';
 
 export interface JobFamilySources {
@@ -176,7 +176,7 @@ function liveFamilies({ table, nextFireAtMs }: JobFamilySources): MetricFamily[]
       kind: 'info',
       help: 'Configured job: its schedule and cluster policy',
       collect(sink) {
-        for (const live of table.live()) sink(info, live.infoLabels, 1);
+        for (const live of table.live()) sink(info, infoLabels(live), 1);
       },
     }),
     liveGauge(table, 'yacron2_job_enabled', 'Whether the job is enabled (1) or not (0)', (live) =>

@@ -1,6 +1,9 @@
 // Per-job metric state: the cumulative values (runs by status, retries, failures, the duration
 // histogram, last success/failure, CPU, peak RSS), the running count and the latest recorded run.
-// Plain synchronous bookkeeping; rendering reads it at scrape time.
+// Plain synchronous bookkeeping; rendering reads it at scrape time. What an idle job would only
+// hold for a scrape is not kept (docs/performance.md "Memory"): the `job_name` label pair is
+// rendered at each use, and a job that never finished a run reads its layout's shared empty
+// histogram until the first observation.
 import { formatFloat, labelPair } from './exposition.js';
 
 /** The default bounds of docs/metrics.md "Per-job families" (seconds); `+Inf` is implied. */
@@ -29,7 +32,13 @@ export class BucketLayout {
       ...bounds.map((bound) => labelPair('le', formatFloat(bound))),
       'le="+Inf"',
     ]);
+    this.empty = new DurationHistogram(this);
+    Object.freeze(this.empty.counts);
+    Object.freeze(this.empty);
   }
+
+  /** All zeros, frozen: the histogram of every job that has not finished a run yet. */
+  readonly empty: DurationHistogram;
 
   sameBounds(bounds: readonly number[]): boolean {
     return bounds.length === this.bounds.length && bounds.every((b, i) => b === this.bounds[i]);
@@ -69,8 +78,6 @@ export interface LastRun {
 
 export class JobSeries {
   readonly name: string;
-  /** `job_name="<escaped>"`, rendered once. */
-  readonly label: string;
   /** In the current configuration (else kept only while an instance still runs). */
   configured = true;
 
@@ -80,7 +87,9 @@ export class JobSeries {
   retries = 0;
   permanentFailures = 0;
   startFailures = 0;
-  histogram: DurationHistogram;
+  #layout: BucketLayout;
+  /** null until the first write: `histogram` reads the layout's shared empty one meanwhile. */
+  #histogram: DurationHistogram | null = null;
   lastSuccessMs: number | null = null;
   lastFailureMs: number | null = null;
   /** null until the first monitored run. */
@@ -96,7 +105,28 @@ export class JobSeries {
 
   constructor(name: string, layout: BucketLayout) {
     this.name = name;
-    this.label = labelPair('job_name', name);
-    this.histogram = new DurationHistogram(layout);
+    this.#layout = layout;
+  }
+
+  /** `job_name="<escaped>"`, rendered at each use (a stored copy would cost every idle job). */
+  get label(): string {
+    return labelPair('job_name', this.name);
+  }
+
+  /** The duration histogram, for reading (frozen and empty until the first write). */
+  get histogram(): DurationHistogram {
+    return this.#histogram ?? this.#layout.empty;
+  }
+
+  /** The duration histogram to add to, created at the first write. */
+  writableHistogram(): DurationHistogram {
+    this.#histogram ??= new DurationHistogram(this.#layout);
+    return this.#histogram;
+  }
+
+  /** New bounds: the histogram starts again, empty. */
+  resetHistogram(layout: BucketLayout): void {
+    this.#layout = layout;
+    this.#histogram = null;
   }
 }

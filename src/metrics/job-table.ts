@@ -5,18 +5,24 @@
 import type { ResolvedJob } from '../config/index.js';
 import type { ReportEvent, RunFinishedEvent, RunStartedEvent } from '../scheduler/index.js';
 import { labelPair } from './exposition.js';
-import { DurationHistogram, JobSeries, type BucketLayout } from './job-series.js';
+import { JobSeries, type BucketLayout } from './job-series.js';
 
 /** A configured job with its series, in config order (the live families follow it). */
 export interface LiveJob {
   readonly job: ResolvedJob;
   readonly series: JobSeries;
-  /** `job_name=…,schedule=…,cluster_policy=…` of yacron2_job_info, rendered once. */
-  readonly infoLabels: string;
 }
 
-function scheduleText(job: ResolvedJob): string {
-  return job.schedule.text;
+/**
+ * `job_name=…,schedule=…,cluster_policy=…` of yacron2_job_info, rendered at each scrape (not kept
+ * per job: docs/performance.md "Memory").
+ */
+export function infoLabels({ job, series }: LiveJob): string {
+  return [
+    series.label,
+    labelPair('schedule', job.schedule.text),
+    labelPair('cluster_policy', job.clusterPolicy),
+  ].join(',');
 }
 
 function byName(a: JobSeries, b: JobSeries): number {
@@ -63,19 +69,14 @@ export class JobTable {
     this.#live = jobs.map((job) => {
       const series = this.#touch(job.name);
       series.configured = true;
-      const infoLabels = [
-        series.label,
-        labelPair('schedule', scheduleText(job)),
-        labelPair('cluster_policy', job.clusterPolicy),
-      ].join(',');
-      return { job, series, infoLabels };
+      return { job, series };
     });
   }
 
   /** New histogram bounds reset every job's histogram; counters are untouched. */
   setLayout(layout: BucketLayout): void {
     this.#layout = layout;
-    for (const series of this.#series.values()) series.histogram = new DurationHistogram(layout);
+    for (const series of this.#series.values()) series.resetHistogram(layout);
   }
 
   onRunStarted(event: RunStartedEvent): void {
@@ -125,7 +126,7 @@ export class JobTable {
         return;
     }
     if (outcome.kind === 'spawn-failed') series.startFailures += 1;
-    if (durationSeconds !== null) series.histogram.observe(durationSeconds);
+    if (durationSeconds !== null) series.writableHistogram().observe(durationSeconds);
     if (resources) {
       series.cpuUserSeconds = (series.cpuUserSeconds ?? 0) + resources.cpuUserSeconds;
       series.cpuSystemSeconds = (series.cpuSystemSeconds ?? 0) + resources.cpuSystemSeconds;
