@@ -583,3 +583,28 @@ void test('cluster and dags sections load; neither counts in the job-set id', as
     "Cannot load jobs.yaml at cluster.x (line 2): unknown key 'x'",
   );
 });
+
+void test('jobs with the same expression and zone share one frozen schedule wrapper', async () => {
+  const jobs = await loadJobs(
+    {
+      'jobs.yaml': [
+        'jobs:',
+        ...['a', 'b', 'c', 'd'].flatMap((name) => [
+          `  - name: ${name}`,
+          '    command: echo hi',
+          `    schedule: "${name === 'd' ? '*/5  * * * *' : '*/5 * * * *'}"`,
+          ...(name === 'c' ? ['    timezone: Europe/Berlin'] : []),
+        ]),
+      ].join('\n'),
+    },
+    'jobs.yaml',
+  );
+  const [a, b, c, d] = jobs;
+  assert.ok(a !== undefined && b !== undefined && c !== undefined && d !== undefined);
+  assert.equal(a.schedule, b.schedule);
+  assert.equal(a.schedule, d.schedule, 'whitespace is collapsed before the cache is asked');
+  assert.ok(Object.isFrozen(a.schedule));
+  assert.notEqual(a.schedule, c.schedule, 'another zone is another schedule');
+  assert.equal(c.schedule.text, '*/5 * * * *');
+  assert.equal(c.timezone, 'Europe/Berlin');
+});

@@ -166,6 +166,12 @@ export async function resolveJob(
 
 const REBOOT: JobSchedule = Object.freeze({ kind: 'reboot', text: '@reboot' });
 
+/**
+ * The one `cron` wrapper per compiled schedule: a memo with no behaviour (the wrapper is frozen
+ * and derived from the schedule alone), weak so it goes with the configuration that built it.
+ */
+const cronByCompiled = new WeakMap<Schedule, JobSchedule>();
+
 export type ScheduleResult =
   | { readonly schedule: JobSchedule }
   | { readonly error: string; readonly field: 'schedule' | 'timezone' };
@@ -200,14 +206,14 @@ export function resolveSchedule(
   const effectiveZone = timezone ?? services.localTimezone();
   try {
     const schedule = services.parseSchedule(text, effectiveZone);
-    return {
-      schedule: {
-        kind: 'cron',
-        text,
-        schedule,
-        secondGranularity: text.split(' ').length === 7,
-      },
-    };
+    // Jobs with the same expression and zone share the compiled schedule (parseSchedule's cache),
+    // and so the frozen wrapper and its text too (docs/performance.md "Memory").
+    let cron = cronByCompiled.get(schedule);
+    if (cron === undefined) {
+      cron = { kind: 'cron', text, schedule, secondGranularity: text.split(' ').length === 7 };
+      cronByCompiled.set(schedule, cron);
+    }
+    return { schedule: cron };
   } catch (error) {
     if (errorCode(error) !== 'YC_ERR_TIMEZONE_UNKNOWN') {
       return { error: describeError(error), field: 'schedule' };
