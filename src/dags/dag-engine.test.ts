@@ -113,6 +113,34 @@ void test('two daemons on one store: each task is launched once, and the run suc
   await two.engine.close();
 });
 
+void test("an attempt's pid is recorded once known (after the launch, through the spawn helper)", async () => {
+  const w = await world();
+  const dag = makeDag('p', [{ id: 'a' }, { id: 'b' }]);
+  const node = w.node([dag]);
+  node.runner.spawnDelayMs = 40;
+  node.runner.script('p.b', { spawnFails: true });
+  await node.engine.start(START);
+  const runKey = await node.engine.trigger('p');
+  await w.settle();
+  let run = await runOf(w, 'p', runKey);
+  assert.deepEqual(
+    [run.tasks['a']?.state, run.tasks['a']?.pid, run.tasks['b']?.state],
+    ['running', null, 'running'],
+  );
+  await w.clock.advance(40);
+  await w.settle();
+  run = await runOf(w, 'p', runKey);
+  assert.equal(run.tasks['a']?.state, 'running');
+  assert.equal(run.tasks['a']?.pid, node.runner.last('p.a').pid);
+  assert.notEqual(run.tasks['a']?.pid, undefined);
+  assert.deepEqual([run.tasks['b']?.state, run.tasks['b']?.pid], ['failed', null]);
+  node.runner.last('p.a').succeed();
+  await w.settle();
+  run = await runOf(w, 'p', runKey);
+  assert.deepEqual([run.tasks['a']?.state, run.state], ['success', 'failed']);
+  await node.engine.close();
+});
+
 void test('a failed attempt is retried after retryDelaySeconds, with the attempt counted', async () => {
   const w = await world();
   const dag = makeDag('d', [{ id: 'a', retries: 1, retryDelayMs: 5000 }]);

@@ -255,9 +255,10 @@ export class RunAdvancer {
       current.proc === deps.processToken &&
       current.attempt === entry.attempt;
     try {
-      const pid = started.handle.pid;
+      // Through the spawn helper the pid comes a few ms after the launch (null: it failed).
+      const pid = await started.pid;
       const store = deps.store();
-      if (pid !== undefined && store !== null) {
+      if (pid !== null && store !== null) {
         await this.#record(store, taskKey, (current) =>
           mine(current) ? spawnedEntry(current, pid, deps.clock.now()) : null,
         ).catch((error: unknown) =>

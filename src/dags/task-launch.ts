@@ -6,7 +6,7 @@
 // processes (every attempt and sensor poke).
 // Must not: write the run document (the advancer records the spawn and the outcome).
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../common/index.js';
+import { createDeferred, type Logger } from '../common/index.js';
 import type { ResolvedDagTask, StatsdTarget } from '../config/index.js';
 import {
   DEFAULT_OUTPUT_LIMITS,
@@ -70,6 +70,11 @@ export interface StartedAttempt {
   /** The job API's run id (32 hex) of this attempt. */
   readonly runId: string;
   readonly handle: RunHandle;
+  /**
+   * The process's pid once it is known (onSpawn: a few ms after the launch through the spawn
+   * helper); null when the launch failed. Settles before `done`.
+   */
+  readonly pid: Promise<number | null>;
   /** Settles with the outcome scrubbed of the run's secret values. */
   readonly done: Promise<RunOutcome>;
 }
@@ -83,6 +88,7 @@ export function startAttempt(deps: LaunchDeps, request: AttemptRequest): Started
   const output = deps.outputs.open(doc.dag, doc.runKey, request.taskKey, task.job.name, runId);
   const target = task.job.statsd;
   const statsd = target === null ? undefined : deps.statsd;
+  const pid = createDeferred<number | null>();
   const handle = deps.runner.start({
     job: task.job,
     extraEnv: { ...environment?.variables, ...dagVariables(request) },
@@ -90,20 +96,22 @@ export function startAttempt(deps: LaunchDeps, request: AttemptRequest): Started
     onOutput: (line) =>
       output.push({ stream: line.stream, line: outputLineText(line.line, maxLineChars) }),
     ...(scrub === null ? {} : { scrubLine: scrub.line }),
-    // A launch failure never spawns: neither datagram is sent, as for a job.
-    ...(statsd === undefined || target === null
-      ? {}
-      : { onSpawn: () => statsd.started(runId, task.job.name, target) }),
+    onSpawn: (spawnedPid) => {
+      pid.resolve(spawnedPid);
+      // A launch failure never spawns: neither datagram is sent, as for a job.
+      if (statsd !== undefined && target !== null) statsd.started(runId, task.job.name, target);
+    },
   });
   deps.logger.info(
     `DAG ${doc.dag} run ${doc.runKey}: task ${request.taskKey} attempt ${request.entry.attempt} started`,
   );
   const done = handle.done.then((outcome) => {
+    pid.resolve(null); // no-op once spawned
     deps.outputs.close(doc.dag, doc.runKey, request.taskKey, output);
     statsd?.stopped(runId, outcome.failReason === null, null);
     return scrub === null ? outcome : scrub.outcome(outcome);
   });
-  return { runId, handle, done };
+  return { runId, handle, pid: pid.promise, done };
 }
 
 function runEnvironmentOf(

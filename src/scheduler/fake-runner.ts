@@ -1,6 +1,8 @@
 // A Runner for tests: no processes. Each start is recorded as a FakeRun the test completes by hand
 // (succeed/fail/complete) or that follows a scripted result, optionally after a FakeClock delay.
 // Cancels are recorded and finish the run as `killed` (optionally after cancelDelayMs).
+// With spawnDelayMs it starts like the spawn helper: the pid is unknown when start() returns and
+// onSpawn fires that much later (a failing launch settles then instead; a cancel waits for it).
 import { createDeferred, type Clock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
@@ -35,6 +37,8 @@ export interface FakeRunnerOptions {
   readonly cancelDelayMs?: number;
   /** First pid handed out; default 1000. */
   readonly firstPid?: number;
+  /** The pid comes this long (clock time) after start() returned, as through the spawn helper. */
+  readonly spawnDelayMs?: number;
 }
 
 function captured(enabled: boolean, text: string | undefined): CapturedStream | null {
@@ -44,6 +48,7 @@ function captured(enabled: boolean, text: string | undefined): CapturedStream | 
 export class FakeRun {
   readonly request: RunRequest;
   readonly job: ResolvedJob;
+  /** The pid it gets (undefined: the launch fails); handle.pid only once it is announced. */
   readonly pid: number | undefined;
   /** Every cancel() call's reason, in order. */
   readonly cancels: CancelReason[] = [];
@@ -53,6 +58,9 @@ export class FakeRun {
   readonly #startedAtMs: number;
   readonly #startedMonotonicMs: number;
   readonly #done = createDeferred<RunOutcome>();
+  /** Resolves once the pid is announced or the launch failed. */
+  readonly #launched = createDeferred<void>();
+  #spawned = false;
   #outcome: RunOutcome | undefined;
   #cancelling: Promise<void> | undefined;
 
@@ -64,11 +72,22 @@ export class FakeRun {
     this.#cancelDelayMs = cancelDelayMs;
     this.#startedAtMs = clock.now();
     this.#startedMonotonicMs = clock.monotonic();
+    const knownPid = (): number | undefined => (this.#spawned ? this.pid : undefined);
     this.handle = {
-      pid,
+      get pid() {
+        return knownPid();
+      },
       done: this.#done.promise,
       cancel: (reason) => this.#cancel(reason),
     };
+  }
+
+  /** The pid is known: handle.pid is set and onSpawn fires (once; not for a failing launch). */
+  spawn(): void {
+    if (this.#spawned || this.pid === undefined || this.#outcome) return;
+    this.#spawned = true;
+    this.#launched.resolve();
+    this.request.onSpawn?.(this.pid);
   }
 
   get finished(): boolean {
@@ -88,15 +107,17 @@ export class FakeRun {
     const stderr = captured(job.captureStderr, result.stderr);
     const failReason = decideFailReason(job.failsWhen, exitCode, stdout, stderr);
     let kind: RunOutcomeKind = failReason === null ? 'succeeded' : 'failed';
-    if (result.spawnFails) kind = 'spawn-failed';
-    else if (result.timedOut) kind = 'timed-out';
+    if (result.spawnFails) {
+      kind = 'spawn-failed';
+      this.#launched.resolve();
+    } else if (result.timedOut) kind = 'timed-out';
     else if (cancelReason) kind = 'killed';
     this.#outcome = {
       kind,
       exitCode,
       failReason,
       cancelReason,
-      pid: this.pid ?? null,
+      pid: this.#spawned ? (this.pid ?? null) : null,
       startedAtMs: this.#startedAtMs,
       finishedAtMs: this.#clock.now(),
       durationMs: this.#clock.monotonic() - this.#startedMonotonicMs,
@@ -126,14 +147,19 @@ export class FakeRun {
   #cancel(reason: CancelReason): Promise<void> {
     this.cancels.push(reason);
     if (this.#outcome) return Promise.resolve();
-    this.#cancelling ??= new Promise<void>((resolve) => {
-      const kill = (): void => {
-        this.complete({ exitCode: -15 }, reason);
-        resolve();
-      };
-      if (this.#cancelDelayMs > 0) this.#clock.setTimer(kill, this.#cancelDelayMs);
-      else kill();
-    });
+    // As the runner: a cancel before the pid applies once the pid is known.
+    this.#cancelling ??= this.#launched.promise.then(
+      () =>
+        new Promise<void>((resolve) => {
+          const kill = (): void => {
+            this.complete({ exitCode: -15 }, reason);
+            resolve();
+          };
+          if (this.#outcome) resolve();
+          else if (this.#cancelDelayMs > 0) this.#clock.setTimer(kill, this.#cancelDelayMs);
+          else kill();
+        }),
+    );
     return this.#cancelling;
   }
 }
@@ -142,6 +168,7 @@ export class FakeRunner implements Runner {
   /** Every start, in order. */
   readonly runs: FakeRun[] = [];
   cancelDelayMs: number;
+  spawnDelayMs: number;
   readonly #clock: Clock;
   readonly #scripts = new Map<string, FakeResult[]>();
   #default: FakeResult | 'manual' = 'manual';
@@ -150,6 +177,7 @@ export class FakeRunner implements Runner {
   constructor(options: FakeRunnerOptions) {
     this.#clock = options.clock;
     this.cancelDelayMs = options.cancelDelayMs ?? 0;
+    this.spawnDelayMs = options.spawnDelayMs ?? 0;
     this.#nextPid = options.firstPid ?? 1000;
   }
 
@@ -170,11 +198,15 @@ export class FakeRunner implements Runner {
     const pid = result !== 'manual' && result.spawnFails ? undefined : this.#nextPid++;
     const run = new FakeRun(request, pid, this.#clock, this.cancelDelayMs);
     this.runs.push(run);
-    if (pid !== undefined) request.onSpawn?.(pid);
+    const delayed = this.spawnDelayMs > 0;
+    if (delayed) this.#clock.setTimer(() => run.spawn(), this.spawnDelayMs);
+    else run.spawn();
     if (result !== 'manual') {
       const finish = (): void => run.complete(result);
-      if (result.spawnFails || !result.durationMs) queueMicrotask(finish);
-      else this.#clock.setTimer(finish, result.durationMs);
+      const durationMs = result.spawnFails ? 0 : (result.durationMs ?? 0);
+      if (delayed) this.#clock.setTimer(finish, this.spawnDelayMs + durationMs);
+      else if (durationMs === 0) queueMicrotask(finish);
+      else this.#clock.setTimer(finish, durationMs);
     }
     return run.handle;
   }

@@ -1,7 +1,8 @@
 // The launcher: admitted launch tickets in, reaped runs out. It queues tickets in the sliced
 // burst queue (launch-queue.ts), runs Replace sequences in a per-job lane, starts the run through
-// the runner with the run-environment hook's variables and its scrub (run-scrub.ts), and hands
-// the finished run, scrubbed, to run-settlement.ts. Manual starts, retries, backfills and (next)
+// the runner with the run-environment hook's variables and its scrub (run-scrub.ts), announces
+// it once its pid is known (run-announcement.ts) and hands the finished run, scrubbed, to
+// run-settlement.ts. Manual starts, retries, backfills and (next)
 // DAG task launches all come through here once admitted.
 // Must not: decide (admission did), own time (the loop does) or await an event subscriber.
 import { randomUUID } from 'node:crypto';
@@ -28,6 +29,7 @@ import type {
   SlotHold,
 } from './ports.js';
 import type { Retries } from './retries.js';
+import { RunAnnouncement } from './run-announcement.js';
 import { runScrubOf, type RunScrub } from './run-scrub.js';
 import { settleFinishedRun } from './run-settlement.js';
 import type { ManualStartResult, SchedulerEvents, SkipReason } from './types.js';
@@ -232,11 +234,9 @@ export class Launcher {
     const runId = randomUUID().replaceAll('-', '');
     logger.info(`Starting job ${job.name}`);
     const startedAtMs = clock.now();
-    // onSpawn may fire during runner.start(), before the instance exists.
-    const spawned: { instance: RunningInstance | null; pid: number | null } = {
-      instance: null,
-      pid: null,
-    };
+    // Announced (spawned line, monitor, run:started, the ticket's result) once the pid is known:
+    // at once in-process, at onSpawn through the spawn helper, at the outcome if it never comes.
+    const announcement = new RunAnnouncement(this.#context, ticket, startedAtMs);
     let handle: RunHandle;
     let scrub: RunScrub | null = null;
     try {
@@ -253,13 +253,7 @@ export class Launcher {
             stream: line.stream,
             line: line.line,
           }),
-        onSpawn: (pid) => {
-          spawned.pid = pid;
-          if (spawned.instance) {
-            spawned.instance.pid = pid;
-            this.#monitorStarted(spawned.instance, startedAtMs);
-          }
-        },
+        onSpawn: (pid) => announcement.spawned(pid),
       });
     } catch (error) {
       // The runner reports launch failures as outcomes; a throw is a bug, handled the same way.
@@ -275,33 +269,17 @@ export class Launcher {
       ladder: ticket.ladder,
       handle,
       slot,
-      pid: handle.pid ?? spawned.pid,
+      pid: null,
       replaced: false,
       cancelled: false,
       reaped: createDeferred<void>(),
     };
-    spawned.instance = instance;
     this.#context.table.started(runtime, instance);
-    if (instance.pid !== null) {
-      logger.info(`Job ${job.name} spawned`);
-      this.#monitorStarted(instance, startedAtMs);
-    }
-    events.emit('run:started', {
-      job,
-      runId,
-      pid: instance.pid,
-      trigger: ticket.trigger,
-      attempt: ticket.attempt,
-      scheduledAtMs: ticket.scheduledAtMs,
-      startedAtMs,
-      decisionLatenessMs:
-        ticket.scheduledAtMs === null ? null : ticket.decidedAtMs - ticket.scheduledAtMs,
-      launchDelayMs: startedAtMs - ticket.decidedAtMs,
-    });
-    ticket.result?.resolve({ kind: 'started', runId, pid: instance.pid });
+    announcement.attach(instance, handle.pid);
     this.#context.tasks.run(async () => {
       const outcome = await handle.done;
       try {
+        announcement.settled();
         this.#reap(instance, scrub === null ? outcome : scrub.outcome(outcome));
       } finally {
         instance.reaped.resolve();
@@ -331,19 +309,6 @@ export class Launcher {
   }
 
   // ---- resource monitoring ----------------------------------------------------------------------
-
-  #monitorStarted(instance: RunningInstance, startedAtMs: number): void {
-    const monitor = this.#context.runMonitor;
-    if (monitor === null || instance.pid === null) return;
-    try {
-      monitor.started({ job: instance.job, runId: instance.runId, pid: instance.pid, startedAtMs });
-    } catch (error) {
-      this.#context.logger.error(
-        { err: error },
-        `Job ${instance.job.name}: cannot monitor the run's resources`,
-      );
-    }
-  }
 
   #monitorFinished(instance: RunningInstance): RunResources | null {
     const monitor = this.#context.runMonitor;

@@ -27,6 +27,8 @@ export interface HarnessOptions {
   readonly gate?: (request: GateRequest) => GateResult;
   readonly launchSliceSize?: number;
   readonly cancelDelayMs?: number;
+  /** The runner's pids come this long after start() returned, as through the spawn helper. */
+  readonly spawnDelayMs?: number;
   /** Wait between launch slices (default: a zero timer on the fake clock). */
   readonly yieldToLoop?: (clock: FakeClock) => Promise<void>;
   readonly wakeLeadMs?: number;
@@ -76,7 +78,11 @@ const EVENT_NAMES: readonly (keyof SchedulerEvents)[] = [
 
 export function createHarness(jobs: readonly ResolvedJob[], options: HarnessOptions = {}): Harness {
   const clock = new FakeClock(options.startMs ?? T0);
-  const runner = new FakeRunner({ clock, cancelDelayMs: options.cancelDelayMs ?? 0 });
+  const runner = new FakeRunner({
+    clock,
+    cancelDelayMs: options.cancelDelayMs ?? 0,
+    spawnDelayMs: options.spawnDelayMs ?? 0,
+  });
   const logger = recordingLogger();
   const scheduler = createScheduler(
     {

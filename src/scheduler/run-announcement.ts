@@ -1,0 +1,98 @@
+// A launched run is announced once its pid is known (docs/performance.md "The spawn path"): the
+// `Job X spawned` line, the resource monitor, the instance's pid, `run:started` (whose pid is the
+// durable in-flight record's) and a waiting caller's `started` result. In-process the pid is
+// known when runner.start() returns; through the spawn helper it comes a few ms later (onSpawn),
+// or never: a launch that failed is announced with pid null as its outcome arrives, before the
+// launcher reaps it. So every run is announced exactly once, and before its finish.
+// Must not: announce twice, or let a failing monitor stop the announcement.
+import type { Logger, TypedEmitter } from '../common/index.js';
+import type { LaunchTicket, RunningInstance } from './job-runtime.js';
+import type { RunMonitor } from './ports.js';
+import type { SchedulerEvents } from './types.js';
+
+export interface AnnouncementContext {
+  readonly logger: Logger;
+  readonly events: TypedEmitter<SchedulerEvents>;
+  readonly runMonitor: RunMonitor | null;
+}
+
+export class RunAnnouncement {
+  readonly #context: AnnouncementContext;
+  readonly #ticket: LaunchTicket;
+  readonly #startedAtMs: number;
+  #instance: RunningInstance | null = null;
+  /** A pid reported before the instance existed (onSpawn during runner.start()). */
+  #earlyPid: number | null = null;
+  #announced = false;
+
+  constructor(context: AnnouncementContext, ticket: LaunchTicket, startedAtMs: number) {
+    this.#context = context;
+    this.#ticket = ticket;
+    this.#startedAtMs = startedAtMs;
+  }
+
+  /** The runner's onSpawn: the pid is known. */
+  spawned(pid: number): void {
+    if (this.#instance === null) this.#earlyPid ??= pid;
+    else this.#announce(this.#instance, pid);
+  }
+
+  /**
+   * The instance is in the job table (runner.start() returned): announced now when the pid is
+   * already known (`handlePid`, or an onSpawn during start), else at spawned() or settled().
+   */
+  attach(instance: RunningInstance, handlePid: number | undefined): void {
+    this.#instance = instance;
+    const pid = handlePid ?? this.#earlyPid;
+    if (pid !== null) this.#announce(instance, pid);
+  }
+
+  /** The run's outcome arrived: a run whose pid never came is announced now, with pid null. */
+  settled(): void {
+    if (this.#instance !== null) this.#announce(this.#instance, null);
+  }
+
+  #announce(instance: RunningInstance, pid: number | null): void {
+    if (this.#announced) return;
+    this.#announced = true;
+    const { logger, events } = this.#context;
+    const ticket = this.#ticket;
+    const { job, runId } = instance;
+    instance.pid = pid;
+    if (pid !== null) {
+      logger.info(`Job ${job.name} spawned`);
+      this.#monitor(instance, pid);
+    }
+    events.emit('run:started', {
+      job,
+      runId,
+      pid,
+      trigger: ticket.trigger,
+      attempt: ticket.attempt,
+      scheduledAtMs: ticket.scheduledAtMs,
+      startedAtMs: this.#startedAtMs,
+      decisionLatenessMs:
+        ticket.scheduledAtMs === null ? null : ticket.decidedAtMs - ticket.scheduledAtMs,
+      launchDelayMs: this.#startedAtMs - ticket.decidedAtMs,
+    });
+    ticket.result?.resolve({ kind: 'started', runId, pid });
+  }
+
+  #monitor(instance: RunningInstance, pid: number): void {
+    const monitor = this.#context.runMonitor;
+    if (monitor === null) return;
+    try {
+      monitor.started({
+        job: instance.job,
+        runId: instance.runId,
+        pid,
+        startedAtMs: this.#startedAtMs,
+      });
+    } catch (error) {
+      this.#context.logger.error(
+        { err: error },
+        `Job ${instance.job.name}: cannot monitor the run's resources`,
+      );
+    }
+  }
+}
