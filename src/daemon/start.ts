@@ -22,6 +22,7 @@ import {
   secretEnvVarNames,
   signalProcessGroup,
   startSpawner,
+  type DaemonSpawner,
 } from '../runner/index.js';
 import {
   createScheduler,
@@ -64,6 +65,12 @@ export interface DaemonOptions {
   readonly stdout?: NodeJS.WritableStream;
   readonly stderr?: NodeJS.WritableStream;
   readonly reloadIntervalMs?: number;
+  /**
+   * How jobs' processes start, when the caller started it already (the daemon command does,
+   * before it loads the configuration: docs/performance.md "The spawn path"). Absent: started
+   * here. The daemon closes it after its last launch.
+   */
+  readonly spawner?: DaemonSpawner;
 }
 
 export interface Daemon extends AsyncDisposable {
@@ -110,9 +117,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const runEnvironmentSlot = new Slot<RunEnvironmentHook>();
   // Variables that secret sources name stay out of job environments; follows every reload.
   let secretEnvNames = secretEnvVarNames(config);
-  // How jobs' processes start: the spawn helper when YACRON2_SPAWN_HELPER=1, else in-process
+  // How jobs' processes start: the spawn helper unless YACRON2_SPAWN_HELPER=0, else in-process
   // (docs/performance.md "The spawn path"). Closed after the last launcher, the DAG runs.
-  const spawner = await startSpawner({ clock, logger, env });
+  const spawner = options.spawner ?? startSpawner({ clock, logger, env });
   const runner = createRunner({
     spawner: spawner.spawner,
     clock,

@@ -6,7 +6,7 @@
 // left the group still holds them). Never throws for a failing job; spawn errors become a
 // `spawn-failed` outcome. The process is started by the context's Spawner (in-process, or the
 // spawn helper: then the pid and the captured pipes arrive a moment after start() returned).
-import type { SpawnOptions } from 'node:child_process';
+import { ChildProcess, type SpawnOptions } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import {
   createDeferred,
@@ -156,7 +156,8 @@ export class ChildRun implements RunHandle {
       if (this.#pid === undefined) this.#failSpawn(error);
       else this.#ctx.logger.warn({ err: error }, `Job ${job.name}: child process error`);
     });
-    if (child.pid === undefined && this.#ctx.spawner.kind === 'in-process') return; // 'error' follows
+    // A ChildProcess without a pid failed to spawn ('error' follows); the helper's pid comes later.
+    if (child.pid === undefined && child instanceof ChildProcess) return;
 
     this.#child = child;
     this.#stdoutCapture = job.captureStdout ? this.#capture('stdout') : null;

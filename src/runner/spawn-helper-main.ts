@@ -71,7 +71,9 @@ process.on('message', (message: HelperRequest) => {
       launch(message);
       break;
     case 'stop':
-      process.disconnect();
+      // Not from inside this delivery: a message that came before the listener above is
+      // delivered again from a 'newListener' tick, and Node reads the channel after it.
+      queueMicrotask(() => process.disconnect());
       break;
   }
 });

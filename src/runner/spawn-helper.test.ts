@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDeferred, silentLogger, systemClock } from '../common/index.js';
+import { createDeferred, flushMicrotasks, silentLogger, systemClock } from '../common/index.js';
 import { recordingLogger } from '../common/testing.js';
 import { createRunner } from './create-runner.js';
 import { isPidGone } from './process-group.js';
@@ -187,30 +187,91 @@ void test('a cancel that comes before the helper confirmed the pid still kills t
   }
 });
 
-void test('a helper program that does not start leaves the caller on the in-process path', async () => {
-  const helper = await SpawnHelper.start({
+void test('a helper program that does not start leaves the caller on the in-process path, not restarted', async () => {
+  const exits: string[] = [];
+  const helper = SpawnHelper.launch({
     clock: systemClock,
     logger: silentLogger(),
     env: process.env,
     script: fixture('exit-with.js'), // exits 0 at once, never ready
+    onHelperExit: () => exits.push('exit'),
   });
-  assert.equal(helper, null);
+  assert.equal(await helper.ready(), false);
+  assert.equal(helper.usable, false);
+  assert.equal(helper.pid, undefined, 'no helper was forked again');
+  assert.deepEqual(exits, ['exit']);
+  const outcome = await runnerOn(helper).start({
+    job: makeJob({ command: { kind: 'shell', script: 'echo $PPID' }, captureStdout: true }),
+  }).done;
+  assert.equal(outcome.stdout?.text, `${process.pid}\n`, 'started in-process');
+  assert.equal(
+    await SpawnHelper.start({
+      clock: systemClock,
+      logger: silentLogger(),
+      env: process.env,
+      script: fixture('exit-with.js'),
+    }),
+    null,
+  );
 });
 
-void test(`${SPAWN_HELPER_ENV}=1 turns the helper on; the default is in-process`, async () => {
-  const logger = recordingLogger();
-  const off = await startSpawner({ clock: systemClock, logger, env: {} });
-  assert.equal(off.spawner.kind, 'in-process');
-  await off.close();
-  const on = await startSpawner({
+void test('launches before the helper is ready take the in-process path, failures included', async () => {
+  const helper = SpawnHelper.launch({
     clock: systemClock,
-    logger,
-    env: { ...process.env, [SPAWN_HELPER_ENV]: '1' },
+    logger: silentLogger(),
+    env: process.env,
   });
   try {
+    assert.equal(helper.usable, false, 'not ready yet');
+    const runner = runnerOn(helper);
+    const ran = runner.start({
+      job: makeJob({ command: { kind: 'shell', script: 'echo $PPID' }, captureStdout: true }),
+    });
+    assert.notEqual(ran.pid, undefined, 'the pid is known at once in-process');
+    const failed = runner.start({
+      job: makeJob({ command: { kind: 'argv', argv: ['/nonexistent/program'] } }),
+    });
+    assert.equal((await ran.done).stdout?.text, `${process.pid}\n`);
+    const outcome = await failed.done;
+    assert.equal(outcome.kind, 'spawn-failed');
+    assert.match(outcome.spawnError ?? '', /ENOENT/);
+    assert.equal(await helper.ready(), true);
+    assert.equal(helper.usable, true);
+  } finally {
+    await helper.close();
+  }
+});
+
+void test(`the helper is the default; ${SPAWN_HELPER_ENV}=0 starts jobs in-process`, async () => {
+  const logger = recordingLogger();
+  const off = startSpawner({ clock: systemClock, logger, env: { [SPAWN_HELPER_ENV]: '0' } });
+  assert.equal(off.spawner.kind, 'in-process');
+  assert.ok(logger.lines.some((line) => /started by the daemon itself/.test(line.message)));
+  await off.close();
+  const on = startSpawner({ clock: systemClock, logger, env: { ...process.env } });
+  try {
     assert.equal(on.spawner.kind, 'helper');
+    assert.equal(await (on.spawner as SpawnHelper).ready(), true);
+    await flushMicrotasks();
     assert.ok(logger.lines.some((line) => /started by the spawn helper/.test(line.message)));
   } finally {
     await on.close();
   }
+});
+
+void test('a helper that never gets ready leaves one warning line', async () => {
+  const logger = recordingLogger();
+  const spawner = startSpawner({
+    clock: systemClock,
+    logger,
+    env: { ...process.env, [SPAWN_HELPER_ENV]: '1' },
+    script: fixture('exit-with.js'),
+  });
+  assert.equal(await (spawner.spawner as SpawnHelper).ready(), false);
+  await flushMicrotasks();
+  assert.deepEqual(
+    logger.lines.filter((line) => line.level === 'warn').map((line) => line.message),
+    ['The spawn helper could not start: jobs are started by the daemon itself'],
+  );
+  await spawner.close();
 });

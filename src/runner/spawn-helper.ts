@@ -43,6 +43,8 @@ export class SpawnHelper implements Spawner {
   readonly #children = new Map<number, HelperChild>();
   #process: ChildProcess | null = null;
   #ready = false;
+  /** Set once a helper got ready: only then is a dead one restarted (a boot failure is final). */
+  #everReady = false;
   #closed = false;
   #failedStarts = 0;
   #nextId = 1;
@@ -52,10 +54,20 @@ export class SpawnHelper implements Spawner {
     this.#deps = deps;
   }
 
+  /**
+   * Forks the helper and returns at once: launches take the in-process path until it is ready
+   * (`ready()`), and for good when it never gets so.
+   */
+  static launch(deps: SpawnHelperDeps): SpawnHelper {
+    const helper = new SpawnHelper(deps);
+    void helper.#fork();
+    return helper;
+  }
+
   /** Forks the helper and waits until it is ready; null when it cannot start (use in-process). */
   static async start(deps: SpawnHelperDeps): Promise<SpawnHelper | null> {
-    const helper = new SpawnHelper(deps);
-    return (await helper.#fork()) ? helper : null;
+    const helper = SpawnHelper.launch(deps);
+    return (await helper.ready()) ? helper : null;
   }
 
   /** The helper process's pid while one runs. */
@@ -111,7 +123,8 @@ export class SpawnHelper implements Spawner {
     const exited = createDeferred<void>();
     helper.once('exit', () => exited.resolve());
     helper.ref(); // held until it has exited
-    if (helper.connected) helper.send({ type: 'stop' } satisfies HelperRequest);
+    // One that is not ready yet has no run: it is not waited for.
+    if (helper.connected && this.#ready) helper.send({ type: 'stop' } satisfies HelperRequest);
     else helper.kill('SIGKILL');
     await exited.promise;
   }
@@ -143,6 +156,7 @@ export class SpawnHelper implements Spawner {
       if (reply.type === 'ready') {
         timer.cancel();
         this.#ready = true;
+        this.#everReady = true;
         this.#failedStarts = 0;
         this.#idle();
         waiter.resolve(true);
@@ -201,7 +215,8 @@ export class SpawnHelper implements Spawner {
     this.#deps.onHelperExit?.();
     const orphans = [...this.#children.values()];
     this.#children.clear();
-    if (this.#closed) return;
+    // Closed, or never got ready at all (the caller stays in-process): not restarted.
+    if (this.#closed || !this.#everReady) return;
     this.#deps.logger.error(
       `The spawn helper exited (${signal ?? `code ${String(code)}`}) with ${orphans.length} run(s) in flight; restarting it`,
     );

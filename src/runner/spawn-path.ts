@@ -1,32 +1,35 @@
-// Which spawn path the daemon takes (docs/performance.md "The spawn path"): the spawn helper when
-// YACRON2_SPAWN_HELPER=1 is in its environment, else child_process in its own process (the
-// default). A helper that cannot start leaves the daemon on the in-process path, with one line.
-import type { Clock, Logger } from '../common/index.js';
-import { SpawnHelper } from './spawn-helper.js';
+// Which spawn path the daemon takes (docs/performance.md "The spawn path"): the spawn helper by
+// default, child_process in its own process when YACRON2_SPAWN_HELPER=0 is in its environment.
+// The helper is forked at once and boots beside whatever the daemon does next (the daemon command
+// starts it before it loads the configuration); launches take the in-process path until it is
+// ready, and for good, with one warning line, when it never gets so.
+// Must not: make the daemon's start-up wait for the helper.
+import { SpawnHelper, type SpawnHelperDeps } from './spawn-helper.js';
 import { inProcessSpawner, type Spawner } from './spawner.js';
 
-/** The variable that turns the spawn helper on ('1'). */
+/** The variable that turns the spawn helper off ('0'). */
 export const SPAWN_HELPER_ENV = 'YACRON2_SPAWN_HELPER';
 
 export interface DaemonSpawner {
   readonly spawner: Spawner;
-  /** Once no run will be launched any more: lets the helper exit. */
+  /** Once no run will be launched any more: lets the helper exit; resolves when it has. */
   close(): Promise<void>;
 }
 
-export async function startSpawner(deps: {
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly env: NodeJS.ProcessEnv;
-}): Promise<DaemonSpawner> {
-  if (deps.env[SPAWN_HELPER_ENV] !== '1') {
+/** `deps.env` is the daemon's environment: it holds the switch and is the helper's own. */
+export function startSpawner(deps: SpawnHelperDeps): DaemonSpawner {
+  if (deps.env[SPAWN_HELPER_ENV] === '0') {
+    deps.logger.info(`Jobs are started by the daemon itself (${SPAWN_HELPER_ENV}=0)`);
     return { spawner: inProcessSpawner, close: () => Promise.resolve() };
   }
-  const helper = await SpawnHelper.start(deps);
-  if (helper === null) {
-    deps.logger.warn('The spawn helper could not start: jobs are started by the daemon itself');
-    return { spawner: inProcessSpawner, close: () => Promise.resolve() };
-  }
-  deps.logger.info(`Jobs are started by the spawn helper (pid ${String(helper.pid)})`);
+  const helper = SpawnHelper.launch(deps);
+  void helper.ready().then((ready) => {
+    if (ready && !helper.usable) return; // closed meanwhile (a configuration error)
+    if (ready) {
+      deps.logger.info(`Jobs are started by the spawn helper (pid ${String(helper.pid)})`);
+    } else {
+      deps.logger.warn('The spawn helper could not start: jobs are started by the daemon itself');
+    }
+  });
   return { spawner: helper, close: () => helper.close() };
 }

@@ -342,11 +342,13 @@ export class DaemonProcess {
 
   /**
    * Teardown after a failed test: SIGKILL the process group of every job the daemon still has
-   * (each run leads its own group), then the daemon itself. No-op once the daemon has exited.
+   * (each run leads its own group; through the spawn helper the jobs are the helper's children),
+   * then the daemon itself. No-op once the daemon has exited.
    */
   async kill(): Promise<void> {
     if (!this.running) return;
-    for (const pid of childPidsOf(this.pid)) signalGroup(pid, 'SIGKILL');
+    const children = childPidsOf(this.pid);
+    for (const pid of [...children, ...children.flatMap(childPidsOf)]) signalGroup(pid, 'SIGKILL');
     await this.stop('SIGKILL', 5_000);
   }
 }

@@ -6,9 +6,11 @@ import {
   describeError,
   isYacronError,
   keepYoungGenerationSmall,
+  systemClock,
   type LogLevelName,
+  type Logger,
 } from '../../common/index.js';
-import { loadConfig } from '../../config/index.js';
+import { loadConfig, type ResolvedConfig } from '../../config/index.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import type { CommandIo } from '../io.js';
 
@@ -26,44 +28,71 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
   const startupLogger = createLineLogger({ level: options.logLevel });
   // Before the load's allocation burst (docs/performance.md "Memory").
   keepYoungGenerationSmall();
-  let config;
-  try {
-    config = await loadConfig(options.configPath);
-  } catch (error) {
-    if (!isYacronError(error)) throw error;
-    startupLogger.error(`Configuration error: ${describeError(error)}`);
+  if (options.printJobSetId || options.validateOnly) {
+    const config = await loadOrReport(options.configPath, startupLogger);
+    return config === null ? EXIT_FAILURE : answerOnce(options, config, io, startupLogger);
+  }
+  // The root the `logging` section reconfigures (docs/configuration.md "logging"); without a
+  // section it writes the daemon's own lines to stderr at -l's level. Then the spawn helper:
+  // forked while the daemon is small, it boots while the configuration loads
+  // (docs/performance.md "The spawn path").
+  const root = await createRootLogger({ level: options.logLevel });
+  const { startSpawner } = await import('../../runner/index.js');
+  const spawner = startSpawner({ clock: systemClock, logger: root.logger, env: process.env });
+  const config = await loadOrReport(options.configPath, startupLogger).catch(async (error) => {
+    await spawner.close();
+    throw error;
+  });
+  if (config === null) {
+    await spawner.close();
     return EXIT_FAILURE;
   }
-  if (options.printJobSetId) {
-    io.stdout(`${config.jobSetId}\n`);
-    return EXIT_OK;
-  }
-  if (options.validateOnly) {
-    // A web error (empty token, unreadable token file) does not stop the daemon (the rest of the
-    // config still runs, the API stays down), but validation must say so.
-    if (config.web?.error) {
-      startupLogger.error(`Configuration error: ${config.web.error}`);
-      return EXIT_FAILURE;
-    }
-    if (config.cluster) {
-      const { validateClusterSection } = await import('./validate-cluster.js');
-      const problems = await validateClusterSection(config.cluster, startupLogger);
-      for (const problem of problems) startupLogger.error(`Configuration error: ${problem}`);
-      if (problems.length > 0) return EXIT_FAILURE;
-    }
-    startupLogger.info('Configuration is valid.');
-    return EXIT_OK;
-  }
   const { runDaemonUntilSignalled } = await import('../../daemon/index.js');
-  // The root the `logging` section reconfigures (docs/configuration.md "logging"); without a
-  // section it writes the daemon's own lines to stderr at -l's level.
-  const root = await createRootLogger({ level: options.logLevel });
   await runDaemonUntilSignalled({
     config,
     logger: root.logger,
     rootLogger: root,
     shutdownGraceMs: options.shutdownGraceMs,
     reloadIntervalMs: options.reloadIntervalMs,
+    spawner,
   });
+  return EXIT_OK;
+}
+
+/** The configuration, or null once its error is logged. */
+async function loadOrReport(path: string, logger: Logger): Promise<ResolvedConfig | null> {
+  try {
+    return await loadConfig(path);
+  } catch (error) {
+    if (!isYacronError(error)) throw error;
+    logger.error(`Configuration error: ${describeError(error)}`);
+    return null;
+  }
+}
+
+/** `--job-set-id` and `-v`: one answer about the loaded configuration. */
+async function answerOnce(
+  options: DaemonCliOptions,
+  config: ResolvedConfig,
+  io: CommandIo,
+  logger: Logger,
+): Promise<number> {
+  if (options.printJobSetId) {
+    io.stdout(`${config.jobSetId}\n`);
+    return EXIT_OK;
+  }
+  // A web error (empty token, unreadable token file) does not stop the daemon (the rest of the
+  // config still runs, the API stays down), but validation must say so.
+  if (config.web?.error) {
+    logger.error(`Configuration error: ${config.web.error}`);
+    return EXIT_FAILURE;
+  }
+  if (config.cluster) {
+    const { validateClusterSection } = await import('./validate-cluster.js');
+    const problems = await validateClusterSection(config.cluster, logger);
+    for (const problem of problems) logger.error(`Configuration error: ${problem}`);
+    if (problems.length > 0) return EXIT_FAILURE;
+  }
+  logger.info('Configuration is valid.');
   return EXIT_OK;
 }
