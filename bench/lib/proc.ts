@@ -58,10 +58,14 @@ export function waitUntil(ms: number): Promise<void> {
   return delay(ms - Date.now());
 }
 
-/** The daemon's environment: this one, with the spawn helper on for `helper`, off otherwise. */
+/**
+ * The daemon's environment: this one, with the spawn helper on for `helper` and off otherwise
+ * (both said explicitly: the default changed from in-process to the helper, and builds compared
+ * side by side may have either).
+ */
 export function daemonEnv(spawnPath: string): NodeJS.ProcessEnv {
   const { YACRON2_SPAWN_HELPER: _ignored, ...env } = process.env;
-  return spawnPath === 'helper' ? { ...env, YACRON2_SPAWN_HELPER: '1' } : env;
+  return { ...env, YACRON2_SPAWN_HELPER: spawnPath === 'helper' ? '1' : '0' };
 }
 
 /**
