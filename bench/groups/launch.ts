@@ -105,9 +105,10 @@ export const launchGroup: BenchGroup = {
         ],
       },
     ];
+    const chosen = chooseCases(cases, process.env['YACRON2_BENCH_LAUNCH_CASES']);
     // Repetition-major and revision-interleaved: a noisy minute hits every case and both builds.
     for (let repetition = 0; repetition < repetitions; repetition++) {
-      for (const item of cases) {
+      for (const item of chosen) {
         for (const revision of revisions) {
           if (item.key === 'throughput.loop' && revision.name !== 'current') continue;
           context.progress(`launch: ${item.key} ${revision.name} #${repetition + 1}`);
@@ -123,6 +124,30 @@ export const launchGroup: BenchGroup = {
     emitAll(context, results);
   },
 };
+
+/**
+ * YACRON2_BENCH_LAUNCH_CASES: a comma-separated list of case-key prefixes (`instant.1k`,
+ * `instant.state`, `instant`, `throughput`); unset or empty runs every case. A prefix that
+ * matches no case is an error, so a typo does not silently measure nothing.
+ */
+function chooseCases<T extends { readonly key: string }>(
+  cases: readonly T[],
+  filter: string | undefined,
+): readonly T[] {
+  const prefixes = (filter ?? '')
+    .split(',')
+    .map((prefix) => prefix.trim())
+    .filter((prefix) => prefix !== '');
+  if (prefixes.length === 0) return cases;
+  for (const prefix of prefixes) {
+    if (!cases.some((item) => item.key.startsWith(prefix))) {
+      throw new Error(
+        `Cannot filter the launch cases: '${prefix}' matches none of ${cases.map((c) => c.key).join(', ')}`,
+      );
+    }
+  }
+  return cases.filter((item) => prefixes.some((prefix) => item.key.startsWith(prefix)));
+}
 
 interface Value {
   readonly value: number;
