@@ -100,6 +100,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { logger } = options;
   // Every child and reporter sees HOSTNAME (docs/configuration.md, environment).
   env.HOSTNAME ??= hostname();
+  // Jobs start from a plain copy of the daemon's environment, taken here: every read of
+  // `process.env` calls into the C environment, once per variable, and a launch reads them all
+  // (docs/performance.md "The launch path's CPU"). The daemon never changes its environment.
+  const jobBaseEnv = env === process.env ? { ...env } : env;
   // The host in store streams, records and lease holders is the OS host name (Python's
   // socket.gethostname()), never an overridable variable: both builds must name a host alike.
   const host = hostname();
@@ -119,14 +123,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let secretEnvNames = secretEnvVarNames(config);
   // How jobs' processes start: the spawn helper unless YACRON2_SPAWN_HELPER=0, else in-process
   // (docs/performance.md "The spawn path"). Closed after the last launcher, the DAG runs.
-  const spawner = options.spawner ?? startSpawner({ clock, logger, env });
+  const spawner = options.spawner ?? startSpawner({ clock, logger, env: jobBaseEnv });
   const runner = createRunner({
     spawner: spawner.spawner,
     clock,
     logger,
     stdout: options.stdout ?? process.stdout,
     stderr: options.stderr ?? process.stderr,
-    baseEnv: env,
+    baseEnv: jobBaseEnv,
     secretEnvNames: () => secretEnvNames,
   });
   // monitorResources: one sampler for every monitored run (its timer runs only while one does).

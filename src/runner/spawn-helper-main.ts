@@ -3,13 +3,18 @@
 // tables of this small process instead of the daemon's growing heap, on another core. One IPC
 // message per launch in, then: the pid (or the spawn error), each captured pipe's read end handed
 // back over the channel (the daemon captures the output itself; nothing is copied through here),
-// and the exit status. It loads nothing but node:child_process, so it stays tiny.
+// and the exit status. It loads nothing but node:child_process (and the dependency-free
+// env-delta.ts), so it stays tiny.
 // Must not: read a job's output (the pipes stop reading here before they are sent), exit on
 // SIGINT/SIGTERM (a Ctrl-C reaches the whole foreground group; the daemon decides when to stop,
 // and its running jobs' exit statuses come through here), outlive the daemon's channel.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import type { Socket } from 'node:net';
+import { applyEnv, envBase, type EnvBase } from './env-delta.js';
 import type { HelperReply, HelperRequest } from './spawn-helper-protocol.js';
+
+/** What launches' environments are deltas from (`base-env`, before the first launch). */
+let base: EnvBase = envBase({});
 
 const send = (reply: HelperReply, handle?: Socket): void => {
   if (!process.connected) return;
@@ -28,7 +33,7 @@ function stopReading(socket: Socket | null): void {
 
 function launch(request: Extract<HelperRequest, { type: 'spawn' }>): void {
   const options: SpawnOptions = {
-    env: request.env,
+    env: applyEnv(base, request.env),
     stdio: [
       'inherit',
       request.captureStdout ? 'pipe' : 'inherit',
@@ -69,6 +74,9 @@ process.on('message', (message: HelperRequest) => {
   switch (message.type) {
     case 'spawn':
       launch(message);
+      break;
+    case 'base-env':
+      base = envBase(message.env);
       break;
     case 'stop':
       // Not from inside this delivery: a message that came before the listener above is

@@ -1,6 +1,7 @@
 // The messages between the daemon and its spawn helper (JSON over the fork IPC channel; a
 // `pipe` reply carries the pipe's read end as the message's handle). Types only: the helper
-// program imports nothing else of yacron2.
+// program imports nothing else of yacron2 but the dependency-free env-delta.ts.
+import type { EnvPayload } from './env-delta.js';
 import type { OutputStream } from './types.js';
 
 export type HelperRequest =
@@ -10,13 +11,18 @@ export type HelperRequest =
       readonly id: number;
       readonly file: string;
       readonly args: readonly string[];
-      /** The child's whole environment (always sent: the helper's own is not the daemon's). */
-      readonly env: Readonly<Record<string, string | undefined>>;
+      /** The child's environment, as a delta from the last `base-env` (or whole). */
+      readonly env: EnvPayload;
       readonly captureStdout: boolean;
       readonly captureStderr: boolean;
       readonly uid: number | null;
       readonly gid: number | null;
     }
+  /**
+   * The environment launches are described against (env-delta.ts); sent once after each fork,
+   * before any `spawn` (the channel keeps the order). The helper's own is not the daemon's.
+   */
+  | { readonly type: 'base-env'; readonly env: Readonly<Record<string, string>> }
   | { readonly type: 'stop' };
 
 export type HelperReply =

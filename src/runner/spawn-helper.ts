@@ -16,6 +16,7 @@ import type { Readable } from 'node:stream';
 import { createDeferred, type Clock, type Logger, type TimerHandle } from '../common/index.js';
 import { isPidGone } from './process-group.js';
 import { inProcessSpawner, type SpawnedChild, type Spawner } from './spawner.js';
+import { diffEnv, envBase, type EnvBase } from './env-delta.js';
 import type { HelperReply, HelperRequest } from './spawn-helper-protocol.js';
 import type { OutputStream } from './types.js';
 
@@ -29,7 +30,10 @@ const MAX_FAILED_STARTS = 3;
 export interface SpawnHelperDeps {
   readonly clock: Clock;
   readonly logger: Logger;
-  /** The helper's own environment (the jobs get theirs in each message). */
+  /**
+   * The helper's own environment, and the base each launch's environment is sent as a delta
+   * from (env-delta.ts): read once per helper process.
+   */
   readonly env: NodeJS.ProcessEnv;
   /** The program to fork; default: spawn-helper-main next to this module. */
   readonly script?: string;
@@ -48,6 +52,8 @@ export class SpawnHelper implements Spawner {
   #closed = false;
   #failedStarts = 0;
   #nextId = 1;
+  /** The base the running helper holds (registered right after its fork). */
+  #base: EnvBase = envBase({});
   #readyWaiter = createDeferred<boolean>();
 
   private constructor(deps: SpawnHelperDeps) {
@@ -94,7 +100,7 @@ export class SpawnHelper implements Spawner {
       id: this.#nextId++,
       file,
       args,
-      env: options.env ?? process.env,
+      env: diffEnv(this.#base, options.env ?? process.env),
       captureStdout: stdio[1] === 'pipe',
       captureStderr: stdio[2] === 'pipe',
       uid: options.uid ?? null,
@@ -172,6 +178,9 @@ export class SpawnHelper implements Spawner {
       waiter.resolve(false);
       this.#onHelperExit(helper, code, signal);
     });
+    // Before any launch: the channel keeps the order, so every `spawn` finds it there.
+    this.#base = envBase(this.#deps.env);
+    helper.send({ type: 'base-env', env: this.#base.env } satisfies HelperRequest);
     return waiter.promise;
   }
 
