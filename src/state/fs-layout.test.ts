@@ -225,3 +225,32 @@ void test('describe({probeWrite}) proves the store takes writes', async () => {
   assert.deepEqual(await readdir(path.join(store.root, 'tmp')), []);
   await store.close();
 });
+
+void test('a reopened store appends to the stream directories already on disk; a long stream whose name sidecar was lost gets it back at its first append', async () => {
+  const options = { path: path.join(base, 'reopen'), topology: 'single-node' as const };
+  const deps = { clock: new FakeClock(T0), logger: silentLogger() };
+  const long = `runs/${'y'.repeat(300)}`;
+  const first = new FsStateStore(options, deps);
+  await first.open();
+  await first.append('runs/Backup', { n: 1 });
+  await first.append(long, { n: 1 });
+  await first.close();
+  const token = (await readdir(path.join(first.root, 'records'))).find((t) => t.includes('%.'))!;
+  await rm(path.join(first.root, 'records', token, 'stream-name.txt'));
+
+  const second = new FsStateStore(options, deps);
+  await second.open();
+  assert.ok(!(await second.listStreams()).includes(long), 'without its sidecar it is unlisted');
+  await second.append('runs/Backup', { n: 2 });
+  await second.append(long, { n: 2 });
+  const data = async (stream: string): Promise<unknown[]> =>
+    (await second.list(stream)).map((record) => record.data);
+  assert.deepEqual(await data('runs/Backup'), [{ n: 2 }, { n: 1 }]);
+  assert.deepEqual(await data(long), [{ n: 2 }, { n: 1 }]);
+  assert.equal(
+    await readFile(path.join(second.root, 'records', token, 'stream-name.txt'), 'utf8'),
+    long,
+  );
+  assert.ok((await second.listStreams()).includes(long));
+  await second.close();
+});

@@ -159,6 +159,7 @@ export class FsStateStore implements StateStore {
     };
     try {
       await this.#stamp(streams);
+      await streams.learnExistingDirs();
     } catch (error) {
       this.#parts = undefined;
       await locker.close();
