@@ -1,7 +1,7 @@
 // The spawn helper's own program (docs/performance.md "The spawn path"): a small long-lived
 // `node` the daemon forks once, which starts every job's process so that fork() copies the page
 // tables of this small process instead of the daemon's growing heap, on another core. One IPC
-// message per launch in, then: the pid (or the spawn error), each captured pipe's read end handed
+// message per launch slice in, then: the pid (or the spawn error), each captured pipe's read end handed
 // back over the channel (the daemon captures the output itself; nothing is copied through here),
 // and the exit status. It loads nothing but node:child_process (and the dependency-free
 // env-delta.ts), so it stays tiny.
@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { applyEnv, envBase, type EnvBase } from './env-delta.js';
-import type { HelperReply, HelperRequest } from './spawn-helper-protocol.js';
+import type { HelperLaunch, HelperReply, HelperRequest } from './spawn-helper-protocol.js';
 
 /** What launches' environments are deltas from (`base-env`, before the first launch). */
 let base: EnvBase = envBase({});
@@ -31,7 +31,7 @@ function stopReading(socket: Socket | null): void {
   handle.readStop();
 }
 
-function launch(request: Extract<HelperRequest, { type: 'spawn' }>): void {
+function launch(request: HelperLaunch): void {
   const options: SpawnOptions = {
     env: applyEnv(base, request.env),
     stdio: [
@@ -73,7 +73,7 @@ function launch(request: Extract<HelperRequest, { type: 'spawn' }>): void {
 process.on('message', (message: HelperRequest) => {
   switch (message.type) {
     case 'spawn':
-      launch(message);
+      for (const request of message.launches) launch(request);
       break;
     case 'base-env':
       base = envBase(message.env);

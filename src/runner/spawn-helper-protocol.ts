@@ -4,20 +4,22 @@
 import type { EnvPayload } from './env-delta.js';
 import type { OutputStream } from './types.js';
 
+/** One launch: the daemon's launch number (echoed in every reply about it) and the process. */
+export interface HelperLaunch {
+  readonly id: number;
+  readonly file: string;
+  readonly args: readonly string[];
+  /** The child's environment, as a delta from the last `base-env` (or whole). */
+  readonly env: EnvPayload;
+  readonly captureStdout: boolean;
+  readonly captureStderr: boolean;
+  readonly uid: number | null;
+  readonly gid: number | null;
+}
+
 export type HelperRequest =
-  | {
-      readonly type: 'spawn';
-      /** The daemon's launch number, echoed in every reply about it. */
-      readonly id: number;
-      readonly file: string;
-      readonly args: readonly string[];
-      /** The child's environment, as a delta from the last `base-env` (or whole). */
-      readonly env: EnvPayload;
-      readonly captureStdout: boolean;
-      readonly captureStderr: boolean;
-      readonly uid: number | null;
-      readonly gid: number | null;
-    }
+  /** The launches of one synchronous stretch of the daemon (a launch slice), in order. */
+  | { readonly type: 'spawn'; readonly launches: readonly HelperLaunch[] }
   /**
    * The environment launches are described against (env-delta.ts); sent once after each fork,
    * before any `spawn` (the channel keeps the order). The helper's own is not the daemon's.

@@ -11,7 +11,7 @@ import { createDeferred, flushMicrotasks, silentLogger, systemClock } from '../c
 import { recordingLogger } from '../common/testing.js';
 import { createRunner } from './create-runner.js';
 import { isPidGone } from './process-group.js';
-import { SpawnHelper } from './spawn-helper.js';
+import { MAX_LAUNCHES_PER_MESSAGE, SpawnHelper } from './spawn-helper.js';
 import { SPAWN_HELPER_ENV, startSpawner } from './spawn-path.js';
 import { startTestHelper } from './test-spawn-paths.js';
 import { fixture, makeJob, TextSink } from './test-job-fixture.js';
@@ -64,6 +64,31 @@ void test('a run started through the helper is the helper’s child, in its own 
     assert.equal(ppid, helper.pid);
     assert.equal(pgrp, outcome.pid);
     assert.equal(session, outcome.pid);
+  } finally {
+    await helper.close();
+  }
+});
+
+void test('launches made in one synchronous stretch (several messages’ worth) each run once, with their own environment, output and exit code', async () => {
+  const helper = await startTestHelper();
+  try {
+    const runner = runnerOn(helper);
+    const count = MAX_LAUNCHES_PER_MESSAGE * 2 + 3;
+    const handles = Array.from({ length: count }, (_, index) =>
+      runner.start({
+        job: makeJob({
+          command: { kind: 'shell', script: 'echo "$RUN_INDEX $PPID"; exit $((RUN_INDEX % 7))' },
+          environment: [{ key: 'RUN_INDEX', value: String(index) }],
+          captureStdout: true,
+        }),
+      }),
+    );
+    const outcomes = await Promise.all(handles.map((handle) => handle.done));
+    outcomes.forEach((outcome, index) => {
+      assert.equal(outcome.stdout?.text, `${index} ${helper.pid}\n`);
+      assert.equal(outcome.exitCode, index % 7);
+    });
+    assert.equal(new Set(outcomes.map((outcome) => outcome.pid)).size, count);
   } finally {
     await helper.close();
   }

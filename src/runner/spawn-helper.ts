@@ -1,5 +1,6 @@
 // The daemon's side of the spawn helper (docs/performance.md "The spawn path"): forks the helper
-// once, sends it one message per launch and turns its replies into a SpawnedChild per run. The
+// once, sends it the launches (one message per synchronous stretch of launches: a write to the
+// channel costs more than the JSON in it) and turns its replies into a SpawnedChild per run. The
 // captured pipes come back as handles, so output capture, process-group signals (the daemon
 // signals -pid itself), executionTimeout and the drain stay in ChildRun, unchanged.
 // A dead helper is restarted at once; meanwhile and whenever it cannot be used, launches take
@@ -17,13 +18,18 @@ import { createDeferred, type Clock, type Logger, type TimerHandle } from '../co
 import { isPidGone } from './process-group.js';
 import { inProcessSpawner, type SpawnedChild, type Spawner } from './spawner.js';
 import { diffEnv, envBase, type EnvBase } from './env-delta.js';
-import type { HelperReply, HelperRequest } from './spawn-helper-protocol.js';
+import type { HelperLaunch, HelperReply, HelperRequest } from './spawn-helper-protocol.js';
 import type { OutputStream } from './types.js';
 
 /** How often the pid of a run whose helper died is checked. */
 export const ORPHAN_POLL_MS = 1_000;
 /** How long the helper may take to say it is ready, at boot and after a restart. */
 export const HELPER_READY_TIMEOUT_MS = 5_000;
+/**
+ * Launches sent in one message at most; a batch is otherwise sent at the end of the synchronous
+ * stretch that made it (a microtask), so the helper starts forking while a long slice goes on.
+ */
+export const MAX_LAUNCHES_PER_MESSAGE = 16;
 /** Restarts in a row that never reached 'ready' before the helper is given up (in-process). */
 const MAX_FAILED_STARTS = 3;
 
@@ -45,6 +51,12 @@ export class SpawnHelper implements Spawner {
   readonly kind = 'helper' as const;
   readonly #deps: SpawnHelperDeps;
   readonly #children = new Map<number, HelperChild>();
+  /** Launches not sent yet, with what starts each in-process if the send fails. */
+  #batch: {
+    readonly launch: HelperLaunch;
+    readonly child: HelperChild;
+    readonly fallback: () => SpawnedChild;
+  }[] = [];
   #process: ChildProcess | null = null;
   #ready = false;
   /** Set once a helper got ready: only then is a dead one restarted (a boot failure is final). */
@@ -95,8 +107,7 @@ export class SpawnHelper implements Spawner {
     const helper = this.#process;
     if (!this.usable || helper === null) return inProcessSpawner.spawn(file, args, options);
     const stdio = options.stdio as readonly unknown[];
-    const request: HelperRequest = {
-      type: 'spawn',
+    const launch: HelperLaunch = {
       id: this.#nextId++,
       file,
       args,
@@ -106,23 +117,49 @@ export class SpawnHelper implements Spawner {
       uid: options.uid ?? null,
       gid: options.gid ?? null,
     };
-    const child = new HelperChild(request.captureStdout, request.captureStderr, this.#deps, () =>
-      this.#children.delete(request.id),
+    const child = new HelperChild(launch.captureStdout, launch.captureStderr, this.#deps, () =>
+      this.#children.delete(launch.id),
     );
-    this.#children.set(request.id, child);
+    this.#children.set(launch.id, child);
     helper.ref();
     helper.channel?.ref();
-    helper.send(request, (error) => {
-      if (error === null || child.pid !== undefined) return;
-      // Never delivered: it provably did not start, so it starts here instead.
-      this.#children.delete(request.id);
-      child.adopt(inProcessSpawner.spawn(file, args, options));
+    this.#batch.push({
+      launch,
+      child,
+      fallback: () => inProcessSpawner.spawn(file, args, options),
     });
+    if (this.#batch.length >= MAX_LAUNCHES_PER_MESSAGE) this.#flush();
+    else if (this.#batch.length === 1) queueMicrotask(() => this.#flush());
     return child;
+  }
+
+  /** Sends the batched launches; a batch that cannot reach the helper starts in-process. */
+  #flush(): void {
+    const batch = this.#batch;
+    if (batch.length === 0) return;
+    this.#batch = [];
+    const helper = this.#process;
+    // Never delivered: they provably did not start, so they start here instead.
+    const startHere = (): void => {
+      for (const { launch, child, fallback } of batch) {
+        if (child.pid !== undefined || !this.#children.has(launch.id)) continue;
+        this.#children.delete(launch.id);
+        child.adopt(fallback());
+      }
+    };
+    if (!this.usable || helper === null) {
+      startHere();
+      return;
+    }
+    const message: HelperRequest = { type: 'spawn', launches: batch.map((entry) => entry.launch) };
+    helper.send(message, (error) => {
+      if (error !== null) startHere();
+    });
   }
 
   /** Asks the helper to exit once the daemon is done launching; resolves when it has. */
   async close(): Promise<void> {
+    this.#flush();
     this.#closed = true;
     const helper = this.#process;
     if (helper === null || helper.exitCode !== null || helper.signalCode !== null) return;
