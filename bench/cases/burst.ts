@@ -120,7 +120,7 @@ const gateJobs: string[] = [];
 const gateObservedAtMs: number[] = [];
 // The scheduler's cluster seams as the daemon builds them without a cluster section (election
 // off): every measured decision includes the real gate's cost.
-const daemonCluster = (await importDaemon()).createDaemonCluster({
+const daemonCluster = (await importDaemon()).createLazyDaemonCluster({
   clock: common.systemClock,
   logger,
   config: () => config,

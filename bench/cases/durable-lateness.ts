@@ -97,7 +97,7 @@ const gateObservedAtMs: number[] = [];
 const gateSlotMs: number[] = [];
 // The scheduler's cluster seams as the daemon builds them without a cluster section (election
 // off): every measured decision includes the real gate's cost.
-const daemonCluster = (await importDaemon()).createDaemonCluster({
+const daemonCluster = (await importDaemon()).createLazyDaemonCluster({
   clock: clock,
   logger,
   config: () => config,

@@ -30,11 +30,11 @@ import {
   type RunEnvironmentHook,
   type Scheduler,
 } from '../scheduler/index.js';
-import { createDaemonCluster } from './cluster.js';
 import { withSlotFields } from './job-slot-fields.js';
 import { dagReconciler, type DagHandle } from './dags.js';
 import { durableBackendReconciler } from './durable-backend.js';
 import { jobApiReconciler, type JobApiHandle } from './job-api.js';
+import { createLazyDaemonCluster } from './lazy-cluster.js';
 import { createNodeStats } from './node.js';
 import { logJobSet, warnDefaultedGroups, warnStatelessOptions } from './notices.js';
 import { subscribeObservers } from './observers.js';
@@ -137,8 +137,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const runResources = createRunResources({ clock, logger });
   // This node's CPU and memory (GET /node, and the reading a cluster shares with its peers).
   const node = createNodeStats({ clock, nodeName: () => config.cluster?.nodeName ?? host });
-  // The cluster, built once per process: the scheduler's gate and @reboot deferral read it.
-  const cluster = createDaemonCluster({
+  // The cluster, built once per process when a configuration first names one (its code is loaded
+  // then): the scheduler's gate and @reboot deferral read it.
+  const cluster = createLazyDaemonCluster({
     clock,
     logger,
     config: () => config,
@@ -161,7 +162,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   // 2. Its observers, subscribed before anything can fire.
   const observers = subscribeObservers(
-    { clock, logger, env, cluster: cluster.supervisor },
+    { clock, logger, env, cluster: cluster.metricsSource },
     scheduler,
     config,
   );
