@@ -239,11 +239,11 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     try {
       const { client, options } =
         deps.createLeaseClient?.(config) ??
-        createLeaseClient(config, {
+        (await createLeaseClient(config, {
           clock: deps.clock,
           logger: deps.logger,
           env: deps.env ?? process.env,
-        });
+        }));
       const elector = await LeaseElector.start(client, options, {
         clock: deps.clock,
         logger: deps.logger,

@@ -41,6 +41,7 @@ export {
   type ResolvedLeaseCluster,
 } from './lease-backends.js';
 export { MemoryLeaseClient, MemoryLeaseStore, type MemoryLeaseOptions } from './backends/memory.js';
-export { EtcdLeaseClient, type EtcdLeaseOptions } from './backends/etcd.js';
-export { KubernetesLeaseClient, type KubernetesLeaseOptions } from './backends/kubernetes.js';
-export { FilesystemLeaseClient, type FilesystemLeaseOptions } from './backends/filesystem.js';
+// The etcd, Kubernetes and filesystem clients are imported by createLeaseClient when configured.
+export type { EtcdLeaseOptions } from './backends/etcd.js';
+export type { KubernetesLeaseOptions } from './backends/kubernetes.js';
+export type { FilesystemLeaseOptions } from './backends/filesystem.js';

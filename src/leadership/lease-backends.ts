@@ -1,16 +1,15 @@
 // Which lease client a `cluster` section builds (docs/clustering.md "Lease backends"): etcd,
 // Kubernetes or filesystem from its resolved block, and the elector options that go with it
-// (the release bound: Kubernetes' renewDeadline, otherwise connectTimeout).
-// Must not: start anything (the elector starts the client).
+// (the release bound: Kubernetes' renewDeadline, otherwise connectTimeout). Each backend's code is
+// imported when its `backend:` is first configured (the Kubernetes one brings the YAML parser and
+// the state store's HTTP helpers; docs/performance.md "Memory").
+// Must not: start anything (the elector starts the client), or import a backend statically.
 import type { Clock, Logger } from '../common/index.js';
 import type {
   ResolvedEtcdCluster,
   ResolvedFilesystemCluster,
   ResolvedKubernetesCluster,
 } from '../config/index.js';
-import { EtcdLeaseClient } from './backends/etcd.js';
-import { FilesystemLeaseClient } from './backends/filesystem.js';
-import { KubernetesLeaseClient } from './backends/kubernetes.js';
 import type { LeaseClient } from './lease-client.js';
 import type { LeaseElectorOptions } from './lease-elector.js';
 
@@ -23,13 +22,14 @@ export interface LeaseClientDeps {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-export function createLeaseClient(
+export async function createLeaseClient(
   cluster: ResolvedLeaseCluster,
   deps: LeaseClientDeps,
-): { client: LeaseClient; options: LeaseElectorOptions } {
+): Promise<{ client: LeaseClient; options: LeaseElectorOptions }> {
   const connectTimeoutMs = cluster.connectTimeoutMs;
   switch (cluster.backend) {
-    case 'etcd':
+    case 'etcd': {
+      const { EtcdLeaseClient } = await import('./backends/etcd.js');
       return {
         client: new EtcdLeaseClient(
           { ...cluster.etcd, nodeName: cluster.nodeName, connectTimeoutMs },
@@ -37,7 +37,9 @@ export function createLeaseClient(
         ),
         options: { nodeName: cluster.nodeName, releaseTimeoutMs: connectTimeoutMs },
       };
-    case 'kubernetes':
+    }
+    case 'kubernetes': {
+      const { KubernetesLeaseClient } = await import('./backends/kubernetes.js');
       return {
         client: new KubernetesLeaseClient({ ...cluster.kubernetes, connectTimeoutMs }, deps),
         options: {
@@ -45,7 +47,9 @@ export function createLeaseClient(
           releaseTimeoutMs: cluster.kubernetes.renewDeadlineSeconds * 1000,
         },
       };
-    case 'filesystem':
+    }
+    case 'filesystem': {
+      const { FilesystemLeaseClient } = await import('./backends/filesystem.js');
       return {
         client: new FilesystemLeaseClient(
           { ...cluster.filesystem, nodeName: cluster.nodeName, connectTimeoutMs },
@@ -53,5 +57,6 @@ export function createLeaseClient(
         ),
         options: { nodeName: cluster.nodeName, releaseTimeoutMs: connectTimeoutMs },
       };
+    }
   }
 }

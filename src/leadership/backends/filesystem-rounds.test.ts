@@ -95,7 +95,7 @@ void test('a hung store call is no answer; a failing ran-set read warns once a m
   await client.close();
 });
 
-void test('each lease backend config builds its client with the documented release bound', () => {
+void test('each lease backend config builds its client with the documented release bound', async () => {
   const common = {
     nodeName: 'n',
     connectTimeoutMs: 7000,
@@ -107,7 +107,7 @@ void test('each lease backend config builds its client with the documented relea
     observabilityMesh: null,
   };
   const deps = { clock: new FakeClock(), logger: recordingLogger(), env: {} };
-  const kube = createLeaseClient(
+  const kube = await createLeaseClient(
     {
       ...common,
       backend: 'kubernetes',
@@ -126,7 +126,7 @@ void test('each lease backend config builds its client with the documented relea
     deps,
   );
   assert.deepEqual([kube.client.backend, kube.options.releaseTimeoutMs], ['kubernetes', 10_000]);
-  const fs = createLeaseClient(
+  const fs = await createLeaseClient(
     {
       ...common,
       backend: 'filesystem',
