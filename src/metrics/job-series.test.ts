@@ -1,12 +1,13 @@
-// A job's series keeps nothing a scrape alone needs: the label pair is rendered at each use, and
+// A job's series keeps nothing a scrape alone needs: the label pair is rendered at the first use, and
 // the histogram is the layout's shared, frozen empty one until the first write.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BucketLayout, JobSeries } from './job-series.js';
 
 describe('JobSeries', () => {
-  test('renders its job_name label pair (escaped) at each use', () => {
+  test('renders its job_name label pair (escaped), the same at every use', () => {
     const series = new JobSeries('a"b\\c', new BucketLayout([1, 5]));
+    assert.equal(series.label, 'job_name="a\\"b\\\\c"');
     assert.equal(series.label, 'job_name="a\\"b\\\\c"');
   });
 

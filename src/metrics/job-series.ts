@@ -2,7 +2,7 @@
 // histogram, last success/failure, CPU, peak RSS), the running count and the latest recorded run.
 // Plain synchronous bookkeeping; rendering reads it at scrape time. What an idle job would only
 // hold for a scrape is not kept (docs/performance.md "Memory"): the `job_name` label pair is
-// rendered at each use, and a job that never finished a run reads its layout's shared empty
+// rendered at the first scrape (not at load), and a job that never finished a run reads its layout's shared empty
 // histogram until the first observation.
 import { formatFloat, labelPair } from './exposition.js';
 
@@ -108,9 +108,16 @@ export class JobSeries {
     this.#layout = layout;
   }
 
-  /** `job_name="<escaped>"`, rendered at each use (a stored copy would cost every idle job). */
+  /** null until the first scrape: an idle daemon nobody scrapes keeps no label string per job. */
+  #label: string | null = null;
+
+  /**
+   * `job_name="<escaped>"`, rendered at the first use and kept: a scrape reads it once per
+   * sample, a dozen times per job.
+   */
   get label(): string {
-    return labelPair('job_name', this.name);
+    this.#label ??= labelPair('job_name', this.name);
+    return this.#label;
   }
 
   /** The duration histogram, for reading (frozen and empty until the first write). */
