@@ -76,8 +76,7 @@ export function createLazyDaemonCluster(deps: LazyDaemonClusterDeps): LazyDaemon
     onPass: () => cluster?.seams.cluster.onPass(),
     retryDecision: (job: ResolvedJob) =>
       cluster === null ? LAUNCH : cluster.seams.cluster.retryDecision(job),
-    holdReboots: (jobs) =>
-      cluster === null ? NONE_HELD : cluster.seams.cluster.holdReboots(jobs),
+    holdReboots: (jobs) => (cluster === null ? NONE_HELD : cluster.seams.cluster.holdReboots(jobs)),
     hasHeldReboots: () => cluster?.seams.cluster.hasHeldReboots() ?? false,
     rebootHeld: (name) => cluster?.seams.cluster.rebootHeld(name) ?? false,
     releaseReboots: (lookup, launch) =>
