@@ -18,10 +18,12 @@ import type {
   LeadershipGate,
   RetryGateResult,
 } from '../scheduler/index.js';
-import type { DaemonCluster, DaemonClusterDeps } from './cluster.js';
+import type { createDaemonCluster, DaemonCluster, DaemonClusterDeps } from './cluster.js';
 
 /** The module that builds the cluster (a seam: tests count or fail the import). */
-export type DaemonClusterModule = Pick<typeof import('./cluster.js'), 'createDaemonCluster'>;
+export interface DaemonClusterModule {
+  readonly createDaemonCluster: typeof createDaemonCluster;
+}
 
 /** The real import, the one place the daemon reaches the cluster's code. */
 export const loadDaemonCluster = (): Promise<DaemonClusterModule> => import('./cluster.js');
