@@ -11,6 +11,7 @@ import { makeConfig, makeJob } from '../config/testing.js';
 import { createScheduler, FakeRunner } from '../scheduler/index.js';
 import { gossipConfig } from '../cluster/testing.js';
 import { createDaemonCluster, type DaemonCluster } from './cluster.js';
+import { testSupervisorSeams } from './test-cluster-seams.js';
 
 const NAMES = ['a', 'b', 'c'];
 const HOSTS = NAMES.map((name) => `${name}:8443`);
@@ -41,12 +42,9 @@ async function threeNodes(distribution: 'single-leader' | 'spread') {
       logger: silentLogger(),
       config: () => config,
       scheduler: () => scheduler,
-      supervisorSeams: {
-        loadTls: () =>
-          Promise.resolve({ ca: Buffer.from('ca'), cert: Buffer.from('c'), key: Buffer.from('k') }),
-        snapshotTls: () => Promise.resolve({ ca: 'ca', cert: 'cert', key: 'key' }),
-        createTransport: () => network.transportFor(String(index), [HOSTS[index]!]),
-      },
+      supervisorSeams: testSupervisorSeams(() =>
+        network.transportFor(String(index), [HOSTS[index]!]),
+      ),
     });
     return { name, config, scheduler, cluster };
   });

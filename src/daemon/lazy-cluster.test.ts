@@ -11,6 +11,7 @@ import { makeConfig, makeJob } from '../config/testing.js';
 import { createScheduler, FakeRunner } from '../scheduler/index.js';
 import { gossipConfig } from '../cluster/testing.js';
 import { createDaemonCluster } from './cluster.js';
+import { testSupervisorSeams } from './test-cluster-seams.js';
 import {
   createLazyDaemonCluster,
   loadDaemonCluster,
@@ -41,12 +42,7 @@ function harness(initial: ResolvedConfig) {
     logger: silentLogger(),
     config: () => config,
     scheduler: () => scheduler,
-    supervisorSeams: {
-      loadTls: () =>
-        Promise.resolve({ ca: Buffer.from('ca'), cert: Buffer.from('c'), key: Buffer.from('k') }),
-      snapshotTls: () => Promise.resolve({ ca: 'ca', cert: 'cert', key: 'key' }),
-      createTransport: () => network.transportFor('0', ['a:8443']),
-    },
+    supervisorSeams: testSupervisorSeams(() => network.transportFor('0', ['a:8443'])),
   };
   const lazy = createLazyDaemonCluster({ ...deps, load });
   return {

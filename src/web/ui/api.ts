@@ -5,6 +5,9 @@
 import { SseParser, type SseEvent } from '../model/sse-parser.js';
 import type { TokenStore } from './token-store.js';
 
+/** The time limit on every call, the early `/jobs` request's included (first-jobs.ts). */
+export const API_TIMEOUT_MS = 10_000;
+
 export class ApiError extends Error {
   readonly status: number;
   readonly body: string;
@@ -34,7 +37,7 @@ export class ApiClient {
 
   constructor(options: ApiOptions) {
     this.#options = options;
-    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#timeoutMs = options.timeoutMs ?? API_TIMEOUT_MS;
     this.#fetch = options.fetch ?? fetch.bind(globalThis);
   }
 

@@ -7,6 +7,7 @@
 // Must not: keep the answer past the first poll, or send anything the API client would not (the
 // same headers, the same time limit, the same token).
 import type { Clock } from '../../common/clock.js';
+import { API_TIMEOUT_MS } from './api.js';
 import { TOKEN_KEY, tokenInHash } from './token-store.js';
 
 /** What the early request got: the body, or nothing usable (the first poll asks again). */
@@ -29,9 +30,6 @@ declare global {
     __yacron2FirstJobs?: FirstJobs;
   }
 }
-
-/** The limit the API client puts on every call (api.ts), for the early request too. */
-export const FIRST_JOBS_TIMEOUT_MS = 10_000;
 
 /**
  * How long the page waits for the early answer before it builds the app without it: the shell
@@ -61,7 +59,7 @@ export function startFirstJobs(): FirstJobs {
   const answer = fetch('/jobs', {
     headers,
     cache: 'no-store',
-    signal: AbortSignal.timeout(FIRST_JOBS_TIMEOUT_MS),
+    signal: AbortSignal.timeout(API_TIMEOUT_MS),
   }).then(async (response): Promise<FirstJobsAnswer> =>
     response.ok ? { kind: 'body', text: await response.text() } : { kind: 'none' },
   );
