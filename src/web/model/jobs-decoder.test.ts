@@ -1,33 +1,32 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { makeJobWire, makeRun } from './job-fixture.test.js';
-import { cutJobs, JobsDecoder } from './jobs-decoder.js';
+import { Cutter, JobsDecoder } from './jobs-decoder.js';
 
 const body = (jobs: readonly object[]): string => JSON.stringify(jobs);
 
-describe('cutJobs', () => {
+describe('Cutter', () => {
   it("cuts the daemon's layout into job objects and finds each one's scheduled_in value", () => {
     const text =
       '[{"name":"a,{\\"name\\":","scheduled_in":12.5,"y":[1,{"z":"}"}]},{"name":"b","scheduled_in":null}]';
-    const pieces = cutJobs(text)!;
-    assert.equal(pieces.length, 2);
-    const [a, b] = pieces;
-    assert.equal(JSON.parse(text.slice(a!.start, a!.end)).scheduled_in, 12.5);
-    assert.equal(text.slice(a!.valueFrom, a!.valueTo), '12.5');
-    assert.equal(text.slice(b!.valueFrom, b!.valueTo), 'null');
+    const cutter = new Cutter(text);
+    const a = cutter.cut(1);
+    const b = cutter.cut(a.end + 1);
+    assert.equal(b.end, text.length - 1, 'the last piece ends at the closing bracket');
+    assert.equal(JSON.parse(text.slice(a.start, a.end)).scheduled_in, 12.5);
+    assert.equal(text.slice(a.valueFrom, a.valueTo), '12.5');
+    assert.equal(text.slice(b.valueFrom, b.valueTo), 'null');
   });
 
-  it('takes an empty list and refuses any other layout', () => {
-    assert.deepEqual(cutJobs('[]'), []);
-    for (const text of [
-      '{}',
-      '[1]',
-      '[{"name":"a"}',
-      '[{"name":"a"}] ',
-      ' [{"name":"a"}]',
-      '[{"id":1}]',
-    ])
-      assert.equal(cutJobs(text), null, text);
+  it("finds no value in a job without one, and the next job's own", () => {
+    const text = '[{"name":"a"},{"name":"b"},{"name":"c","scheduled_in":3}]';
+    const cutter = new Cutter(text);
+    const a = cutter.cut(1);
+    const b = cutter.cut(a.end + 1);
+    const c = cutter.cut(b.end + 1);
+    assert.deepEqual([a.valueFrom, b.valueFrom], [-1, -1]);
+    assert.equal(text.slice(c.valueFrom, c.valueTo), '3');
+    assert.deepEqual(new Cutter('[{"name":"a","scheduled_in":"x}').cut(1).valueFrom, -1);
   });
 });
 
@@ -86,6 +85,11 @@ describe('JobsDecoder', () => {
     assert.throws(() => decoder.decode('{"jobs":[]}'), /did not answer a list/);
     assert.throws(() => decoder.decode('[{"name":"a",}]'), SyntaxError);
     assert.throws(() => decoder.decode('[{"name":"a"}]]'), SyntaxError);
+    assert.throws(() => decoder.decode('[{"name":"a"}'), SyntaxError);
+    for (const text of ['[1]', '[{"name":"a"}] ', ' [{"name":"a"}]', '[{"id":1}]']) {
+      assert.deepEqual(decoder.decode(text), JSON.parse(text), text);
+      assert.deepEqual(decoder.last, { parsed: 1, reused: 0 }, text);
+    }
     // A nested object led by "name" puts a cut inside a job: the piece is no object, the body
     // is parsed whole.
     const nested = '[{"name":"a","x":[{"name":"b"}]}]';
@@ -107,5 +111,39 @@ describe('JobsDecoder', () => {
     assert.deepEqual(decoder.decode('[{"name":"a","scheduled_in":"later"}]'), [
       { name: 'a', scheduled_in: 'later' },
     ]);
+  });
+
+  it('follows the previous layout: values of another length shift the jobs after them', () => {
+    const decoder = new JobsDecoder();
+    const c = makeJobWire({ name: 'c', scheduled_in: 7 });
+    decoder.decode(body([a, b, c]));
+    const shifted = [
+      { ...a, scheduled_in: 29.875 },
+      { ...b, scheduled_in: 4 },
+      { ...c, scheduled_in: null },
+    ];
+    assert.deepEqual(decoder.decode(body(shifted)), shifted);
+    assert.deepEqual(decoder.last, { parsed: 0, reused: 3 });
+    // A job that grew after its value, one that shrank before it: both parsed, the rest reused.
+    const changed = [
+      { ...shifted[0]!, command: `${a.command} --more` },
+      shifted[1]!,
+      { ...shifted[2]!, name: 'c2' },
+    ];
+    assert.deepEqual(decoder.decode(body(changed)), changed);
+    assert.deepEqual(decoder.last, { parsed: 2, reused: 1 });
+    // The previous text is a prefix of a longer job: not taken for it.
+    const longer = '[{"name":"x","scheduled_in":1,"v":1}]';
+    decoder.decode(longer);
+    assert.deepEqual(decoder.decode('[{"name":"x","scheduled_in":2,"v":12}]'), [
+      { name: 'x', scheduled_in: 2, v: 12 },
+    ]);
+    assert.deepEqual(decoder.last, { parsed: 1, reused: 0 });
+    // A known job followed by anything but a separator or the end is no list of jobs.
+    decoder.decode('[{"name":"x","scheduled_in":1,"v":"a"},{"name":"y"}]');
+    assert.throws(
+      () => decoder.decode('[{"name":"x","scheduled_in":2,"v":"a"}X{"name":"y"}]'),
+      SyntaxError,
+    );
   });
 });
