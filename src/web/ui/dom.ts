@@ -85,7 +85,15 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
 
 /** Sets text only when it changed (cheap to call on every tick). */
 export function setText(node: Element, text: string): void {
-  if (node.textContent !== text) node.textContent = text;
+  // A lone text child takes the new characters in place: replacing the node (what assigning
+  // textContent does) also restyles it and rebuilds its layout object, on every tick of every
+  // countdown. An empty text removes the node (an element left with an empty text node is not
+  // `:empty` in every engine).
+  const only = node.firstChild;
+  if (text !== '' && only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) {
+    const textNode = only as Text;
+    if (textNode.data !== text) textNode.data = text;
+  } else if (node.textContent !== text) node.textContent = text;
 }
 
 /** Sets or removes an attribute only when it changed. */

@@ -148,9 +148,11 @@ export class JobTable {
       sort: prefs.sort,
     });
     this.#layout();
-    this.element.setAttribute('aria-rowcount', String(this.#rows.length + 1));
+    // Written only when they change: any write, even of the same value, restyles the element,
+    // and the empty note sits outside the rows' containment (a layout of the whole page).
+    setAttr(this.element, 'aria-rowcount', String(this.#rows.length + 1));
     const hidden = snapshot.rows.length - this.#rows.length;
-    this.#empty.hidden = this.#rows.length > 0;
+    if (this.#empty.hidden !== this.#rows.length > 0) this.#empty.hidden = this.#rows.length > 0;
     setText(
       this.#empty,
       snapshot.rows.length === 0
