@@ -58,6 +58,23 @@ function storage(kind: 'localStorage' | 'sessionStorage'): Storage | null {
   }
 }
 
+/** How long a round waits for the first frame at most (a hidden tab paints none). */
+const PAINT_WAIT_MS = 100;
+
+/** Resolves after the next frame is painted, or PAINT_WAIT_MS, whichever comes first. */
+function afterPaint(clock: Clock): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimer(resolve, PAINT_WAIT_MS);
+    // A frame's callbacks run before it is painted; the task after them runs once it is.
+    requestAnimationFrame(() =>
+      clock.setTimer(() => {
+        timer.cancel();
+        resolve();
+      }, 0),
+    );
+  });
+}
+
 export function startApp(root: HTMLElement, clock: Clock): AppHandle {
   const prefs = new PrefsStore(storage('localStorage'));
   const media = (query: string): boolean => window.matchMedia(query).matches;
@@ -74,7 +91,9 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
   });
   const firstJobs = takeFirstJobs(window.__yacron2FirstJobs, tokens.get());
   delete window.__yacron2FirstJobs;
-  const poller = new Poller(api, store, clock, prefs.value.refreshMs, firstJobs);
+  const poller = new Poller(api, store, clock, prefs.value.refreshMs, firstJobs, () =>
+    afterPaint(clock),
+  );
   const ticker = new Ticker(clock);
 
   // Navigation is late-bound: the components it drives (declared below) need the context first.

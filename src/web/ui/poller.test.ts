@@ -69,6 +69,29 @@ describe('Poller and the early /jobs request', () => {
     assert.equal(paths.includes('/jobs'), false);
   });
 
+  it("asks for the first round's other routes only after the early rows' frame is painted", async () => {
+    const { api, paths } = fakeApi(polled);
+    const store = new AppStore();
+    const body: FirstJobsAnswer = { kind: 'body', text: early };
+    const first: FirstJobs = { token: null, answer: Promise.resolve(body), settled: body };
+    let painted = (): void => undefined;
+    const afterPaint = (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        painted = resolve;
+      });
+    const poller = new Poller(api, store, new FakeClock(), 0, first, afterPaint);
+    const round = poller.refresh();
+    await Promise.resolve();
+    assert.deepEqual(paths, [], 'nothing is requested before the frame');
+    assert.equal(store.snapshot?.rows.length, 1);
+    painted();
+    await round;
+    assert.deepEqual(paths.sort(), ['/job-set-id', '/node', '/version']);
+    // Later rounds do not wait.
+    await poller.refresh();
+    assert.equal(paths.filter((path) => path === '/jobs').length, 1);
+  });
+
   it('reports a broken early body like a broken poll, and the next round asks', async () => {
     const { api } = fakeApi(polled);
     const store = new AppStore();

@@ -35,19 +35,29 @@ export class Poller {
   #stopped = false;
   /** The early request, for the first jobs poll only. */
   #firstJobs: FirstJobs | null;
+  readonly #afterPaint: () => Promise<void>;
+  /** True from applying an early body that was already in to the end of that round's start. */
+  #appliedEarly = false;
 
+  /**
+   * `afterPaint` resolves once the frame after the current task is painted (the page's
+   * requestAnimationFrame and a task); the first round's other requests wait for it when the
+   * rows came from the early body, so they do not delay those rows' frame.
+   */
   constructor(
     api: ApiClient,
     store: AppStore,
     clock: Clock,
     intervalMs: number,
     firstJobs: FirstJobs | null = null,
+    afterPaint: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.#api = api;
     this.#store = store;
     this.#clock = clock;
     this.#intervalMs = intervalMs;
     this.#firstJobs = firstJobs;
+    this.#afterPaint = afterPaint;
   }
 
   addSource(source: PollSource): () => void {
@@ -90,6 +100,11 @@ export class Poller {
     const round = this.#round++;
     const signal = AbortSignal.timeout(Math.max(5000, this.#intervalMs * 3));
     const tasks: Promise<unknown>[] = [this.#pollJobs(signal)];
+    // Setting up a fetch costs the main thread a few ms; none of these is in the first frame.
+    if (this.#appliedEarly) {
+      this.#appliedEarly = false;
+      await this.#afterPaint();
+    }
     if (round % META_EVERY === 0 || this.#store.version === null)
       tasks.push(this.#pollMeta(signal));
     if (this.#store.node.kind !== 'absent') tasks.push(this.#pollNode(signal));
@@ -109,6 +124,7 @@ export class Poller {
     this.#firstJobs = null;
     const settled = first?.settled ?? null;
     if (settled?.kind !== 'body') return this.#fetchJobs(first, signal);
+    this.#appliedEarly = true;
     try {
       this.applyJobs(settled.text, this.#clock.now());
     } catch (error) {
