@@ -40,6 +40,12 @@ export class JobTable {
   #text = '';
   #selected: string | null = null;
   #frame = 0;
+  /**
+   * Rows rendered beyond the viewport on each side: none until the first rows are painted (the
+   * first frame has only what is on screen), OVERSCAN from the task after that frame.
+   */
+  #overscan = 0;
+  #overscanPending = false;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
@@ -240,8 +246,18 @@ export class JobTable {
     this.#body.style.height = `${total * this.#rowHeight}px`;
     const top = Math.max(0, this.#scrollTop - this.#headHeight);
     const viewport = this.#viewportHeight;
-    const first = Math.max(0, Math.floor(top / this.#rowHeight) - OVERSCAN);
-    const last = Math.min(total, Math.ceil((top + viewport) / this.#rowHeight) + OVERSCAN);
+    const first = Math.max(0, Math.floor(top / this.#rowHeight) - this.#overscan);
+    const last = Math.min(total, Math.ceil((top + viewport) / this.#rowHeight) + this.#overscan);
+    if (this.#overscan === 0 && total > 0 && !this.#overscanPending) {
+      this.#overscanPending = true;
+      // A frame's callbacks run before it is painted; the task after them runs once it is.
+      requestAnimationFrame(() =>
+        this.#ctx.clock.setTimer(() => {
+          this.#overscan = OVERSCAN;
+          this.#render();
+        }, 0),
+      );
+    }
     const keep = new Map<string, RenderedRow>();
     const free: RenderedRow[] = [];
     const wanted = new Set<string>();
