@@ -2,7 +2,9 @@
 // checkout) as its config grows: settled idle RSS at 1k/10k/100k jobs, the start lateness of a
 // 200-job instant (first instant and later ones apart; stateless, and with a `state:` section
 // at 1k), the daemon's CPU per launch at each size (the per-spawn cost on its main thread, the
-// spawn helper's CPU beside it), and 50 jobs every second next to a bare spawn loop.
+// spawn helper's CPU beside it), and 50 jobs every second next to a bare spawn loop. Each value
+// is this checkout's default spawn path; the in-process path (YACRON2_SPAWN_HELPER=0) runs
+// interleaved and is reported beside it.
 // With YACRON2_BENCH_PREVIOUS_ROOT (set by compare.sh) the same daemons of that checkout run
 // interleaved with this one's, and each line carries the previous value and the ratio.
 import { metricLine, type Target } from '../lib/metric.js';
@@ -27,11 +29,17 @@ const TARGETS = {
   cpuPerLaunchMs: { op: '<=', value: 0.45 } as Target,
 };
 
+/** What a daemon is started with: the checkout's own default, or the in-process path forced. */
+type SpawnPath = 'default' | 'in-process';
+
 interface Revision {
-  /** `current` is this checkout on its default spawn path; `helper` the same with the helper. */
-  readonly name: 'current' | 'helper' | 'previous';
+  /**
+   * `current`: this checkout on its default spawn path (the spawn helper); `in-process`: the
+   * same with `YACRON2_SPAWN_HELPER=0`; `previous`: the compared checkout on its own default.
+   */
+  readonly name: 'current' | 'in-process' | 'previous';
   readonly root: string;
-  readonly spawnPath: 'default' | 'helper';
+  readonly spawnPath: SpawnPath;
 }
 
 type Results = Map<string, Sample[]>;
@@ -43,7 +51,7 @@ export const launchGroup: BenchGroup = {
   async run(context) {
     const revisions: Revision[] = [
       { name: 'current', root: context.repoRoot, spawnPath: 'default' },
-      { name: 'helper', root: context.repoRoot, spawnPath: 'helper' },
+      { name: 'in-process', root: context.repoRoot, spawnPath: 'in-process' },
     ];
     const previousRoot = process.env['YACRON2_BENCH_PREVIOUS_ROOT'];
     if (previousRoot !== undefined && previousRoot !== '') {
@@ -54,12 +62,12 @@ export const launchGroup: BenchGroup = {
     const cases: {
       key: string;
       script: string;
-      args: (root: string, spawnPath: string) => string[];
+      args: (root: string, spawnPath: SpawnPath) => string[];
     }[] = [
       ...SIZES.map((jobs) => ({
         key: `instant.${label(jobs)}`,
         script: 'cases/launch-daemon.js',
-        args: (root: string, spawnPath: string) => [
+        args: (root: string, spawnPath: SpawnPath) => [
           root,
           String(jobs),
           'stateless',
@@ -71,7 +79,7 @@ export const launchGroup: BenchGroup = {
       {
         key: 'instant.state.1k',
         script: 'cases/launch-daemon.js',
-        args: (root: string, spawnPath: string) => [
+        args: (root: string, spawnPath: SpawnPath) => [
           root,
           '1000',
           'state',
@@ -83,7 +91,7 @@ export const launchGroup: BenchGroup = {
       {
         key: 'throughput.daemon',
         script: 'cases/launch-throughput.js',
-        args: (root: string, spawnPath: string) => [
+        args: (root: string, spawnPath: SpawnPath) => [
           root,
           'daemon',
           '50',
@@ -95,7 +103,7 @@ export const launchGroup: BenchGroup = {
       {
         key: 'throughput.loop',
         script: 'cases/launch-throughput.js',
-        args: (root: string, spawnPath: string) => [
+        args: (root: string, spawnPath: SpawnPath) => [
           root,
           'loop',
           '50',
@@ -156,7 +164,7 @@ interface Value {
 
 function emitAll(context: BenchContext, results: Map<string, Results>): void {
   const current = results.get('current')!;
-  const helper = results.get('helper');
+  const inProcess = results.get('in-process');
   const previous = results.get('previous');
   const emit = (
     name: string,
@@ -166,7 +174,7 @@ function emitAll(context: BenchContext, results: Map<string, Results>): void {
     measure: (samples: Results) => Value | null,
   ): void => {
     const now = measure(current);
-    const withHelper = helper === undefined ? null : measure(helper);
+    const forced = inProcess === undefined ? null : measure(inProcess);
     const before = previous === undefined ? null : measure(previous);
     const comparison =
       before === null
@@ -180,12 +188,12 @@ function emitAll(context: BenchContext, results: Map<string, Results>): void {
       metricLine(name, now === null ? null : round(now.value, 2), unit, target, {
         statistic,
         ...(now?.details ?? { reason: 'no sample' }),
-        ...(withHelper === null
+        ...(forced === null
           ? {}
           : {
-              withSpawnHelper: round(withHelper.value, 2),
-              ratioHelperToDefault: now === null ? null : round(withHelper.value / now.value, 2),
-              withSpawnHelperDetails: withHelper.details,
+              inProcess: round(forced.value, 2),
+              ratioToInProcess: now === null ? null : round(now.value / forced.value, 2),
+              inProcessDetails: forced.details,
             }),
         ...comparison,
       }),

@@ -59,13 +59,15 @@ export function waitUntil(ms: number): Promise<void> {
 }
 
 /**
- * The daemon's environment: this one, with the spawn helper on for `helper` and off otherwise
- * (both said explicitly: the default changed from in-process to the helper, and builds compared
- * side by side may have either).
+ * The daemon's environment: this one without YACRON2_SPAWN_HELPER for `default` (each checkout
+ * on its own default path: builds compared side by side may differ), with it `0` for
+ * `in-process`.
  */
 export function daemonEnv(spawnPath: string): NodeJS.ProcessEnv {
   const { YACRON2_SPAWN_HELPER: _ignored, ...env } = process.env;
-  return { ...env, YACRON2_SPAWN_HELPER: spawnPath === 'helper' ? '1' : '0' };
+  if (spawnPath === 'default') return env;
+  if (spawnPath === 'in-process') return { ...env, YACRON2_SPAWN_HELPER: '0' };
+  throw new Error(`Cannot start a bench daemon: unknown spawn path '${spawnPath}'`);
 }
 
 /**
