@@ -13,7 +13,7 @@ import { DagCards } from './dags/dag-cards.js';
 import { DagCommands } from './dags/dag-commands.js';
 import { DagRunDrawer } from './dags/dag-drawer.js';
 import { Drawer } from './drawer/drawer.js';
-import { h } from './dom.js';
+import { afterPaint, h } from './dom.js';
 import { Header } from './header.js';
 import { Palette } from './palette.js';
 import { clusterPanel } from './panels/cluster.js';
@@ -56,23 +56,6 @@ function storage(kind: 'localStorage' | 'sessionStorage'): Storage | null {
   } catch {
     return null; // storage disabled by the browser
   }
-}
-
-/** How long a round waits for the first frame at most (a hidden tab paints none). */
-const PAINT_WAIT_MS = 100;
-
-/** Resolves after the next frame is painted, or PAINT_WAIT_MS, whichever comes first. */
-function afterPaint(clock: Clock): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = clock.setTimer(resolve, PAINT_WAIT_MS);
-    // A frame's callbacks run before it is painted; the task after them runs once it is.
-    requestAnimationFrame(() =>
-      clock.setTimer(() => {
-        timer.cancel();
-        resolve();
-      }, 0),
-    );
-  });
 }
 
 export function startApp(root: HTMLElement, clock: Clock): AppHandle {

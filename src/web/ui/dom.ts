@@ -2,6 +2,7 @@
 // nodes or attributes, never as HTML: job names, commands and output are untrusted.
 // Must not: use innerHTML, inline event-handler attributes or style attributes (the page runs
 // under a strict Content-Security-Policy; styles are set through the CSSOM instead).
+import type { Clock } from '../../common/clock.js';
 
 export type Child = Node | string | number | null | undefined | false;
 type Listener = (event: Event) => void;
@@ -117,4 +118,24 @@ export function isTyping(target: EventTarget | null): boolean {
 /** A page-unique id for label/aria wiring (random: no module-level counter). */
 export function uniqueId(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** How long afterPaint waits for a frame at most (a hidden tab paints none). */
+const PAINT_WAIT_MS = 100;
+
+/**
+ * Resolves once the next frame is painted (at most PAINT_WAIT_MS from now): work that is not
+ * in the first frame waits for it instead of delaying it.
+ */
+export function afterPaint(clock: Clock): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimer(resolve, PAINT_WAIT_MS);
+    // A frame's callbacks run before it is painted; the task after them runs once it is.
+    requestAnimationFrame(() =>
+      clock.setTimer(() => {
+        timer.cancel();
+        resolve();
+      }, 0),
+    );
+  });
 }

@@ -5,7 +5,7 @@
 import { queryRows, toggleSort, type SortKey } from '../../model/job-query.js';
 import type { JobRow } from '../../model/job-status.js';
 import type { AppContext } from '../context.js';
-import { h, setAttr, setText } from '../dom.js';
+import { afterPaint, h, setAttr, setText } from '../dom.js';
 import type { Prefs } from '../prefs.js';
 import type { Snapshot } from '../store.js';
 import { trackOf, visibleColumns, type Column } from './columns.js';
@@ -250,13 +250,10 @@ export class JobTable {
     const last = Math.min(total, Math.ceil((top + viewport) / this.#rowHeight) + this.#overscan);
     if (this.#overscan === 0 && total > 0 && !this.#overscanPending) {
       this.#overscanPending = true;
-      // A frame's callbacks run before it is painted; the task after them runs once it is.
-      requestAnimationFrame(() =>
-        this.#ctx.clock.setTimer(() => {
-          this.#overscan = OVERSCAN;
-          this.#render();
-        }, 0),
-      );
+      void afterPaint(this.#ctx.clock).then(() => {
+        this.#overscan = OVERSCAN;
+        this.#render();
+      });
     }
     const keep = new Map<string, RenderedRow>();
     const free: RenderedRow[] = [];
