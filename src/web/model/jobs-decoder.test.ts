@@ -146,4 +146,50 @@ describe('JobsDecoder', () => {
       SyntaxError,
     );
   });
+
+  it('decodes like JSON.parse over a long run of random polls', () => {
+    // A seeded generator: the same polls on every run.
+    let seed = 12345;
+    const random = (below: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % below;
+    };
+    const names = ['a', 'b,{"name":"c"}', 'd\\"', 'e', 'f', 'g'];
+    const makeJob = (index: number): Record<string, unknown> => {
+      const job: Record<string, unknown> = {
+        name: names[index % names.length]! + String(index),
+        scheduled_in: random(4) === 0 ? null : random(100_000) / 8,
+        command: random(5) === 0 ? '{"name":"x","scheduled_in":1}' : `run ${index}`,
+      };
+      if (random(6) === 0) job['nested'] = [{ name: 'n', scheduled_in: random(9) }];
+      if (random(7) === 0) job['history'] = [{ outcome: 'success', duration: random(50) }];
+      return job;
+    };
+    let jobs = Array.from({ length: 12 }, (_, index) => makeJob(index));
+    const decoder = new JobsDecoder();
+    for (let poll = 0; poll < 400; poll++) {
+      const change = random(10);
+      if (change < 6) {
+        // Countdowns move (the common case), sometimes to a value of another length.
+        jobs = jobs.map((job) =>
+          random(3) === 0 ? job : { ...job, scheduled_in: random(5) === 0 ? null : random(999) },
+        );
+      } else if (change === 6) {
+        jobs = [...jobs.slice(0, 3), makeJob(100 + poll), ...jobs.slice(3)];
+      } else if (change === 7 && jobs.length > 1) {
+        jobs = jobs.filter((_, index) => index !== random(jobs.length));
+      } else if (change === 8) {
+        const at = random(jobs.length);
+        jobs = jobs.map((job, index) =>
+          index === at ? { ...job, command: `changed ${poll}` } : job,
+        );
+      } else {
+        jobs = jobs.map((job, index) =>
+          index % 2 === 0 ? job : { ...job, extra: 'x'.repeat(random(3)) },
+        );
+      }
+      const text = body(jobs);
+      assert.deepEqual(decoder.decode(text), JSON.parse(text), `poll ${poll}`);
+    }
+  });
 });
