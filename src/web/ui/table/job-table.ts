@@ -41,11 +41,10 @@ export class JobTable {
   #selected: string | null = null;
   #frame = 0;
   /**
-   * Rows rendered beyond the viewport on each side: none until the first rows are painted (the
-   * first frame has only what is on screen), OVERSCAN from the task after that frame.
+   * Rows beyond the viewport on each side: none until the first rows are painted (the first
+   * frame has only what is on screen: `first`, then `waiting` for that frame), OVERSCAN after.
    */
-  #overscan = 0;
-  #overscanPending = false;
+  #overscan: 'first' | 'waiting' | 'on' = 'first';
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
@@ -158,7 +157,8 @@ export class JobTable {
     // and the empty note sits outside the rows' containment (a layout of the whole page).
     setAttr(this.element, 'aria-rowcount', String(this.#rows.length + 1));
     const hidden = snapshot.rows.length - this.#rows.length;
-    if (this.#empty.hidden !== this.#rows.length > 0) this.#empty.hidden = this.#rows.length > 0;
+    const noRows = this.#rows.length === 0;
+    if (this.#empty.hidden === noRows) this.#empty.hidden = !noRows;
     setText(
       this.#empty,
       snapshot.rows.length === 0
@@ -246,12 +246,13 @@ export class JobTable {
     this.#body.style.height = `${total * this.#rowHeight}px`;
     const top = Math.max(0, this.#scrollTop - this.#headHeight);
     const viewport = this.#viewportHeight;
-    const first = Math.max(0, Math.floor(top / this.#rowHeight) - this.#overscan);
-    const last = Math.min(total, Math.ceil((top + viewport) / this.#rowHeight) + this.#overscan);
-    if (this.#overscan === 0 && total > 0 && !this.#overscanPending) {
-      this.#overscanPending = true;
+    const overscan = this.#overscan === 'on' ? OVERSCAN : 0;
+    const first = Math.max(0, Math.floor(top / this.#rowHeight) - overscan);
+    const last = Math.min(total, Math.ceil((top + viewport) / this.#rowHeight) + overscan);
+    if (this.#overscan === 'first' && total > 0) {
+      this.#overscan = 'waiting';
       void afterPaint(this.#ctx.clock).then(() => {
-        this.#overscan = OVERSCAN;
+        this.#overscan = 'on';
         this.#render();
       });
     }
