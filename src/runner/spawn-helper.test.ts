@@ -42,6 +42,17 @@ function lineWaiter(pattern: RegExp): {
   };
 }
 
+/** Resolves once `pid` is in the stopped state (T), checking once per loop turn, at most 5 s. */
+async function untilStopped(pid: number): Promise<void> {
+  const deadline = systemClock.monotonic() + 5_000;
+  for (;;) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return;
+    if (systemClock.monotonic() > deadline) throw new Error(`process ${pid} did not stop: ${stat}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'yacron2-helper-'));
   try {
@@ -176,11 +187,16 @@ void test('a launch the helper never confirmed fails as a spawn failure and is n
     });
     assert.ok(helper);
     try {
-      // Stopped, the helper cannot read the launch; killed, it never will.
+      // Stopped, the helper cannot read the launch; killed, it never will. The stop is awaited
+      // (a signal takes effect when the target is next scheduled), and so is the send: it
+      // happens in a microtask after start(), and a send that comes after the kill fails, which
+      // rightly starts the run in-process instead (the other case, tested elsewhere).
       process.kill(helper.pid!, 'SIGSTOP');
+      await untilStopped(helper.pid!);
       const run = runnerOn(helper).start({
         job: makeJob({ command: { kind: 'shell', script: `echo ran >> ${counter}` } }),
       });
+      await flushMicrotasks();
       process.kill(helper.pid!, 'SIGKILL');
       const outcome = await run.done;
       assert.equal(outcome.kind, 'spawn-failed');
