@@ -67,6 +67,7 @@ export function daemonEnv(spawnPath: string): NodeJS.ProcessEnv {
   const { YACRON2_SPAWN_HELPER: _ignored, ...env } = process.env;
   if (spawnPath === 'default') return env;
   if (spawnPath === 'in-process') return { ...env, YACRON2_SPAWN_HELPER: '0' };
+  if (spawnPath === 'node-helper') return { ...env, YACRON2_SPAWN_HELPER: 'node' };
   throw new Error(`Cannot start a bench daemon: unknown spawn path '${spawnPath}'`);
 }
 

@@ -11,9 +11,9 @@ import { createDeferred, flushMicrotasks, silentLogger, systemClock } from '../c
 import { recordingLogger } from '../common/testing.js';
 import { createRunner } from './create-runner.js';
 import { isPidGone } from './process-group.js';
-import { MAX_LAUNCHES_PER_MESSAGE, SpawnHelper } from './spawn-helper.js';
+import { MAX_LAUNCHES_PER_MESSAGE, nodeHelperProgram, SpawnHelper } from './spawn-helper.js';
 import { SPAWN_HELPER_ENV, startSpawner } from './spawn-path.js';
-import { startTestHelper } from './test-spawn-paths.js';
+import { helperProgram, HELPER_KINDS, startTestHelper } from './test-spawn-paths.js';
 import { fixture, makeJob, TextSink } from './test-job-fixture.js';
 import type { OutputLine, Runner } from './types.js';
 
@@ -62,171 +62,179 @@ async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-void test('a run started through the helper is the helper’s child, in its own session', async () => {
-  const helper = await startTestHelper();
-  try {
-    const outcome = await runnerOn(helper).start({
-      job: makeJob({
-        command: { kind: 'shell', script: 'cut -d" " -f4,5,6 /proc/$$/stat' },
-        captureStdout: true,
-      }),
-    }).done;
-    const [ppid, pgrp, session] = (outcome.stdout?.text ?? '').trim().split(' ').map(Number);
-    assert.equal(ppid, helper.pid);
-    assert.equal(pgrp, outcome.pid);
-    assert.equal(session, outcome.pid);
-  } finally {
-    await helper.close();
-  }
-});
-
-void test('launches made in one synchronous stretch (several messages’ worth) each run once, with their own environment, output and exit code', async () => {
-  const helper = await startTestHelper();
-  try {
-    const runner = runnerOn(helper);
-    const count = MAX_LAUNCHES_PER_MESSAGE * 2 + 3;
-    const handles = Array.from({ length: count }, (_, index) =>
-      runner.start({
-        job: makeJob({
-          command: { kind: 'shell', script: 'echo "$RUN_INDEX $PPID"; exit $((RUN_INDEX % 7))' },
-          environment: [{ key: 'RUN_INDEX', value: String(index) }],
-          captureStdout: true,
-        }),
-      }),
-    );
-    const outcomes = await Promise.all(handles.map((handle) => handle.done));
-    outcomes.forEach((outcome, index) => {
-      assert.equal(outcome.stdout?.text, `${index} ${helper.pid}\n`);
-      assert.equal(outcome.exitCode, index % 7);
-    });
-    assert.equal(new Set(outcomes.map((outcome) => outcome.pid)).size, count);
-  } finally {
-    await helper.close();
-  }
-});
-
-void test('a killed helper is restarted; its running run keeps its output and is seen to end, nothing runs twice', async () => {
-  await withTempDir(async (dir) => {
-    const counter = join(dir, 'starts');
-    const fifo = join(dir, 'go');
-    execFileSync('mkfifo', [fifo]);
-    const helperExited = createDeferred<void>();
-    const logger = recordingLogger();
-    const helper = await SpawnHelper.start({
-      clock: systemClock,
-      logger,
-      env: process.env,
-      onHelperExit: () => helperExited.resolve(),
-    });
-    assert.ok(helper);
+for (const kind of HELPER_KINDS) {
+  void test(`a run started through the helper is the helper’s child, in its own session [${kind} helper]`, async () => {
+    const helper = await startTestHelper(kind);
     try {
-      const runner = runnerOn(helper);
-      const ready = lineWaiter(/^ready/);
-      const first = runner.start({
+      const outcome = await runnerOn(helper).start({
         job: makeJob({
-          name: 'first',
-          command: {
-            kind: 'shell',
-            script: `echo first >> ${counter}; echo ready; read word < ${fifo}; echo "after $word"`,
-          },
-          captureStdout: true,
-        }),
-        onOutput: ready.onOutput,
-      });
-      await ready.seen;
-      const firstHelperPid = helper.pid!;
-      process.kill(firstHelperPid, 'SIGKILL');
-      await helperExited.promise;
-      assert.equal(await helper.ready(), true, 'a new helper started');
-      assert.notEqual(helper.pid, firstHelperPid);
-      assert.equal(isPidGone(first.pid!), false, 'the run outlived its helper');
-
-      await writeFile(fifo, 'go\n');
-      const outcome = await first.done;
-      assert.equal(outcome.stdout?.text, 'ready\nafter go\n', 'its output is still captured');
-      assert.equal(outcome.exitCode, -1, 'its exit status went to its new parent: unknown');
-      assert.equal(outcome.kind, 'failed');
-
-      const second = await runner.start({
-        job: makeJob({
-          name: 'second',
-          command: {
-            kind: 'shell',
-            script: `echo second >> ${counter}; cut -d" " -f4 /proc/$$/stat`,
-          },
+          command: { kind: 'shell', script: 'cut -d" " -f4,5,6 /proc/$$/stat' },
           captureStdout: true,
         }),
       }).done;
-      assert.equal(second.kind, 'succeeded');
-      assert.equal(
-        second.stdout?.text,
-        `${helper.pid}\n`,
-        'the next run goes through the new helper',
-      );
-      assert.equal(await readFile(counter, 'utf8'), 'first\nsecond\n', 'each run started once');
-      assert.ok(
-        logger.lines.some((line) =>
-          /spawn helper exited \(SIGKILL\) with 1 run/.test(line.message),
-        ),
-      );
+      const [ppid, pgrp, session] = (outcome.stdout?.text ?? '').trim().split(' ').map(Number);
+      assert.equal(ppid, helper.pid);
+      assert.equal(pgrp, outcome.pid);
+      assert.equal(session, outcome.pid);
     } finally {
       await helper.close();
     }
   });
-});
 
-void test('a launch the helper never confirmed fails as a spawn failure and is not retried', async () => {
-  await withTempDir(async (dir) => {
-    const counter = join(dir, 'starts');
-    const helperExited = createDeferred<void>();
-    const helper = await SpawnHelper.start({
-      clock: systemClock,
-      logger: silentLogger(),
-      env: process.env,
-      onHelperExit: () => helperExited.resolve(),
-    });
-    assert.ok(helper);
+  void test(`launches made in one synchronous stretch (several messages’ worth) each run once, with their own environment, output and exit code [${kind} helper]`, async () => {
+    const helper = await startTestHelper(kind);
     try {
-      // Stopped, the helper cannot read the launch; killed, it never will. The stop is awaited
-      // (a signal takes effect when the target is next scheduled), and so is the send: it
-      // happens in a microtask after start(), and a send that comes after the kill fails, which
-      // rightly starts the run in-process instead (the other case, tested elsewhere).
-      process.kill(helper.pid!, 'SIGSTOP');
-      await untilStopped(helper.pid!);
-      const run = runnerOn(helper).start({
-        job: makeJob({ command: { kind: 'shell', script: `echo ran >> ${counter}` } }),
+      const runner = runnerOn(helper);
+      const count = MAX_LAUNCHES_PER_MESSAGE * 2 + 3;
+      const handles = Array.from({ length: count }, (_, index) =>
+        runner.start({
+          job: makeJob({
+            command: { kind: 'shell', script: 'echo "$RUN_INDEX $PPID"; exit $((RUN_INDEX % 7))' },
+            environment: [{ key: 'RUN_INDEX', value: String(index) }],
+            captureStdout: true,
+          }),
+        }),
+      );
+      const outcomes = await Promise.all(handles.map((handle) => handle.done));
+      outcomes.forEach((outcome, index) => {
+        assert.equal(outcome.stdout?.text, `${index} ${helper.pid}\n`);
+        assert.equal(outcome.exitCode, index % 7);
       });
-      await flushMicrotasks();
-      process.kill(helper.pid!, 'SIGKILL');
-      const outcome = await run.done;
-      assert.equal(outcome.kind, 'spawn-failed');
-      assert.equal(outcome.exitCode, 127);
-      assert.match(outcome.spawnError ?? '', /spawn helper died before confirming the launch/);
-      await helperExited.promise;
-      assert.equal(await helper.ready(), true);
-      await assert.rejects(readFile(counter, 'utf8'), { code: 'ENOENT' }, 'the command never ran');
+      assert.equal(new Set(outcomes.map((outcome) => outcome.pid)).size, count);
     } finally {
       await helper.close();
     }
   });
-});
 
-void test('a cancel that comes before the helper confirmed the pid still kills the run', async () => {
-  const helper = await startTestHelper();
-  try {
-    const handle = runnerOn(helper).start({
-      job: makeJob({ command: { kind: 'shell', script: 'exec sleep 600' }, killTimeoutMs: 1000 }),
+  void test(`a killed helper is restarted; its running run keeps its output and is seen to end, nothing runs twice [${kind} helper]`, async () => {
+    await withTempDir(async (dir) => {
+      const counter = join(dir, 'starts');
+      const fifo = join(dir, 'go');
+      execFileSync('mkfifo', [fifo]);
+      const helperExited = createDeferred<void>();
+      const logger = recordingLogger();
+      const helper = await SpawnHelper.start({
+        clock: systemClock,
+        logger,
+        env: process.env,
+        programs: [helperProgram(kind)],
+        onHelperExit: () => helperExited.resolve(),
+      });
+      assert.ok(helper);
+      try {
+        const runner = runnerOn(helper);
+        const ready = lineWaiter(/^ready/);
+        const first = runner.start({
+          job: makeJob({
+            name: 'first',
+            command: {
+              kind: 'shell',
+              script: `echo first >> ${counter}; echo ready; read word < ${fifo}; echo "after $word"`,
+            },
+            captureStdout: true,
+          }),
+          onOutput: ready.onOutput,
+        });
+        await ready.seen;
+        const firstHelperPid = helper.pid!;
+        process.kill(firstHelperPid, 'SIGKILL');
+        await helperExited.promise;
+        assert.equal(await helper.ready(), true, 'a new helper started');
+        assert.notEqual(helper.pid, firstHelperPid);
+        assert.equal(isPidGone(first.pid!), false, 'the run outlived its helper');
+
+        await writeFile(fifo, 'go\n');
+        const outcome = await first.done;
+        assert.equal(outcome.stdout?.text, 'ready\nafter go\n', 'its output is still captured');
+        assert.equal(outcome.exitCode, -1, 'its exit status went to its new parent: unknown');
+        assert.equal(outcome.kind, 'failed');
+
+        const second = await runner.start({
+          job: makeJob({
+            name: 'second',
+            command: {
+              kind: 'shell',
+              script: `echo second >> ${counter}; cut -d" " -f4 /proc/$$/stat`,
+            },
+            captureStdout: true,
+          }),
+        }).done;
+        assert.equal(second.kind, 'succeeded');
+        assert.equal(
+          second.stdout?.text,
+          `${helper.pid}\n`,
+          'the next run goes through the new helper',
+        );
+        assert.equal(await readFile(counter, 'utf8'), 'first\nsecond\n', 'each run started once');
+        assert.ok(
+          logger.lines.some((line) =>
+            /spawn helper exited \(SIGKILL\) with 1 run/.test(line.message),
+          ),
+        );
+      } finally {
+        await helper.close();
+      }
     });
-    assert.equal(handle.pid, undefined, 'the pid comes with the helper’s reply');
-    await handle.cancel('cancelled');
-    const outcome = await handle.done;
-    assert.equal(outcome.kind, 'killed');
-    assert.equal(outcome.exitCode, -15);
-    assert.equal(outcome.cancelReason, 'cancelled');
-  } finally {
-    await helper.close();
-  }
-});
+  });
+
+  void test(`a launch the helper never confirmed fails as a spawn failure and is not retried [${kind} helper]`, async () => {
+    await withTempDir(async (dir) => {
+      const counter = join(dir, 'starts');
+      const helperExited = createDeferred<void>();
+      const helper = await SpawnHelper.start({
+        clock: systemClock,
+        logger: silentLogger(),
+        env: process.env,
+        programs: [helperProgram(kind)],
+        onHelperExit: () => helperExited.resolve(),
+      });
+      assert.ok(helper);
+      try {
+        // Stopped, the helper cannot read the launch; killed, it never will. The stop is awaited
+        // (a signal takes effect when the target is next scheduled), and so is the send: it
+        // happens in a microtask after start(), and a send that comes after the kill fails, which
+        // rightly starts the run in-process instead (the other case, tested elsewhere).
+        process.kill(helper.pid!, 'SIGSTOP');
+        await untilStopped(helper.pid!);
+        const run = runnerOn(helper).start({
+          job: makeJob({ command: { kind: 'shell', script: `echo ran >> ${counter}` } }),
+        });
+        await flushMicrotasks();
+        process.kill(helper.pid!, 'SIGKILL');
+        const outcome = await run.done;
+        assert.equal(outcome.kind, 'spawn-failed');
+        assert.equal(outcome.exitCode, 127);
+        assert.match(outcome.spawnError ?? '', /spawn helper died before confirming the launch/);
+        await helperExited.promise;
+        assert.equal(await helper.ready(), true);
+        await assert.rejects(
+          readFile(counter, 'utf8'),
+          { code: 'ENOENT' },
+          'the command never ran',
+        );
+      } finally {
+        await helper.close();
+      }
+    });
+  });
+
+  void test(`a cancel that comes before the helper confirmed the pid still kills the run [${kind} helper]`, async () => {
+    const helper = await startTestHelper(kind);
+    try {
+      const handle = runnerOn(helper).start({
+        job: makeJob({ command: { kind: 'shell', script: 'exec sleep 600' }, killTimeoutMs: 1000 }),
+      });
+      assert.equal(handle.pid, undefined, 'the pid comes with the helper’s reply');
+      await handle.cancel('cancelled');
+      const outcome = await handle.done;
+      assert.equal(outcome.kind, 'killed');
+      assert.equal(outcome.exitCode, -15);
+      assert.equal(outcome.cancelReason, 'cancelled');
+    } finally {
+      await helper.close();
+    }
+  });
+}
 
 void test('a helper program that does not start leaves the caller on the in-process path, not restarted', async () => {
   const exits: string[] = [];
@@ -234,7 +242,7 @@ void test('a helper program that does not start leaves the caller on the in-proc
     clock: systemClock,
     logger: silentLogger(),
     env: process.env,
-    script: fixture('exit-with.js'), // exits 0 at once, never ready
+    programs: [nodeHelperProgram(fixture('exit-with.js'))], // exits 0 at once, never ready
     onHelperExit: () => exits.push('exit'),
   });
   assert.equal(await helper.ready(), false);
@@ -250,7 +258,7 @@ void test('a helper program that does not start leaves the caller on the in-proc
       clock: systemClock,
       logger: silentLogger(),
       env: process.env,
-      script: fixture('exit-with.js'),
+      programs: [nodeHelperProgram(fixture('exit-with.js'))],
     }),
     null,
   );
@@ -283,21 +291,60 @@ void test('launches before the helper is ready take the in-process path, failure
   }
 });
 
-void test(`the helper is the default; ${SPAWN_HELPER_ENV}=0 starts jobs in-process`, async () => {
+void test(`the native helper is the default; ${SPAWN_HELPER_ENV}=node picks the Node one, =0 starts jobs in-process`, async () => {
   const logger = recordingLogger();
   const off = startSpawner({ clock: systemClock, logger, env: { [SPAWN_HELPER_ENV]: '0' } });
   assert.equal(off.spawner.kind, 'in-process');
   assert.ok(logger.lines.some((line) => /started by the daemon itself/.test(line.message)));
   await off.close();
-  const on = startSpawner({ clock: systemClock, logger, env: { ...process.env } });
-  try {
-    assert.equal(on.spawner.kind, 'helper');
-    assert.equal(await (on.spawner as SpawnHelper).ready(), true);
-    await flushMicrotasks();
-    assert.ok(logger.lines.some((line) => /started by the spawn helper/.test(line.message)));
-  } finally {
-    await on.close();
+  for (const [value, kind] of [
+    [undefined, 'native'],
+    ['node', 'node'],
+    ['native', 'native'],
+  ] as const) {
+    const env = { ...process.env, [SPAWN_HELPER_ENV]: value };
+    const on = startSpawner({ clock: systemClock, logger, env });
+    try {
+      assert.equal(on.spawner.kind, 'helper');
+      assert.equal(await (on.spawner as SpawnHelper).ready(), true);
+      assert.equal((on.spawner as SpawnHelper).program, kind, `${String(value)} → ${kind}`);
+      await flushMicrotasks();
+      const said = new RegExp(
+        `started by the ${kind} spawn helper \\(pid ${String((on.spawner as SpawnHelper).pid)}\\)`,
+      );
+      assert.ok(
+        logger.lines.some((line) => said.test(line.message)),
+        said.source,
+      );
+    } finally {
+      await on.close();
+    }
   }
+});
+
+void test('a native helper that cannot run (missing, or not a program) gives way to the Node one', async () => {
+  await withTempDir(async (dir) => {
+    const notAProgram = join(dir, 'yacron2-spawn-helper');
+    await writeFile(notAProgram, 'not an executable\n', { mode: 0o600 });
+    for (const path of [join(dir, 'missing'), notAProgram]) {
+      const helper = await SpawnHelper.start({
+        clock: systemClock,
+        logger: silentLogger(),
+        env: process.env,
+        programs: [{ kind: 'native', path }, helperProgram('node')],
+      });
+      assert.ok(helper, path);
+      try {
+        assert.equal(helper.program, 'node');
+        const outcome = await runnerOn(helper).start({
+          job: makeJob({ command: { kind: 'shell', script: 'echo $PPID' }, captureStdout: true }),
+        }).done;
+        assert.equal(outcome.stdout?.text, `${String(helper.pid)}\n`, 'started by the Node helper');
+      } finally {
+        await helper.close();
+      }
+    }
+  });
 });
 
 void test('a helper that never gets ready leaves one warning line', async () => {
@@ -306,7 +353,7 @@ void test('a helper that never gets ready leaves one warning line', async () => 
     clock: systemClock,
     logger,
     env: { ...process.env, [SPAWN_HELPER_ENV]: '1' },
-    script: fixture('exit-with.js'),
+    programs: [nodeHelperProgram(fixture('exit-with.js'))],
   });
   assert.equal(await (spawner.spawner as SpawnHelper).ready(), false);
   await flushMicrotasks();

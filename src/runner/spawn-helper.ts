@@ -1,5 +1,6 @@
-// The daemon's side of the spawn helper (docs/performance.md "The spawn path"): forks the helper
-// once, sends it the launches (one message per synchronous stretch of launches: a write to the
+// The daemon's side of the spawn helper (docs/performance.md "The spawn path"): starts the helper
+// once (the native one when it was built, else the Node one; both speak the same messages), sends
+// it the launches (one message per synchronous stretch of launches: a write to the
 // channel costs more than the JSON in it) and turns its replies into a SpawnedChild per run. The
 // captured pipes come back as handles, so output capture, process-group signals (the daemon
 // signals -pid itself), executionTimeout and the drain stay in ChildRun, unchanged.
@@ -10,8 +11,9 @@
 // started keep running: their pipes are the daemon's, and their end is seen by polling the pid
 // (the exit status went to whoever adopted them: reported as unknown, −1).
 // Must not: make a launch wait for the helper, or start a run twice.
-import { fork, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { fork, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createDeferred, type Clock, type Logger, type TimerHandle } from '../common/index.js';
@@ -41,11 +43,21 @@ export interface SpawnHelperDeps {
    * from (env-delta.ts): read once per helper process.
    */
   readonly env: NodeJS.ProcessEnv;
-  /** The program to fork; default: spawn-helper-main next to this module. */
-  readonly script?: string;
+  /**
+   * The helper programs to try at boot, in order: the first that gets ready is kept (and started
+   * again after a crash). Default: `defaultHelperPrograms()`.
+   */
+  readonly programs?: readonly HelperProgram[];
   /** Told when a helper process exited (before the restart). */
   readonly onHelperExit?: () => void;
 }
+
+/** A spawn helper program: both speak spawn-helper-protocol.ts over a JSON IPC channel. */
+export type HelperProgram =
+  /** native/spawn-helper.c, built by `npm run build` (posix_spawn: a vfork per launch). */
+  | { readonly kind: 'native'; readonly path: string }
+  /** spawn-helper-main.ts in a small `node` (child_process.spawn: a fork per launch). */
+  | { readonly kind: 'node'; readonly script: string; readonly execArgv: readonly string[] };
 
 export class SpawnHelper implements Spawner {
   readonly kind = 'helper' as const;
@@ -58,6 +70,9 @@ export class SpawnHelper implements Spawner {
     readonly fallback: () => SpawnedChild;
   }[] = [];
   #process: ChildProcess | null = null;
+  readonly #programs: readonly HelperProgram[];
+  /** The program that got ready (restarted after a crash); null until one has. */
+  #program: HelperProgram | null = null;
   #ready = false;
   /** Set once a helper got ready: only then is a dead one restarted (a boot failure is final). */
   #everReady = false;
@@ -70,15 +85,16 @@ export class SpawnHelper implements Spawner {
 
   private constructor(deps: SpawnHelperDeps) {
     this.#deps = deps;
+    this.#programs = deps.programs ?? defaultHelperPrograms();
   }
 
   /**
-   * Forks the helper and returns at once: launches take the in-process path until it is ready
-   * (`ready()`), and for good when it never gets so.
+   * Starts the helper and returns at once: launches take the in-process path until it is ready
+   * (`ready()`), and for good when no program gets so.
    */
   static launch(deps: SpawnHelperDeps): SpawnHelper {
     const helper = new SpawnHelper(deps);
-    void helper.#fork();
+    void helper.#boot();
     return helper;
   }
 
@@ -91,6 +107,11 @@ export class SpawnHelper implements Spawner {
   /** The helper process's pid while one runs. */
   get pid(): number | undefined {
     return this.#process?.pid;
+  }
+
+  /** Which helper program got ready ('native' or 'node'); null while none has. */
+  get program(): HelperProgram['kind'] | null {
+    return this.#program?.kind ?? null;
   }
 
   /** Resolves when the helper now starting (or running) is ready: false if it never got so. */
@@ -172,19 +193,42 @@ export class SpawnHelper implements Spawner {
     await exited.promise;
   }
 
-  #fork(): Promise<boolean> {
-    const { script, execArgv } = helperProgram(this.#deps.script);
-    this.#ready = false;
-    this.#readyWaiter = createDeferred<boolean>();
+  /** Tries the programs in order until one gets ready; `ready()` tells the outcome. */
+  async #boot(): Promise<void> {
     const waiter = this.#readyWaiter;
+    for (const program of this.#programs) {
+      if (this.#closed) break;
+      if (await this.#start(program)) {
+        waiter.resolve(true);
+        return;
+      }
+      this.#deps.logger.debug(`The ${program.kind} spawn helper did not start`);
+    }
+    waiter.resolve(false);
+  }
+
+  /** Starts the program that got ready again, after it died. */
+  #restart(program: HelperProgram): void {
+    const waiter = createDeferred<boolean>();
+    this.#readyWaiter = waiter;
+    void this.#start(program).then((ready) => waiter.resolve(ready));
+  }
+
+  /** Starts one helper process: true once it is ready, false if it exits or hangs first. */
+  #start(program: HelperProgram): Promise<boolean> {
+    this.#ready = false;
+    const waiter = createDeferred<boolean>();
+    const options: SpawnOptions = {
+      env: this.#deps.env,
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      serialization: 'json',
+    };
     let helper: ChildProcess;
     try {
-      helper = fork(script, [], {
-        env: this.#deps.env,
-        execArgv,
-        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-        serialization: 'json',
-      });
+      helper =
+        program.kind === 'native'
+          ? spawn(program.path, [], options)
+          : fork(program.script, [], { ...options, execArgv: [...program.execArgv] });
     } catch (error) {
       this.#deps.logger.error({ err: error }, 'Cannot start the spawn helper');
       return Promise.resolve(false);
@@ -198,6 +242,7 @@ export class SpawnHelper implements Spawner {
     helper.on('message', (reply: HelperReply, handle?: Socket) => {
       if (reply.type === 'ready') {
         timer.cancel();
+        this.#program = program;
         this.#ready = true;
         this.#everReady = true;
         this.#failedStarts = 0;
@@ -208,6 +253,13 @@ export class SpawnHelper implements Spawner {
       this.#onReply(reply, handle);
     });
     helper.on('error', (error) => {
+      if (helper.pid === undefined) {
+        // It never ran (a missing or foreign binary): no 'exit' will come.
+        timer.cancel();
+        if (this.#process === helper) this.#process = null;
+        waiter.resolve(false);
+        return;
+      }
       this.#deps.logger.error({ err: error }, 'The spawn helper failed');
     });
     helper.once('exit', (code, signal) => {
@@ -217,7 +269,9 @@ export class SpawnHelper implements Spawner {
     });
     // Before any launch: the channel keeps the order, so every `spawn` finds it there.
     this.#base = envBase(this.#deps.env);
-    helper.send({ type: 'base-env', env: this.#base.env } satisfies HelperRequest);
+    if (helper.pid !== undefined) {
+      helper.send({ type: 'base-env', env: this.#base.env } satisfies HelperRequest);
+    }
     return waiter.promise;
   }
 
@@ -267,22 +321,43 @@ export class SpawnHelper implements Spawner {
       `The spawn helper exited (${signal ?? `code ${String(code)}`}) with ${orphans.length} run(s) in flight; restarting it`,
     );
     for (const child of orphans) child.helperDied();
-    if (++this.#failedStarts > MAX_FAILED_STARTS) {
+    if (++this.#failedStarts > MAX_FAILED_STARTS || this.#program === null) {
       this.#deps.logger.error('The spawn helper keeps failing: runs start in-process from now on');
       return;
     }
-    void this.#fork();
+    this.#restart(this.#program);
   }
 }
 
-/** Where the helper program is: beside this module, as .ts under the test loader. */
-function helperProgram(script: string | undefined): { script: string; execArgv: string[] } {
+/** The Node helper program: beside this module, as .ts under the test loader. */
+export function nodeHelperProgram(script?: string): HelperProgram {
   const url = new URL(import.meta.url);
   const typescript = url.pathname.endsWith('.ts');
   return {
+    kind: 'node',
     script: script ?? new URL(`./spawn-helper-main.${typescript ? 'ts' : 'js'}`, url).pathname,
     execArgv: typescript ? ['--import', 'tsx'] : [],
   };
+}
+
+/**
+ * The native helper's binary, where `npm run build` puts it (scripts/build-native.mjs):
+ * dist/native/ at the package root, from dist/runner/ or, under the test loader, src/runner/.
+ */
+export function nativeHelperPath(): string {
+  const url = new URL(import.meta.url);
+  const fromSource = url.pathname.endsWith('.ts');
+  return new URL(
+    fromSource ? '../../dist/native/yacron2-spawn-helper' : '../native/yacron2-spawn-helper',
+    url,
+  ).pathname;
+}
+
+/** The native helper when it was built, then the Node one. */
+export function defaultHelperPrograms(): readonly HelperProgram[] {
+  const native = nativeHelperPath();
+  const node = nodeHelperProgram();
+  return existsSync(native) ? [{ kind: 'native', path: native }, node] : [node];
 }
 
 /** One run launched through the helper, shaped like a ChildProcess for ChildRun. */

@@ -1,0 +1,307 @@
+// The native spawn helper's side of the protocol, byte for byte (docs/performance.md "The spawn
+// path"): the binary runs with a plain Unix socket as its channel, so this test writes the
+// daemon's requests itself and reads the raw reply lines, including the ones Node's channel would
+// handle on its own (handles, their acknowledgements and refusals) and input no daemon sends.
+// The handles it passes are dropped by the kernel here (a plain socket read takes no fds).
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDeferred, systemClock } from '../common/index.js';
+import { helperProgram } from './test-spawn-paths.js';
+
+interface Harness {
+  readonly helper: ChildProcess;
+  /** What the jobs wrote to the helper's own stdout (they inherit it when not captured). */
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  send(message: unknown): void;
+  sendRaw(text: string): void;
+  /** The next reply line, parsed. */
+  next(): Promise<Record<string, unknown>>;
+  /** Resolves once the helper's own stdout holds `text`. */
+  printed(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `promise`, or a failure naming what was awaited after WAIT_MS (a hang fails, never blocks). */
+const WAIT_MS = 10_000;
+async function bounded<T>(promise: Promise<T>, what: () => string): Promise<T> {
+  const failed = createDeferred<never>();
+  const timer = systemClock.setTimer(() => failed.reject(new Error(what())), WAIT_MS);
+  try {
+    return await Promise.race([promise, failed.promise]);
+  } finally {
+    timer.cancel();
+  }
+}
+
+async function startHarness(): Promise<Harness> {
+  const program = helperProgram('native');
+  assert.equal(program.kind, 'native');
+  const dir = await mkdtemp(join(tmpdir(), 'yacron2-native-'));
+  const path = join(dir, 'channel.sock');
+  const accepted = createDeferred<Socket>();
+  const server = createServer((socket) => accepted.resolve(socket));
+  server.listen(path);
+  await once(server, 'listening');
+  const ours = connect(path);
+  await once(ours, 'connect');
+  const helper = spawn(program.path, [], {
+    stdio: ['ignore', 'pipe', 'pipe', ours],
+    env: { NODE_CHANNEL_FD: '3', PATH: process.env.PATH },
+  });
+  ours.destroy(); // the helper holds its own copy
+  const channel = await accepted.promise;
+  let out = '';
+  let err = '';
+  const printedWaiters: { text: string; resolve: () => void }[] = [];
+  helper.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    for (const waiter of printedWaiters) if (out.includes(waiter.text)) waiter.resolve();
+  });
+  helper.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const lines: string[] = [];
+  let wake: (() => void) | null = null;
+  let buffered = '';
+  channel.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      lines.push(buffered.slice(0, newline));
+      buffered = buffered.slice(newline + 1);
+    }
+    wake?.();
+  });
+  return {
+    helper,
+    stdout: () => out,
+    stderr: () => err,
+    send: (message) => channel.write(`${JSON.stringify(message)}\n`),
+    sendRaw: (text) => channel.write(text),
+    async next() {
+      while (lines.length === 0) {
+        const arrived = createDeferred<void>();
+        wake = () => arrived.resolve();
+        await bounded(arrived.promise, () => `no reply; stderr: ${err}`);
+      }
+      return JSON.parse(lines.shift()!) as Record<string, unknown>;
+    },
+    printed(text) {
+      if (out.includes(text)) return Promise.resolve();
+      const seen = createDeferred<void>();
+      printedWaiters.push({ text, resolve: () => seen.resolve() });
+      return bounded(seen.promise, () => `${JSON.stringify(text)} never printed: ${out}`);
+    },
+    async close() {
+      channel.destroy();
+      if (helper.exitCode === null && helper.signalCode === null) await once(helper, 'exit');
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const launch = (id: number, file: string, args: string[], extra: Record<string, unknown> = {}) => ({
+  id,
+  file,
+  args,
+  env: { kind: 'delta', unset: [], set: {} },
+  captureStdout: false,
+  captureStderr: false,
+  uid: null,
+  gid: null,
+  ...extra,
+});
+
+void test('native helper: ready, then the pid, the exit code and a signal by Node’s name', async () => {
+  const h = await startHarness();
+  try {
+    assert.deepEqual(await h.next(), { type: 'ready' });
+    h.send({ type: 'base-env', env: { PATH: '/usr/bin:/bin' } });
+    h.send({
+      type: 'spawn',
+      launches: [
+        launch(1, '/bin/sh', ['-c', 'exit 3']),
+        launch(2, 'sh', ['-c', 'kill -TERM $$']), // found in the base's PATH
+        launch(3, '/bin/sh', ['-c', 'kill -34 $$']), // a real-time signal: Node has no name
+      ],
+    });
+    const replies = [];
+    for (let index = 0; index < 6; index++) replies.push(await h.next());
+    const spawned = replies.filter((reply) => reply.type === 'spawned');
+    assert.deepEqual(
+      spawned.map((reply) => reply.id),
+      [1, 2, 3],
+    );
+    for (const reply of spawned)
+      assert.ok(Number.isInteger(reply.pid) && (reply.pid as number) > 0);
+    const exits = replies.filter((reply) => reply.type === 'exit');
+    exits.sort((a, b) => (a.id as number) - (b.id as number));
+    assert.deepEqual(exits, [
+      { type: 'exit', id: 1, code: 3, signal: null },
+      { type: 'exit', id: 2, code: null, signal: 'SIGTERM' },
+      { type: 'exit', id: 3, code: 128 + 34, signal: null },
+    ]);
+  } finally {
+    await h.close();
+  }
+});
+
+/** Replies until one of type `type` about `id`; the ones before it are returned too. */
+async function until(
+  h: Harness,
+  match: (reply: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>[]> {
+  const seen: Record<string, unknown>[] = [];
+  for (;;) {
+    const reply = await h.next();
+    seen.push(reply);
+    if (match(reply)) return seen;
+  }
+}
+
+void test('native helper: the environment is the base with the delta applied in order, or the whole one sent', async () => {
+  const h = await startHarness();
+  try {
+    await h.next();
+    h.send({ type: 'base-env', env: { A: '1', B: '2', C: '3', PATH: '/usr/bin:/bin' } });
+    const cases: [unknown, string][] = [
+      [
+        { kind: 'delta', unset: ['B'], set: { C: 'three', D: 'é "q"\\', E: '\ud83d\ude00' } },
+        'A=1 C=three PATH=/usr/bin:/bin D=é "q"\\ E=\u{1F600}',
+      ],
+      [{ kind: 'whole', env: { E: 'e', A: 'a' } }, 'E=e A=a'],
+      [{ kind: 'delta', unset: ['A', 'B', 'C', 'PATH'], set: { D: 'x\ud800y' } }, 'D=x\uFFFDy'],
+    ];
+    let printed = 0;
+    for (const [index, [env, expected]] of cases.entries()) {
+      // /usr/bin/env prints its environment in the order it was given.
+      h.send({ type: 'spawn', launches: [launch(index, '/usr/bin/env', [], { env })] });
+      await until(h, (reply) => reply.type === 'exit' && reply.id === index);
+      await h.printed(`${expected.split(' ').at(-1)!}\n`);
+      const lines = h.stdout().slice(printed).trim().split('\n');
+      printed = h.stdout().length;
+      assert.equal(lines.join(' '), expected);
+    }
+  } finally {
+    await h.close();
+  }
+});
+
+void test('native helper: what cannot start is a failed reply with Node’s error code, and nothing runs', async () => {
+  const h = await startHarness();
+  try {
+    await h.next();
+    h.send({ type: 'base-env', env: { PATH: '/nonexistent-dir' } });
+    h.send({
+      type: 'spawn',
+      launches: [
+        launch(1, '/nonexistent/program', []),
+        launch(2, 'sh', ['-c', 'echo found']), // not in this PATH
+        launch(3, '/bin/sh', ['-c', 'echo ran', 'a\u0000b']),
+        launch(4, '/etc', []),
+        launch(5, '/bin/sh', ['-c', 'echo after the failures']),
+      ],
+    });
+    const replies = await until(h, (reply) => reply.type === 'exit' && reply.id === 5);
+    assert.deepEqual(
+      replies.filter((reply) => reply.type === 'failed'),
+      [
+        { type: 'failed', id: 1, message: 'spawn /nonexistent/program ENOENT', code: 'ENOENT' },
+        { type: 'failed', id: 2, message: 'spawn sh ENOENT', code: 'ENOENT' },
+        {
+          type: 'failed',
+          id: 3,
+          message: 'spawn /bin/sh ERR_INVALID_ARG_VALUE',
+          code: 'ERR_INVALID_ARG_VALUE',
+        },
+        { type: 'failed', id: 4, message: 'spawn /etc EACCES', code: 'EACCES' },
+      ],
+    );
+    await h.printed('after the failures\n');
+    assert.equal(h.stdout(), 'after the failures\n', 'none of the failed launches ran');
+  } finally {
+    await h.close();
+  }
+});
+
+void test('native helper: a captured pipe is a Node handle message; refused, it is sent again, then reported lost', async () => {
+  const h = await startHarness();
+  try {
+    await h.next();
+    h.send({ type: 'base-env', env: {} });
+    h.send({
+      type: 'spawn',
+      launches: [launch(9, '/bin/sh', ['-c', 'exit 0'], { captureStderr: true })],
+    });
+    const handle = {
+      cmd: 'NODE_HANDLE',
+      type: 'net.Socket',
+      msg: { type: 'pipe', id: 9, stream: 'stderr' },
+    };
+    const all: Record<string, unknown>[] = [];
+    const first = await until(h, (reply) => reply.cmd === 'NODE_HANDLE');
+    all.push(...first);
+    assert.equal(first[0]!.type, 'spawned');
+    assert.deepEqual(first.at(-1), handle);
+    // Node refuses a handle it could not take (MSG_CTRUNC): three more tries, then given up.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      h.send({ cmd: 'NODE_HANDLE_NACK' });
+      const resent = await until(h, (reply) => reply.cmd === 'NODE_HANDLE');
+      all.push(...resent);
+      assert.deepEqual(resent.at(-1), handle, `resent (${attempt + 1})`);
+    }
+    h.send({ cmd: 'NODE_HANDLE_NACK' });
+    const rest = await until(h, (reply) => reply.type === 'pipe');
+    assert.deepEqual(rest.at(-1), { type: 'pipe', id: 9, stream: 'stderr' }, 'reported lost');
+    all.push(...rest);
+    if (!all.some((reply) => reply.type === 'exit')) all.push(await h.next());
+    assert.deepEqual(
+      all.filter((reply) => reply.type === 'exit'),
+      [{ type: 'exit', id: 9, code: 0, signal: null }],
+    );
+  } finally {
+    await h.close();
+  }
+});
+
+void test('native helper: junk on the channel is skipped with a line on stderr; `stop` and a closed channel end it with 0', async () => {
+  const h = await startHarness();
+  try {
+    await h.next();
+    h.sendRaw('not json\n{"type":"spawn","launches":[1,\n[]\n{"type":"base-env"}\n');
+    h.sendRaw('{"type":"spawn","launches":[{"id":"x"},{"id":2}]}\n');
+    h.send({ type: 'base-env', env: {} });
+    h.send({ type: 'spawn', launches: [launch(5, '/bin/sh', ['-c', 'echo still here'])] });
+    await h.printed('still here\n');
+    const replies = await until(h, (reply) => reply.type === 'exit' && reply.id === 5);
+    assert.deepEqual(
+      replies.filter((reply) => reply.type === 'failed'),
+      [
+        {
+          type: 'failed',
+          id: 2,
+          message: 'spawn ? ERR_INVALID_ARG_VALUE',
+          code: 'ERR_INVALID_ARG_VALUE',
+        },
+      ],
+    );
+    assert.match(h.stderr(), /a request that is not a JSON object was ignored/);
+    assert.match(h.stderr(), /a base-env without an env object was ignored/);
+    h.send({ type: 'stop' });
+    const [code] = (await once(h.helper, 'exit')) as [number | null];
+    assert.equal(code, 0);
+  } finally {
+    await h.close();
+  }
+  const closed = await startHarness();
+  await closed.next();
+  const exited = once(closed.helper, 'exit');
+  await closed.close();
+  assert.deepEqual(await exited, [0, null]);
+});
