@@ -645,6 +645,23 @@ static sigset_t child_mask;       /* empty: a job starts with no signal blocked 
 static sigset_t default_signals;  /* every signal a job must find at its default action */
 
 /*
+ * The argv that runs `path` with /bin/sh, for a file exec() refused as ENOEXEC (a script without
+ * a `#!` line): what execvp(), and so Node's spawn(), does. From `a`, or malloc'd when it is NULL
+ * (in a forked child about to exec).
+ */
+static char **shell_argv(const char *path, char *const argv[], arena *a) {
+  size_t count = 0;
+  while (argv[count] != NULL) count++;
+  size_t size = (count + 2) * sizeof(char *);
+  char **out = a != NULL ? arena_alloc(a, size) : malloc(size);
+  if (out == NULL) return (char **)argv;
+  out[0] = "/bin/sh";
+  out[1] = (char *)path;
+  for (size_t i = 1; i <= count; i++) out[i + 1] = argv[i];
+  return out;
+}
+
+/*
  * Starts one process with fork(): only for a launch that changes its user or group (posix_spawn
  * cannot). The child reports an exec failure's errno through a close-on-exec pipe.
  */
@@ -673,6 +690,10 @@ static int fork_spawn(pid_t *pid, const char *path, int out_fd, int err_fd, char
     if (!error) {
       execve(path, argv, envp);
       error = errno;
+      if (error == ENOEXEC) {
+        execve("/bin/sh", shell_argv(path, argv, NULL), envp);
+        error = errno;
+      }
     }
     ssize_t ignored = write(report[1], &error, sizeof error);
     (void)ignored;
@@ -746,6 +767,8 @@ static void launch(const jvalue *request, arena *a) {
     posix_spawnattr_setsigdefault(&attributes, &default_signals);
     posix_spawnattr_setsigmask(&attributes, &child_mask);
     error = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
+    if (error == ENOEXEC)
+      error = posix_spawn(&pid, "/bin/sh", &actions, &attributes, shell_argv(path, argv, a), envp);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
   }

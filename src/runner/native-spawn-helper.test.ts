@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -190,6 +190,25 @@ void test('native helper: the environment is the base with the delta applied in 
     }
   } finally {
     await h.close();
+  }
+});
+
+void test('native helper: an executable without a #! line runs under /bin/sh, as with Node', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'yacron2-native-script-'));
+  const h = await startHarness();
+  try {
+    const script = join(dir, 'no-shebang');
+    await writeFile(script, 'echo "ran as $0 with $1"\n', { mode: 0o700 });
+    await h.next();
+    h.send({ type: 'base-env', env: { PATH: dir } });
+    h.send({ type: 'spawn', launches: [launch(1, 'no-shebang', ['one'])] });
+    const replies = await until(h, (reply) => reply.type === 'exit');
+    assert.deepEqual(replies.at(-1), { type: 'exit', id: 1, code: 0, signal: null });
+    await h.printed('\n');
+    assert.equal(h.stdout(), `ran as ${script} with one\n`);
+  } finally {
+    await h.close();
+    await rm(dir, { recursive: true, force: true });
   }
 });
 
