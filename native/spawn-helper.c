@@ -904,6 +904,7 @@ int main(void) {
       if (capacity - filled < 4096) {
         if (capacity >= MAX_LINE) {
           fprintf(stderr, "yacron2 spawn helper: a request line over %u bytes\n", MAX_LINE);
+          free(buffer);
           return 1;
         }
         capacity *= 2;
@@ -911,7 +912,10 @@ int main(void) {
       }
       ssize_t got = read(channel, buffer + filled, capacity - filled);
       if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return 0; /* the daemon closed the channel (or is gone) */
+      if (got <= 0) { /* the daemon closed the channel (or is gone) */
+        free(buffer);
+        return 0;
+      }
       size_t start = 0, scanned = filled;
       filled += (size_t)got;
       for (char *newline; (newline = memchr(buffer + scanned, '\n', filled - scanned)) != NULL;) {
