@@ -27,7 +27,7 @@ const jobs = intArg(1, 'jobs');
 const variant = stringArg(2, 'variant'); // 'stateless' | 'state'
 const workDir = stringArg(3, 'workDir');
 const instants = intArg(4, 'instants');
-const spawnPath = stringArg(5, 'spawnPath'); // 'default' | 'in-process'
+const spawnPath = stringArg(5, 'spawnPath'); // 'default' | 'in-process' | 'node-helper'
 const INSTANT_SPACING_S = 5;
 
 const runDir = mkdtempSync(path.join(workDir, `launch-${jobs}-${variant}-`));

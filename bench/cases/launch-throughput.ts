@@ -25,7 +25,7 @@ const mode = stringArg(1, 'mode'); // 'daemon' | 'loop'
 const count = intArg(2, 'count');
 const seconds = intArg(3, 'seconds');
 const workDir = stringArg(4, 'workDir');
-const spawnPath = stringArg(5, 'spawnPath'); // 'default' | 'in-process'
+const spawnPath = stringArg(5, 'spawnPath'); // 'default' | 'in-process' | 'node-helper'
 const WARM_UP_S = 3;
 
 const LOOP_PROGRAM = `

@@ -61,7 +61,8 @@ export function waitUntil(ms: number): Promise<void> {
 /**
  * The daemon's environment: this one without YACRON2_SPAWN_HELPER for `default` (each checkout
  * on its own default path: builds compared side by side may differ), with it `0` for
- * `in-process`.
+ * `in-process` and `node` for `node-helper` (the Node spawn helper where the native one is the
+ * default).
  */
 export function daemonEnv(spawnPath: string): NodeJS.ProcessEnv {
   const { YACRON2_SPAWN_HELPER: _ignored, ...env } = process.env;
