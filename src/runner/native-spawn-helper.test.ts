@@ -53,7 +53,13 @@ async function startHarness(): Promise<Harness> {
   await once(ours, 'connect');
   const helper = spawn(program.path, [], {
     stdio: ['ignore', 'pipe', 'pipe', ours],
-    env: { NODE_CHANNEL_FD: '3', PATH: process.env.PATH },
+    // The sanitizers' settings pass through (CI's sanitizer run, docs/performance.md).
+    env: {
+      NODE_CHANNEL_FD: '3',
+      PATH: process.env.PATH,
+      ASAN_OPTIONS: process.env.ASAN_OPTIONS,
+      UBSAN_OPTIONS: process.env.UBSAN_OPTIONS,
+    },
   });
   ours.destroy(); // the helper holds its own copy
   const channel = await accepted.promise;

@@ -21,10 +21,17 @@ export function currentSpawner(): Spawner {
   return current;
 }
 
+/**
+ * The binary the native suites run: the build's, or YACRON2_TEST_NATIVE_HELPER (CI points it at
+ * a build under AddressSanitizer and UndefinedBehaviorSanitizer, docs/performance.md "The spawn
+ * path").
+ */
+const NATIVE_OVERRIDE = 'YACRON2_TEST_NATIVE_HELPER';
+
 /** The one program of a helper kind (the native binary must have been built: `npm run build`). */
 export function helperProgram(kind: HelperKind): HelperProgram {
   if (kind === 'node') return nodeHelperProgram();
-  const path = nativeHelperPath();
+  const path = process.env[NATIVE_OVERRIDE] || nativeHelperPath();
   assert.ok(existsSync(path), `the native spawn helper is built (npm run build): ${path}`);
   return { kind: 'native', path };
 }
