@@ -112,6 +112,23 @@ async function startHarness(): Promise<Harness> {
   };
 }
 
+/** `body` against a fresh helper that said `ready`; the helper is closed after it. */
+async function withHarness(body: (h: Harness) => Promise<void>): Promise<void> {
+  const h = await startHarness();
+  try {
+    assert.deepEqual(await h.next(), { type: 'ready' });
+    await body(h);
+  } finally {
+    await h.close();
+  }
+}
+
+/** Registers `env` as the base, then sends one batch of `launches`. */
+function spawnBatch(h: Harness, env: Record<string, string>, launches: unknown[]): void {
+  h.send({ type: 'base-env', env });
+  h.send({ type: 'spawn', launches });
+}
+
 const launch = (id: number, file: string, args: string[], extra: Record<string, unknown> = {}) => ({
   id,
   file,
@@ -125,18 +142,12 @@ const launch = (id: number, file: string, args: string[], extra: Record<string, 
 });
 
 void test('native helper: ready, then the pid, the exit code and a signal by Node’s name', async () => {
-  const h = await startHarness();
-  try {
-    assert.deepEqual(await h.next(), { type: 'ready' });
-    h.send({ type: 'base-env', env: { PATH: '/usr/bin:/bin' } });
-    h.send({
-      type: 'spawn',
-      launches: [
-        launch(1, '/bin/sh', ['-c', 'exit 3']),
-        launch(2, 'sh', ['-c', 'kill -TERM $$']), // found in the base's PATH
-        launch(3, '/bin/sh', ['-c', 'kill -34 $$']), // a real-time signal: Node has no name
-      ],
-    });
+  await withHarness(async (h) => {
+    spawnBatch(h, { PATH: '/usr/bin:/bin' }, [
+      launch(1, '/bin/sh', ['-c', 'exit 3']),
+      launch(2, 'sh', ['-c', 'kill -TERM $$']), // found in the base's PATH
+      launch(3, '/bin/sh', ['-c', 'kill -34 $$']), // a real-time signal: Node has no name
+    ]);
     const replies = [];
     for (let index = 0; index < 6; index++) replies.push(await h.next());
     const spawned = replies.filter((reply) => reply.type === 'spawned');
@@ -153,9 +164,7 @@ void test('native helper: ready, then the pid, the exit code and a signal by Nod
       { type: 'exit', id: 2, code: null, signal: 'SIGTERM' },
       { type: 'exit', id: 3, code: 128 + 34, signal: null },
     ]);
-  } finally {
-    await h.close();
-  }
+  });
 });
 
 /** Replies until one of type `type` about `id`; the ones before it are returned too. */
@@ -172,9 +181,7 @@ async function until(
 }
 
 void test('native helper: the environment is the base with the delta applied in order, or the whole one sent', async () => {
-  const h = await startHarness();
-  try {
-    await h.next();
+  await withHarness(async (h) => {
     h.send({ type: 'base-env', env: { A: '1', B: '2', C: '3', PATH: '/usr/bin:/bin' } });
     const cases: [unknown, string][] = [
       [
@@ -194,45 +201,36 @@ void test('native helper: the environment is the base with the delta applied in 
       printed = h.stdout().length;
       assert.equal(lines.join(' '), expected);
     }
-  } finally {
-    await h.close();
-  }
+  });
 });
 
 void test('native helper: an executable without a #! line runs under /bin/sh, as with Node', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'yacron2-native-script-'));
-  const h = await startHarness();
   try {
     const script = join(dir, 'no-shebang');
     await writeFile(script, 'echo "ran as $0 with $1"\n', { mode: 0o700 });
-    await h.next();
-    h.send({ type: 'base-env', env: { PATH: dir } });
-    h.send({ type: 'spawn', launches: [launch(1, 'no-shebang', ['one'])] });
-    const replies = await until(h, (reply) => reply.type === 'exit');
-    assert.deepEqual(replies.at(-1), { type: 'exit', id: 1, code: 0, signal: null });
-    await h.printed('\n');
-    assert.equal(h.stdout(), `ran as ${script} with one\n`);
+    await withHarness(async (h) => {
+      h.send({ type: 'base-env', env: { PATH: dir } });
+      h.send({ type: 'spawn', launches: [launch(1, 'no-shebang', ['one'])] });
+      const replies = await until(h, (reply) => reply.type === 'exit');
+      assert.deepEqual(replies.at(-1), { type: 'exit', id: 1, code: 0, signal: null });
+      await h.printed('\n');
+      assert.equal(h.stdout(), `ran as ${script} with one\n`);
+    });
   } finally {
-    await h.close();
     await rm(dir, { recursive: true, force: true });
   }
 });
 
 void test('native helper: what cannot start is a failed reply with Node’s error code, and nothing runs', async () => {
-  const h = await startHarness();
-  try {
-    await h.next();
-    h.send({ type: 'base-env', env: { PATH: '/nonexistent-dir' } });
-    h.send({
-      type: 'spawn',
-      launches: [
-        launch(1, '/nonexistent/program', []),
-        launch(2, 'sh', ['-c', 'echo found']), // not in this PATH
-        launch(3, '/bin/sh', ['-c', 'echo ran', 'a\u0000b']),
-        launch(4, '/etc', []),
-        launch(5, '/bin/sh', ['-c', 'echo after the failures']),
-      ],
-    });
+  await withHarness(async (h) => {
+    spawnBatch(h, { PATH: '/nonexistent-dir' }, [
+      launch(1, '/nonexistent/program', []),
+      launch(2, 'sh', ['-c', 'echo found']), // not in this PATH
+      launch(3, '/bin/sh', ['-c', 'echo ran', 'a\u0000b']),
+      launch(4, '/etc', []),
+      launch(5, '/bin/sh', ['-c', 'echo after the failures']),
+    ]);
     const replies = await until(h, (reply) => reply.type === 'exit' && reply.id === 5);
     assert.deepEqual(
       replies.filter((reply) => reply.type === 'failed'),
@@ -250,15 +248,11 @@ void test('native helper: what cannot start is a failed reply with Node’s erro
     );
     await h.printed('after the failures\n');
     assert.equal(h.stdout(), 'after the failures\n', 'none of the failed launches ran');
-  } finally {
-    await h.close();
-  }
+  });
 });
 
 void test('native helper: a captured pipe is a Node handle message; refused, it is sent again, then reported lost', async () => {
-  const h = await startHarness();
-  try {
-    await h.next();
+  await withHarness(async (h) => {
     h.send({ type: 'base-env', env: {} });
     h.send({
       type: 'spawn',
@@ -290,15 +284,11 @@ void test('native helper: a captured pipe is a Node handle message; refused, it 
       all.filter((reply) => reply.type === 'exit'),
       [{ type: 'exit', id: 9, code: 0, signal: null }],
     );
-  } finally {
-    await h.close();
-  }
+  });
 });
 
 void test('native helper: junk on the channel is skipped with a line on stderr; `stop` and a closed channel end it with 0', async () => {
-  const h = await startHarness();
-  try {
-    await h.next();
+  await withHarness(async (h) => {
     h.sendRaw('not json\n{"type":"spawn","launches":[1,\n[]\n{"type":"base-env"}\n');
     h.sendRaw('{"type":"spawn","launches":[{"id":"x"},{"id":2}]}\n');
     h.send({ type: 'base-env', env: {} });
@@ -321,11 +311,9 @@ void test('native helper: junk on the channel is skipped with a line on stderr; 
     h.send({ type: 'stop' });
     const [code] = (await once(h.helper, 'exit')) as [number | null];
     assert.equal(code, 0);
-  } finally {
-    await h.close();
-  }
+  });
   const closed = await startHarness();
-  await closed.next();
+  assert.deepEqual(await closed.next(), { type: 'ready' });
   const exited = once(closed.helper, 'exit');
   await closed.close();
   assert.deepEqual(await exited, [0, null]);
