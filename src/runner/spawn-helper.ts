@@ -71,11 +71,12 @@ export class SpawnHelper implements Spawner {
   }[] = [];
   #process: ChildProcess | null = null;
   readonly #programs: readonly HelperProgram[];
-  /** The program that got ready (restarted after a crash); null until one has. */
+  /**
+   * The program that got ready; null until one has. Only then is a dead helper restarted (with
+   * this program): a boot failure is final.
+   */
   #program: HelperProgram | null = null;
   #ready = false;
-  /** Set once a helper got ready: only then is a dead one restarted (a boot failure is final). */
-  #everReady = false;
   #closed = false;
   #failedStarts = 0;
   #nextId = 1;
@@ -244,7 +245,6 @@ export class SpawnHelper implements Spawner {
         timer.cancel();
         this.#program = program;
         this.#ready = true;
-        this.#everReady = true;
         this.#failedStarts = 0;
         this.#idle();
         waiter.resolve(true);
@@ -316,16 +316,17 @@ export class SpawnHelper implements Spawner {
     const orphans = [...this.#children.values()];
     this.#children.clear();
     // Closed, or never got ready at all (the caller stays in-process): not restarted.
-    if (this.#closed || !this.#everReady) return;
+    const program = this.#program;
+    if (this.#closed || program === null) return;
     this.#deps.logger.error(
       `The spawn helper exited (${signal ?? `code ${String(code)}`}) with ${orphans.length} run(s) in flight; restarting it`,
     );
     for (const child of orphans) child.helperDied();
-    if (++this.#failedStarts > MAX_FAILED_STARTS || this.#program === null) {
+    if (++this.#failedStarts > MAX_FAILED_STARTS) {
       this.#deps.logger.error('The spawn helper keeps failing: runs start in-process from now on');
       return;
     }
-    this.#restart(this.#program);
+    this.#restart(program);
   }
 }
 
