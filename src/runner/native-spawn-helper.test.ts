@@ -11,7 +11,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDeferred, systemClock } from '../common/index.js';
+import { createDeferred } from '../common/index.js';
+import { within } from '../state/testing.js';
 import { helperProgram } from './test-spawn-paths.js';
 
 interface Harness {
@@ -28,17 +29,8 @@ interface Harness {
   close(): Promise<void>;
 }
 
-/** `promise`, or a failure naming what was awaited after WAIT_MS (a hang fails, never blocks). */
+/** How long a reply or a line may take before the test fails (a hang fails, never blocks). */
 const WAIT_MS = 10_000;
-async function bounded<T>(promise: Promise<T>, what: () => string): Promise<T> {
-  const failed = createDeferred<never>();
-  const timer = systemClock.setTimer(() => failed.reject(new Error(what())), WAIT_MS);
-  try {
-    return await Promise.race([promise, failed.promise]);
-  } finally {
-    timer.cancel();
-  }
-}
 
 async function startHarness(): Promise<Harness> {
   const program = helperProgram('native');
@@ -93,7 +85,7 @@ async function startHarness(): Promise<Harness> {
       while (lines.length === 0) {
         const arrived = createDeferred<void>();
         wake = () => arrived.resolve();
-        await bounded(arrived.promise, () => `no reply; stderr: ${err}`);
+        await within(arrived.promise, WAIT_MS, `a reply (stderr: ${err})`);
       }
       return JSON.parse(lines.shift()!) as Record<string, unknown>;
     },
@@ -101,7 +93,7 @@ async function startHarness(): Promise<Harness> {
       if (out.includes(text)) return Promise.resolve();
       const seen = createDeferred<void>();
       printedWaiters.push({ text, resolve: () => seen.resolve() });
-      return bounded(seen.promise, () => `${JSON.stringify(text)} never printed: ${out}`);
+      return within(seen.promise, WAIT_MS, `${JSON.stringify(text)} printed (so far: ${out})`);
     },
     async close() {
       channel.destroy();

@@ -341,6 +341,13 @@ export function nodeHelperProgram(script?: string): HelperProgram {
   };
 }
 
+/** The native helper program at `path` (default: where the build puts it). */
+export function nativeHelperProgram(
+  path = nativeHelperPath(),
+): Extract<HelperProgram, { kind: 'native' }> {
+  return { kind: 'native', path };
+}
+
 /**
  * The native helper's binary, where `npm run build` puts it (scripts/build-native.mjs):
  * dist/native/ at the package root, from dist/runner/ or, under the test loader, src/runner/.
@@ -356,9 +363,9 @@ export function nativeHelperPath(): string {
 
 /** The native helper when it was built, then the Node one. */
 export function defaultHelperPrograms(): readonly HelperProgram[] {
-  const native = nativeHelperPath();
+  const native = nativeHelperProgram();
   const node = nodeHelperProgram();
-  return existsSync(native) ? [{ kind: 'native', path: native }, node] : [node];
+  return existsSync(native.path) ? [native, node] : [node];
 }
 
 /** One run launched through the helper, shaped like a ChildProcess for ChildRun. */

@@ -8,7 +8,7 @@
 // Must not: make the daemon's start-up wait for the helper.
 import {
   defaultHelperPrograms,
-  nativeHelperPath,
+  nativeHelperProgram,
   nodeHelperProgram,
   SpawnHelper,
   type HelperProgram,
@@ -27,7 +27,7 @@ export interface DaemonSpawner {
 
 /** The helper programs the switch's value asks for (any other value: the default order). */
 function programsFor(value: string | undefined): readonly HelperProgram[] {
-  if (value === 'native') return [{ kind: 'native', path: nativeHelperPath() }];
+  if (value === 'native') return [nativeHelperProgram()];
   if (value === 'node') return [nodeHelperProgram()];
   return defaultHelperPrograms();
 }

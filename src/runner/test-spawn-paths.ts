@@ -5,8 +5,13 @@ import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe } from 'node:test';
 import { silentLogger, systemClock } from '../common/index.js';
-import { nativeHelperPath, nodeHelperProgram, SpawnHelper } from './spawn-helper.js';
-import type { HelperProgram } from './spawn-helper.js';
+import {
+  nativeHelperPath,
+  nativeHelperProgram,
+  nodeHelperProgram,
+  SpawnHelper,
+  type HelperProgram,
+} from './spawn-helper.js';
 import { inProcessSpawner, type Spawner } from './spawner.js';
 
 export type HelperKind = HelperProgram['kind'];
@@ -33,7 +38,7 @@ export function helperProgram(kind: HelperKind): HelperProgram {
   if (kind === 'node') return nodeHelperProgram();
   const path = process.env[NATIVE_OVERRIDE] || nativeHelperPath();
   assert.ok(existsSync(path), `the native spawn helper is built (npm run build): ${path}`);
-  return { kind: 'native', path };
+  return nativeHelperProgram(path);
 }
 
 /** Starts a spawn helper of `kind` for a test; fails the test when it cannot start. */
