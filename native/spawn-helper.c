@@ -2,26 +2,27 @@
  * yacron2's native spawn helper (docs/performance.md "The spawn path"). The daemon starts it once
  * with a Node IPC channel on fd NODE_CHANNEL_FD (JSON lines) and sends it the same messages it
  * sends the Node helper (src/runner/spawn-helper-protocol.ts); this program answers with the same
- * replies. Why C: Node's spawn() forks its whole process on the calling thread (about 1 ms of CPU
+ * replies, but hands the captured pipes over as held pipes (below). Why C: Node's spawn() forks its whole process on the calling thread (about 1 ms of CPU
  * even from a small Node process), while posix_spawn() here is a vfork (about 0.05 ms), so a burst
  * of launches costs the machine a fraction of the CPU and the helper's memory is a few hundred KB.
  *
- * Per launch: the pid (or the spawn error), each captured pipe's read end handed back over the
- * channel as a Node `net.Socket` handle (NODE_HANDLE with SCM_RIGHTS, the framing Node's own
+ * Per launch: the pid (or the spawn error), each captured pipe's read end handed to the daemon over
+ * the channel as a raw Node handle (NODE_HANDLE with SCM_RIGHTS, the framing Node's own
  * child_process uses), then the exit status. Each handle message is its own sendmsg(), so the
- * kernel never coalesces two handles into one read; unacknowledged handles are kept until the
- * daemon's NODE_HANDLE_ACK (resent on NACK, at most three times, then reported lost).
+ * kernel never coalesces two handles into one read; a handle is resent on the daemon's NACK (at
+ * most three times, then reported lost). After the daemon's ACK the helper watches its own copy of
+ * the pipe and tells the daemon when there is output to read, or that the pipe ended empty
+ * ("captured pipes" below).
  *
- * Must not: read a job's output; exit on SIGINT/SIGTERM (a Ctrl-C reaches the whole foreground
- * group: the daemon decides when to stop); leak its channel or its pipes into a job; outlive the
- * daemon's channel (EOF or `stop`: exit 0, the jobs run on in their own sessions).
+ * Must not: read a job's output (it only peeks); exit on SIGINT/SIGTERM (a Ctrl-C reaches the
+ * whole foreground group: the daemon decides when to stop); leak its channel or its pipes into a
+ * job; outlive the daemon's channel (EOF or `stop`: exit 0, the jobs run on in their own sessions).
  */
 #define _GNU_SOURCE /* posix_spawn flags, signalfd, pipe2, strchrnul */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -400,7 +402,18 @@ static const char *signal_name(int signo) {
   return signo > 0 && signo < (int)(sizeof names / sizeof *names) ? names[signo] : NULL;
 }
 
-/* ---- handles in flight (sent, not yet acknowledged by the daemon) ---- */
+/*
+ * ---- captured pipes ----
+ *
+ * Each captured pipe's read end is handed to the daemon at launch as a raw handle ("net.Native":
+ * Node gives the daemon the handle itself, not a `net.Socket`), and the helper keeps its own copy
+ * to watch. The daemon only wraps the handle in a socket and reads it once the helper says the
+ * pipe has `output`; a pipe that ends without a byte is reported `empty` (in the run's `exit`
+ * when it has ended by then) and the daemon just closes its handle. Most jobs write nothing on
+ * a captured stream, and a socket per pipe is most of what a launch costs the daemon. The
+ * daemon holds the read end from the launch on, so a job's writes never depend on this process.
+ * Watching never reads: a byte seen is left in the pipe for the daemon (recv with MSG_PEEK).
+ */
 
 typedef struct {
   int fd;
@@ -412,11 +425,16 @@ typedef struct {
 static sent_handle *unacked;
 static size_t unacked_head, unacked_count, unacked_capacity;
 
+/* The pipes the daemon holds and the helper watches (after the daemon's NODE_HANDLE_ACK). */
+static sent_handle *watched;
+static size_t watched_count, watched_capacity;
+static int events = -1; /* the epoll instance: the channel, the children's signalfd, watched pipes */
+
 static void send_handle_message(const sent_handle *handle) {
   char line[256];
   int length = snprintf(line, sizeof line,
-                        "{\"cmd\":\"NODE_HANDLE\",\"type\":\"net.Socket\",\"msg\":{\"type\":\"pipe\",\"id\":%lld,"
-                        "\"stream\":\"%s\"}}\n",
+                        "{\"cmd\":\"NODE_HANDLE\",\"type\":\"net.Native\",\"msg\":{\"type\":\"pipe\",\"id\":%lld,"
+                        "\"stream\":\"%s\",\"held\":true}}\n",
                         handle->id, handle->stream);
   struct iovec iov = {.iov_base = line, .iov_len = (size_t)length};
   union {
@@ -455,6 +473,22 @@ static void send_pipe(long long id, const char *stream, int fd) {
   send_handle_message(handle);
 }
 
+/* The daemon holds the pipe now: watch it for its first byte or its end. */
+static void watch(sent_handle handle) {
+  if (watched_count == watched_capacity) {
+    watched_capacity = watched_capacity ? watched_capacity * 2 : 64;
+    watched = xrealloc(watched, watched_capacity * sizeof *watched);
+  }
+  struct epoll_event event = {.events = EPOLLIN, .data.fd = handle.fd};
+  if (epoll_ctl(events, EPOLL_CTL_ADD, handle.fd, &event) != 0) {
+    /* Cannot watch it (no memory for the watch): let the daemon read it from now on. */
+    reply("{\"type\":\"output\",\"id\":%lld,\"stream\":\"%s\"}", handle.id, handle.stream);
+    close(handle.fd);
+    return;
+  }
+  watched[watched_count++] = handle;
+}
+
 /* The daemon answers handles in the order they were sent. */
 static void handle_answered(int acknowledged) {
   if (unacked_count == 0) return;
@@ -462,7 +496,7 @@ static void handle_answered(int acknowledged) {
   unacked_head = (unacked_head + 1) % unacked_capacity;
   unacked_count--;
   if (acknowledged) {
-    close(handle.fd);
+    watch(handle);
   } else if (handle.retransmissions++ < MAX_RETRANSMISSIONS) {
     send_pipe(handle.id, handle.stream, handle.fd);
     unacked[(unacked_head + unacked_count - 1) % unacked_capacity].retransmissions =
@@ -470,6 +504,63 @@ static void handle_answered(int acknowledged) {
   } else {
     close(handle.fd);
     reply("{\"type\":\"pipe\",\"id\":%lld,\"stream\":\"%s\"}", handle.id, handle.stream);
+  }
+}
+
+typedef enum { PIPE_QUIET, PIPE_OUTPUT, PIPE_EMPTY } pipe_state;
+
+/* What a watched pipe holds, without taking it: a byte, its end with none, or nothing yet. */
+static pipe_state peek(int fd) {
+  char byte;
+  ssize_t got;
+  do got = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  while (got < 0 && errno == EINTR);
+  if (got == 0) return PIPE_EMPTY;
+  if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return PIPE_QUIET;
+  return PIPE_OUTPUT; /* a byte, or an error the daemon's socket will see and report */
+}
+
+static void unwatch(size_t index) {
+  epoll_ctl(events, EPOLL_CTL_DEL, watched[index].fd, NULL);
+  close(watched[index].fd);
+  watched[index] = watched[--watched_count];
+}
+
+/* A watched pipe woke the helper: tell the daemon to read it, or that it ended empty. */
+static void pipe_ready(int fd) {
+  for (size_t i = 0; i < watched_count; i++) {
+    if (watched[i].fd != fd) continue;
+    pipe_state state = peek(fd);
+    if (state == PIPE_QUIET) return;
+    reply("{\"type\":\"%s\",\"id\":%lld,\"stream\":\"%s\"}", state == PIPE_OUTPUT ? "output" : "empty",
+          watched[i].id, watched[i].stream);
+    unwatch(i);
+    return;
+  }
+}
+
+/*
+ * When run `id` has exited: its watched pipes that ended empty go into its `exit` reply (their
+ * names, JSON, into `list`), and those with output are announced before it.
+ */
+static void settle_pipes(long long id, char *list, size_t size) {
+  size_t at = 0;
+  list[0] = '\0';
+  for (size_t i = 0; i < watched_count;) {
+    if (watched[i].id != id) {
+      i++;
+      continue;
+    }
+    pipe_state state = peek(watched[i].fd);
+    if (state == PIPE_QUIET) {
+      i++; /* a process the job started holds it open: its end comes later */
+      continue;
+    }
+    if (state == PIPE_OUTPUT)
+      reply("{\"type\":\"output\",\"id\":%lld,\"stream\":\"%s\"}", id, watched[i].stream);
+    else
+      at += (size_t)snprintf(list + at, size - at, "%s\"%s\"", at ? "," : "", watched[i].stream);
+    unwatch(i);
   }
 }
 
@@ -796,16 +887,21 @@ static void reap(void) {
       if (runs[i].pid != pid) continue;
       long long id = runs[i].id;
       runs[i] = runs[--run_count];
+      char empty[32];
+      settle_pipes(id, empty, sizeof empty);
       if (WIFEXITED(status)) {
-        reply("{\"type\":\"exit\",\"id\":%lld,\"code\":%d,\"signal\":null}", id, WEXITSTATUS(status));
+        reply("{\"type\":\"exit\",\"id\":%lld,\"code\":%d,\"signal\":null,\"empty\":[%s]}", id,
+              WEXITSTATUS(status), empty);
       } else {
         int signo = WTERMSIG(status);
         const char *name = signal_name(signo);
         /* A signal Node has no name for (a real-time one): the shell's 128+n, a failure. */
         if (name != NULL)
-          reply("{\"type\":\"exit\",\"id\":%lld,\"code\":null,\"signal\":\"%s\"}", id, name);
+          reply("{\"type\":\"exit\",\"id\":%lld,\"code\":null,\"signal\":\"%s\",\"empty\":[%s]}", id,
+                name, empty);
         else
-          reply("{\"type\":\"exit\",\"id\":%lld,\"code\":%d,\"signal\":null}", id, 128 + signo);
+          reply("{\"type\":\"exit\",\"id\":%lld,\"code\":%d,\"signal\":null,\"empty\":[%s]}", id,
+                128 + signo, empty);
       }
       break;
     }
@@ -886,21 +982,46 @@ int main(void) {
 
   reply("{\"type\":\"ready\"}");
 
+  events = epoll_create1(EPOLL_CLOEXEC);
+  if (events < 0) die("epoll_create1");
+  struct epoll_event watch_channel = {.events = EPOLLIN, .data.fd = channel};
+  struct epoll_event watch_children = {.events = EPOLLIN, .data.fd = children};
+  if (epoll_ctl(events, EPOLL_CTL_ADD, channel, &watch_channel) != 0 ||
+      epoll_ctl(events, EPOLL_CTL_ADD, children, &watch_children) != 0)
+    die("epoll_ctl");
+
   size_t capacity = 64 * 1024, filled = 0;
   char *buffer = xmalloc(capacity);
-  struct pollfd fds[2] = {{.fd = channel, .events = POLLIN}, {.fd = children, .events = POLLIN}};
   for (;;) {
-    if (poll(fds, 2, -1) < 0) {
+    struct epoll_event ready[64];
+    int count = epoll_wait(events, ready, 64, -1);
+    if (count < 0) {
       if (errno == EINTR) continue;
-      die("poll");
+      die("epoll_wait");
     }
-    if (fds[1].revents & POLLIN) {
-      struct signalfd_siginfo info;
-      while (read(children, &info, sizeof info) > 0) {
+    /*
+     * Exits first, so a pipe that ended with its run goes into the run's `exit`; then the pipes
+     * (no new pipe is made before the channel is read, so no fd here is a reused one); the channel
+     * last.
+     */
+    int channel_ready = 0, pipes_ready = 0;
+    for (int i = 0; i < count; i++) {
+      if (ready[i].data.fd == children) {
+        struct signalfd_siginfo info;
+        while (read(children, &info, sizeof info) > 0) {
+        }
+      } else if (ready[i].data.fd == channel) {
+        channel_ready = 1;
+      } else {
+        pipes_ready = 1;
       }
-      reap();
     }
-    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+    /* A pipe's end usually comes a moment before its run's SIGCHLD: reap before answering it. */
+    reap();
+    if (pipes_ready)
+      for (int i = 0; i < count; i++)
+        if (ready[i].data.fd != children && ready[i].data.fd != channel) pipe_ready(ready[i].data.fd);
+    if (channel_ready) {
       if (capacity - filled < 4096) {
         if (capacity >= MAX_LINE) {
           fprintf(stderr, "yacron2 spawn helper: a request line over %u bytes\n", MAX_LINE);

@@ -21,7 +21,7 @@ import { buildChildEnvironment } from './child-environment.js';
 import { buildCommandArgv, needsIdentitySwitch, wrapWithSetpriv } from './command-line.js';
 import { decideFailReason } from './fail-reason.js';
 import { exitCodeFromStatus, signalProcessGroup } from './process-group.js';
-import type { SpawnedChild, Spawner } from './spawner.js';
+import { closeOutput, type SpawnedChild, type Spawner } from './spawner.js';
 import { StreamCapture } from './stream-capture.js';
 import type {
   CancelReason,
@@ -257,8 +257,7 @@ export class ChildRun implements RunHandle {
       this.#ctx.logger.warn(
         `Job ${job.name}: a process outside its process group holds its output open; closing the pipes`,
       );
-      this.#child?.stdout?.destroy();
-      this.#child?.stderr?.destroy();
+      if (this.#child !== undefined) closeOutput(this.#child);
     }, OUTPUT_DRAIN_MS);
   }
 

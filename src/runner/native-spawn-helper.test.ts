@@ -5,8 +5,9 @@
 // The handles it passes are dropped by the kernel here (a plain socket read takes no fds).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -152,9 +153,9 @@ void test('native helper: ready, then the pid, the exit code and a signal by Nod
     const exits = replies.filter((reply) => reply.type === 'exit');
     exits.sort((a, b) => (a.id as number) - (b.id as number));
     assert.deepEqual(exits, [
-      { type: 'exit', id: 1, code: 3, signal: null },
-      { type: 'exit', id: 2, code: null, signal: 'SIGTERM' },
-      { type: 'exit', id: 3, code: 128 + 34, signal: null },
+      { type: 'exit', id: 1, code: 3, signal: null, empty: [] },
+      { type: 'exit', id: 2, code: null, signal: 'SIGTERM', empty: [] },
+      { type: 'exit', id: 3, code: 128 + 34, signal: null, empty: [] },
     ]);
   });
 });
@@ -205,7 +206,7 @@ void test('native helper: an executable without a #! line runs under /bin/sh, as
       h.send({ type: 'base-env', env: { PATH: dir } });
       h.send({ type: 'spawn', launches: [launch(1, 'no-shebang', ['one'])] });
       const replies = await until(h, (reply) => reply.type === 'exit');
-      assert.deepEqual(replies.at(-1), { type: 'exit', id: 1, code: 0, signal: null });
+      assert.deepEqual(replies.at(-1), { type: 'exit', id: 1, code: 0, signal: null, empty: [] });
       await h.printed('\n');
       assert.equal(h.stdout(), `ran as ${script} with one\n`);
     });
@@ -243,7 +244,7 @@ void test('native helper: what cannot start is a failed reply with Node’s erro
   });
 });
 
-void test('native helper: a captured pipe is a Node handle message; refused, it is sent again, then reported lost', async () => {
+void test('native helper: a captured pipe is a raw Node handle message; refused, it is sent again, then reported lost', async () => {
   await withHarness(async (h) => {
     h.send({ type: 'base-env', env: {} });
     h.send({
@@ -252,8 +253,8 @@ void test('native helper: a captured pipe is a Node handle message; refused, it 
     });
     const handle = {
       cmd: 'NODE_HANDLE',
-      type: 'net.Socket',
-      msg: { type: 'pipe', id: 9, stream: 'stderr' },
+      type: 'net.Native',
+      msg: { type: 'pipe', id: 9, stream: 'stderr', held: true },
     };
     const all: Record<string, unknown>[] = [];
     const first = await until(h, (reply) => reply.cmd === 'NODE_HANDLE');
@@ -274,9 +275,98 @@ void test('native helper: a captured pipe is a Node handle message; refused, it 
     if (!all.some((reply) => reply.type === 'exit')) all.push(await h.next());
     assert.deepEqual(
       all.filter((reply) => reply.type === 'exit'),
-      [{ type: 'exit', id: 9, code: 0, signal: null }],
+      [{ type: 'exit', id: 9, code: 0, signal: null, empty: [] }],
     );
   });
+});
+
+/**
+ * A launch gated on a FIFO, its handles acknowledged: the helper watches its pipes before the job
+ * goes on (a failed launch answered after the ACKs proves they were read). Returns the gate.
+ */
+async function gatedLaunch(
+  h: Harness,
+  dir: string,
+  id: number,
+  script: string,
+  capture: { captureStdout?: boolean; captureStderr?: boolean },
+): Promise<{ open(): Promise<void> }> {
+  const gate = join(dir, `gate-${id}`);
+  execFileSync('mkfifo', [gate]);
+  h.send({
+    type: 'spawn',
+    launches: [launch(id, '/bin/sh', ['-c', `read x < "$1"; ${script}`, 'sh', gate], capture)],
+  });
+  const handles = (capture.captureStdout ? 1 : 0) + (capture.captureStderr ? 1 : 0);
+  const seen = await until(h, (reply) => reply.type === 'spawned' && reply.id === id);
+  let received = seen.filter((reply) => reply.cmd === 'NODE_HANDLE').length;
+  while (received < handles) if ((await h.next()).cmd === 'NODE_HANDLE') received++;
+  for (let index = 0; index < handles; index++) h.send({ cmd: 'NODE_HANDLE_ACK' });
+  h.send({ type: 'spawn', launches: [launch(id + 1000, '/nonexistent', [])] });
+  await until(h, (reply) => reply.type === 'failed' && reply.id === id + 1000);
+  return { open: () => writeFile(gate, 'go\n') };
+}
+
+void test('native helper: a held pipe with output is announced; one that ends empty is named in the exit (or just before it)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'yacron2-native-held-'));
+  try {
+    await withHarness(async (h) => {
+      h.send({ type: 'base-env', env: {} });
+      const gate = await gatedLaunch(h, dir, 1, 'echo out; exit 4', {
+        captureStdout: true,
+        captureStderr: true,
+      });
+      await gate.open();
+      const replies = await until(h, (reply) => reply.type === 'exit');
+      assert.deepEqual(
+        replies.filter((reply) => reply.type === 'output'),
+        [{ type: 'output', id: 1, stream: 'stdout' }],
+        'announced before the exit',
+      );
+      const exit = replies.at(-1)!;
+      assert.deepEqual(
+        { ...exit, empty: undefined },
+        {
+          type: 'exit',
+          id: 1,
+          code: 4,
+          signal: null,
+          empty: undefined,
+        },
+      );
+      // The pipe's end and the exit come a moment apart: named in the exit, or said just before.
+      const emptied = replies.filter((reply) => reply.type === 'empty');
+      assert.deepEqual(
+        [...emptied.map((reply) => reply.stream), ...(exit.empty as string[])],
+        ['stderr'],
+      );
+      for (const reply of emptied)
+        assert.deepEqual(reply, { type: 'empty', id: 1, stream: 'stderr' });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+void test('native helper: a held pipe a background process keeps open ends after the exit, with its own message', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'yacron2-native-held-'));
+  const pidFile = join(dir, 'background.pid');
+  try {
+    await withHarness(async (h) => {
+      h.send({ type: 'base-env', env: {} });
+      const gate = await gatedLaunch(h, dir, 2, `sleep 60 & echo $! > "${pidFile}"`, {
+        captureStderr: true,
+      });
+      await gate.open();
+      const replies = await until(h, (reply) => reply.type === 'exit');
+      assert.deepEqual(replies.at(-1), { type: 'exit', id: 2, code: 0, signal: null, empty: [] });
+      assert.ok(!replies.some((reply) => reply.type === 'empty' || reply.type === 'output'));
+      process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+      assert.deepEqual(await h.next(), { type: 'empty', id: 2, stream: 'stderr' });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 void test('native helper: junk on the channel is skipped with a line on stderr; `stop` and a closed channel end it with 0', async () => {

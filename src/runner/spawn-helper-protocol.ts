@@ -1,6 +1,7 @@
 // The messages between the daemon and its spawn helper (JSON over the fork IPC channel; a
-// `pipe` reply carries the pipe's read end as the message's handle). Types only: the helper
-// program imports nothing else of yacron2 but the dependency-free env-delta.ts.
+// `pipe` reply carries the pipe's read end as the message's handle: the native helper's are held
+// pipes, docs/performance.md "The spawn path"). Types only: the helper program imports nothing
+// else of yacron2 but the dependency-free env-delta.ts.
 import type { EnvPayload } from './env-delta.js';
 import type { OutputStream } from './types.js';
 
@@ -30,7 +31,21 @@ export type HelperRequest =
 export type HelperReply =
   | { readonly type: 'ready' }
   | { readonly type: 'spawned'; readonly id: number; readonly pid: number }
-  | { readonly type: 'pipe'; readonly id: number; readonly stream: OutputStream }
+  /**
+   * A captured pipe's read end (the message's handle; none: it was lost). From the Node helper a
+   * `net.Socket`, to read at once. From the native helper `held`: a raw handle the daemon keeps
+   * unread until `output` says there is something to read, or closes on `empty`.
+   */
+  | {
+      readonly type: 'pipe';
+      readonly id: number;
+      readonly stream: OutputStream;
+      readonly held?: true;
+    }
+  /** A held pipe has output: wrap it in a socket and read it. */
+  | { readonly type: 'output'; readonly id: number; readonly stream: OutputStream }
+  /** A held pipe ended without a byte: close it. */
+  | { readonly type: 'empty'; readonly id: number; readonly stream: OutputStream }
   | {
       readonly type: 'failed';
       readonly id: number;
@@ -42,4 +57,6 @@ export type HelperReply =
       readonly id: number;
       readonly code: number | null;
       readonly signal: NodeJS.Signals | null;
+      /** Held pipes that had ended empty by the exit (as if `empty` had come for each first). */
+      readonly empty?: readonly OutputStream[];
     };

@@ -129,9 +129,11 @@ for (const kind of HELPER_KINDS) {
             name: 'first',
             command: {
               kind: 'shell',
-              script: `echo first >> ${counter}; echo ready; read word < ${fifo}; echo "after $word"`,
+              // stderr gets nothing until the helper is gone (the native helper holds it unread).
+              script: `echo first >> ${counter}; echo ready; read word < ${fifo}; echo "after $word"; echo "late $word" >&2`,
             },
             captureStdout: true,
+            captureStderr: true,
           }),
           onOutput: ready.onOutput,
         });
@@ -146,6 +148,12 @@ for (const kind of HELPER_KINDS) {
         await writeFile(fifo, 'go\n');
         const outcome = await first.done;
         assert.equal(outcome.stdout?.text, 'ready\nafter go\n', 'its output is still captured');
+        // The native helper handed both pipes over with the launch (stdout's output was announced
+        // after them); the Node helper hands them over one at a time, each after the last one's
+        // ACK, so killed this early its stderr may not have been handed over yet.
+        if (kind === 'native') {
+          assert.equal(outcome.stderr?.text, 'late go\n', 'a held pipe, silent until then too');
+        }
         assert.equal(outcome.exitCode, -1, 'its exit status went to its new parent: unknown');
         assert.equal(outcome.kind, 'failed');
 

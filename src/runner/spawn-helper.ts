@@ -14,7 +14,7 @@
 import { fork, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
-import type { Socket } from 'node:net';
+import { Socket, type SocketConstructorOpts } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createDeferred, type Clock, type Logger, type TimerHandle } from '../common/index.js';
 import { isPidGone } from './process-group.js';
@@ -240,7 +240,7 @@ export class SpawnHelper implements Spawner {
       helper.kill('SIGKILL');
       waiter.resolve(false);
     }, HELPER_READY_TIMEOUT_MS);
-    helper.on('message', (reply: HelperReply, handle?: Socket) => {
+    helper.on('message', (reply: HelperReply, handle?: Socket | HeldPipe) => {
       if (reply.type === 'ready') {
         timer.cancel();
         this.#program = program;
@@ -275,10 +275,11 @@ export class SpawnHelper implements Spawner {
     return waiter.promise;
   }
 
-  #onReply(reply: Exclude<HelperReply, { type: 'ready' }>, handle: Socket | undefined): void {
+  #onReply(reply: Exclude<HelperReply, { type: 'ready' }>, handle: Socket | HeldPipe | undefined): void {
     const child = this.#children.get(reply.id);
     if (child === undefined) {
-      handle?.destroy();
+      if (handle instanceof Socket) handle.destroy();
+      else handle?.close();
       return;
     }
     switch (reply.type) {
@@ -287,15 +288,22 @@ export class SpawnHelper implements Spawner {
         break;
       case 'pipe':
         if (handle === undefined) child.pipeLost(reply.stream);
-        else child.pipe(reply.stream, handle);
+        else if (reply.held === true) child.hold(reply.stream, handle as HeldPipe);
+        else child.pipe(reply.stream, handle as Socket);
+        break;
+      case 'output':
+        child.output(reply.stream);
+        break;
+      case 'empty':
+        child.empty(reply.stream);
         break;
       case 'failed':
         this.#children.delete(reply.id);
         child.failed(Object.assign(new Error(reply.message), { code: reply.code ?? undefined }));
         break;
       case 'exit':
-        this.#children.delete(reply.id);
-        child.exited(reply.code, reply.signal);
+        // Kept until 'close': a held pipe may still be announced after the exit.
+        child.exited(reply.code, reply.signal, reply.empty);
         break;
     }
     this.#idle();
@@ -368,11 +376,29 @@ export function defaultHelperPrograms(): readonly HelperProgram[] {
   return existsSync(native.path) ? [native, node] : [node];
 }
 
+/**
+ * A captured pipe's read end as the native helper hands it over: Node's raw pipe handle (a
+ * `net.Native` handle, docs/performance.md "The spawn path"), kept unread until the helper says
+ * it has output. Only closed, or wrapped in a socket.
+ */
+interface HeldPipe {
+  close(callback?: () => void): void;
+}
+
+/** A socket reading a held pipe, made as Node makes one for a `net.Socket` handle. */
+function socketFor(handle: HeldPipe): Socket {
+  // `handle` is not in @types/node's constructor options; Node's child_process passes it so.
+  return new Socket({ handle, readable: true, writable: true } as SocketConstructorOpts);
+}
+
 /** One run launched through the helper, shaped like a ChildProcess for ChildRun. */
 class HelperChild extends EventEmitter implements SpawnedChild {
   pid: number | undefined;
   stdout: Readable | null = null;
   stderr: Readable | null = null;
+  /** Held pipes not read yet (the native helper watches them for output or their end). */
+  #heldStdout: HeldPipe | null = null;
+  #heldStderr: HeldPipe | null = null;
   #pipesOpen: number;
   #exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   #poll: TimerHandle | undefined;
@@ -398,6 +424,40 @@ class HelperChild extends EventEmitter implements SpawnedChild {
     this.emit('stdio', stream, socket);
   }
 
+  /** A held pipe arrived: it stays unread until `output`, and counts as open until `empty`. */
+  hold(stream: OutputStream, handle: HeldPipe): void {
+    if (stream === 'stdout') this.#heldStdout = handle;
+    else this.#heldStderr = handle;
+  }
+
+  /** A held pipe has output: from now on it is read like any captured pipe. */
+  output(stream: OutputStream): void {
+    const handle = this.#takeHeld(stream);
+    if (handle !== null) this.pipe(stream, socketFor(handle));
+  }
+
+  /** A held pipe ended without a byte. */
+  empty(stream: OutputStream): void {
+    const handle = this.#takeHeld(stream);
+    if (handle === null) return;
+    handle.close();
+    this.#pipeClosed();
+  }
+
+  /** Stops reading the captured pipes: the drain gave up on a process that holds them open. */
+  closeOutput(): void {
+    for (const stream of ['stdout', 'stderr'] as const) this.empty(stream);
+    this.stdout?.destroy();
+    this.stderr?.destroy();
+  }
+
+  #takeHeld(stream: OutputStream): HeldPipe | null {
+    const handle = stream === 'stdout' ? this.#heldStdout : this.#heldStderr;
+    if (stream === 'stdout') this.#heldStdout = null;
+    else this.#heldStderr = null;
+    return handle;
+  }
+
   /** A pipe that will never arrive (the helper could not send it or died first). */
   pipeLost(stream: OutputStream): void {
     this.#deps.logger.warn(`Run pid ${String(this.pid)}: its ${stream} pipe was lost`);
@@ -408,7 +468,12 @@ class HelperChild extends EventEmitter implements SpawnedChild {
     this.emit('error', error);
   }
 
-  exited(code: number | null, signal: NodeJS.Signals | null): void {
+  exited(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    empty: readonly OutputStream[] = [],
+  ): void {
+    for (const stream of empty) this.empty(stream);
     if (this.#exit !== null) return;
     this.#poll?.cancel();
     this.#exit = { code, signal };
@@ -436,6 +501,9 @@ class HelperChild extends EventEmitter implements SpawnedChild {
       );
       return;
     }
+    // Held pipes are the daemon's: no one watches them now, so they are read from here on.
+    this.output('stdout');
+    this.output('stderr');
     // Pipes the helper had not handed over yet are gone with it.
     const expected = (this.stdout === null ? 0 : 1) + (this.stderr === null ? 0 : 1);
     const lost = this.#pipesOpen - expected;

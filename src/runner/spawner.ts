@@ -12,6 +12,11 @@ export interface SpawnedChild {
   readonly pid?: number | undefined;
   readonly stdout: Readable | null;
   readonly stderr: Readable | null;
+  /**
+   * Stops reading the captured pipes (a process outside the run's group holds them open); for a
+   * ChildProcess, destroying `stdout` and `stderr` does it.
+   */
+  closeOutput?(): void;
   on(event: 'error', listener: (error: Error) => void): this;
   once(event: 'spawn', listener: () => void): this;
   on(event: 'stdio', listener: (stream: OutputStream, readable: Readable) => void): this;
@@ -36,3 +41,13 @@ export const inProcessSpawner: Spawner = {
   kind: 'in-process',
   spawn: (file, args, options) => spawn(file, args, options),
 };
+
+/** Stops reading a run's captured pipes: they close, and 'close' follows once it has exited. */
+export function closeOutput(child: SpawnedChild): void {
+  if (child.closeOutput !== undefined) {
+    child.closeOutput();
+    return;
+  }
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
