@@ -49,7 +49,8 @@ export class RunOutput {
   readonly jobName: string;
   readonly runId: string;
   readonly #limits: OutputLimits;
-  readonly #ring: (OutputEntry | undefined)[];
+  /** Grows as lines come, up to limits.maxLines, then wraps (most runs print little or nothing). */
+  readonly #ring: (OutputEntry | undefined)[] = [];
   readonly #listeners = new Set<OutputListener>();
   #start = 0;
   #count = 0;
@@ -60,7 +61,6 @@ export class RunOutput {
     this.jobName = jobName;
     this.runId = runId;
     this.#limits = limits;
-    this.#ring = new Array<OutputEntry | undefined>(limits.maxLines);
   }
 
   get closed(): boolean {
@@ -76,7 +76,7 @@ export class RunOutput {
   lines(): OutputEntry[] {
     const out: OutputEntry[] = [];
     for (let index = 0; index < this.#count; index++) {
-      const entry = this.#ring[(this.#start + index) % this.#ring.length];
+      const entry = this.#ring[(this.#start + index) % this.#limits.maxLines];
       if (entry) out.push(entry);
     }
     return out;
@@ -91,7 +91,7 @@ export class RunOutput {
 
   push(entry: OutputEntry): void {
     if (this.#closed) return;
-    const capacity = this.#ring.length;
+    const capacity = this.#limits.maxLines;
     if (this.#count === capacity) this.#dropOldest();
     this.#ring[(this.#start + this.#count) % capacity] = entry;
     this.#count++;
@@ -111,7 +111,7 @@ export class RunOutput {
   #dropOldest(): void {
     const entry = this.#ring[this.#start];
     this.#ring[this.#start] = undefined;
-    this.#start = (this.#start + 1) % this.#ring.length;
+    this.#start = (this.#start + 1) % this.#limits.maxLines;
     this.#count--;
     this.#chars -= entry?.line.length ?? 0;
   }

@@ -69,3 +69,14 @@ void test('OutputRetention drops a single line larger than half the budget as di
     truncated: true,
   });
 });
+
+void test('OutputRetention keeps the tail in order when the character budget drops lines before the ring is full, then wraps', () => {
+  // saveLimit 8: head 4, tail 4 lines; 40 characters: 20 per half.
+  const retention = new OutputRetention(8, 40);
+  for (const line of ['h1\n', 'h2\n', 'h3\n', 'h4\n']) retention.add(line);
+  retention.add('a-long-line-10\n'); // 15 characters: the tail's first
+  retention.add('b-long-line-10\n'); // over 20 together: the first is dropped, 1 line held
+  for (const line of ['c\n', 'd\n', 'e\n', 'f\n', 'g\n']) retention.add(line);
+  assert.equal(retention.text(), 'h1\nh2\nh3\nh4\n   [.... 3 lines discarded ...]\nd\ne\nf\ng\n');
+  assert.equal(retention.discardedLines, 3);
+});

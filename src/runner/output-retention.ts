@@ -16,8 +16,11 @@ export class OutputRetention {
   #headChars = 0;
   /** Once a line went past the head, every later line goes to the tail. */
   #headClosed = false;
-  /** Tail ring: #tailCount lines from #tailStart (oldest first), wrapping at #tailLimit. */
-  readonly #tail: (string | undefined)[];
+  /**
+   * Tail ring: #tailCount lines from #tailStart (oldest first), wrapping at #tailLimit. It grows
+   * as lines come (most runs print a few lines or none; a run starts with no array of saveLimit).
+   */
+  readonly #tail: (string | undefined)[] = [];
   #tailStart = 0;
   #tailCount = 0;
   #tailChars = 0;
@@ -29,7 +32,6 @@ export class OutputRetention {
     this.#headLimit = Math.floor(limit / 2);
     this.#tailLimit = limit - this.#headLimit;
     this.#halfChars = Math.floor(maxChars / 2);
-    this.#tail = new Array<string | undefined>(this.#tailLimit);
   }
 
   add(line: string): void {
@@ -51,6 +53,7 @@ export class OutputRetention {
     ) {
       this.#dropOldestTail();
     }
+    // Until the ring has wrapped once, the next slot is the array's end.
     this.#tail[(this.#tailStart + this.#tailCount) % this.#tailLimit] = line;
     this.#tailCount++;
     this.#tailChars += line.length;
