@@ -275,7 +275,10 @@ export class SpawnHelper implements Spawner {
     return waiter.promise;
   }
 
-  #onReply(reply: Exclude<HelperReply, { type: 'ready' }>, handle: Socket | HeldPipe | undefined): void {
+  #onReply(
+    reply: Exclude<HelperReply, { type: 'ready' }>,
+    handle: Socket | HeldPipe | undefined,
+  ): void {
     const child = this.#children.get(reply.id);
     if (child === undefined) {
       if (handle instanceof Socket) handle.destroy();
