@@ -3,7 +3,10 @@
 // cancel that comes before the pid still kills the run, and the daemon's switch and fallback.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +14,13 @@ import { createDeferred, flushMicrotasks, silentLogger, systemClock } from '../c
 import { recordingLogger } from '../common/testing.js';
 import { createRunner } from './create-runner.js';
 import { isPidGone } from './process-group.js';
-import { MAX_LAUNCHES_PER_MESSAGE, nodeHelperProgram, SpawnHelper } from './spawn-helper.js';
+import {
+  HelperChild,
+  MAX_LAUNCHES_PER_MESSAGE,
+  nodeHelperProgram,
+  SpawnHelper,
+} from './spawn-helper.js';
+import { within } from '../state/testing.js';
 import { SPAWN_HELPER_ENV, startSpawner } from './spawn-path.js';
 import { helperProgram, HELPER_KINDS, startTestHelper } from './test-spawn-paths.js';
 import { fixture, makeJob, TextSink } from './test-job-fixture.js';
@@ -370,4 +379,25 @@ void test('a helper that never gets ready leaves one warning line', async () => 
     ['The spawn helper could not start: jobs are started by the daemon itself'],
   );
   await spawner.close();
+});
+
+void test('a run whose helper died after one pipe closed and before the other was handed over still closes', async () => {
+  // A process that has ended: the orphan check finds it gone at once.
+  const gone = spawn('true');
+  await once(gone, 'exit');
+  const child = new HelperChild(
+    true,
+    true,
+    { clock: systemClock, logger: silentLogger(), env: {} },
+    () => {},
+  );
+  const closed = once(child, 'close');
+  child.spawned(gone.pid!);
+  const stdout = new PassThrough();
+  child.pipe('stdout', stdout as unknown as Socket);
+  stdout.destroy(); // its 'close' comes before the helper's death
+  await once(stdout, 'close');
+  child.readHeld();
+  child.helperDied(); // stderr was never handed over: lost with the helper
+  assert.deepEqual(await within(closed, 5_000, 'the run closed'), [null, null]);
 });

@@ -326,6 +326,8 @@ export class SpawnHelper implements Spawner {
     this.#deps.onHelperExit?.();
     const orphans = [...this.#children.values()];
     this.#children.clear();
+    // Held pipes are the daemon's: with no helper to watch them, they are read from here on.
+    for (const child of orphans) child.readHeld();
     // Closed, or never got ready at all (the caller stays in-process): not restarted.
     const program = this.#program;
     if (this.#closed || program === null) return;
@@ -394,15 +396,18 @@ function socketFor(handle: HeldPipe): Socket {
   return new Socket({ handle, readable: true, writable: true } as SocketConstructorOpts);
 }
 
-/** One run launched through the helper, shaped like a ChildProcess for ChildRun. */
-class HelperChild extends EventEmitter implements SpawnedChild {
+/** One run launched through the helper, shaped like a ChildProcess for ChildRun (exported for its tests). */
+export class HelperChild extends EventEmitter implements SpawnedChild {
   pid: number | undefined;
   stdout: Readable | null = null;
   stderr: Readable | null = null;
   /** Held pipes not read yet (the native helper watches them for output or their end). */
   #heldStdout: HeldPipe | null = null;
   #heldStderr: HeldPipe | null = null;
+  readonly #pipesExpected: number;
   #pipesOpen: number;
+  /** Captured pipes the helper has accounted for: handed over (held or not) or reported lost. */
+  #pipesSettled = 0;
   #exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   #poll: TimerHandle | undefined;
   readonly #deps: SpawnHelperDeps;
@@ -410,7 +415,8 @@ class HelperChild extends EventEmitter implements SpawnedChild {
 
   constructor(stdout: boolean, stderr: boolean, deps: SpawnHelperDeps, forget: () => void) {
     super();
-    this.#pipesOpen = (stdout ? 1 : 0) + (stderr ? 1 : 0);
+    this.#pipesExpected = (stdout ? 1 : 0) + (stderr ? 1 : 0);
+    this.#pipesOpen = this.#pipesExpected;
     this.#deps = deps;
     this.#forget = forget;
   }
@@ -421,6 +427,11 @@ class HelperChild extends EventEmitter implements SpawnedChild {
   }
 
   pipe(stream: OutputStream, socket: Socket): void {
+    this.#pipesSettled++;
+    this.#read(stream, socket);
+  }
+
+  #read(stream: OutputStream, socket: Socket): void {
     if (stream === 'stdout') this.stdout = socket;
     else this.stderr = socket;
     socket.once('close', () => this.#pipeClosed());
@@ -429,6 +440,7 @@ class HelperChild extends EventEmitter implements SpawnedChild {
 
   /** A held pipe arrived: it stays unread until `output`, and counts as open until `empty`. */
   hold(stream: OutputStream, handle: HeldPipe): void {
+    this.#pipesSettled++;
     if (stream === 'stdout') this.#heldStdout = handle;
     else this.#heldStderr = handle;
   }
@@ -436,7 +448,13 @@ class HelperChild extends EventEmitter implements SpawnedChild {
   /** A held pipe has output: from now on it is read like any captured pipe. */
   output(stream: OutputStream): void {
     const handle = this.#takeHeld(stream);
-    if (handle !== null) this.pipe(stream, socketFor(handle));
+    if (handle !== null) this.#read(stream, socketFor(handle));
+  }
+
+  /** Reads the held pipes from now on: no helper watches them any more. */
+  readHeld(): void {
+    this.output('stdout');
+    this.output('stderr');
   }
 
   /** A held pipe ended without a byte. */
@@ -464,6 +482,7 @@ class HelperChild extends EventEmitter implements SpawnedChild {
   /** A pipe that will never arrive (the helper could not send it or died first). */
   pipeLost(stream: OutputStream): void {
     this.#deps.logger.warn(`Run pid ${String(this.pid)}: its ${stream} pipe was lost`);
+    this.#pipesSettled++;
     this.#pipeClosed();
   }
 
@@ -504,13 +523,11 @@ class HelperChild extends EventEmitter implements SpawnedChild {
       );
       return;
     }
-    // Held pipes are the daemon's: no one watches them now, so they are read from here on.
-    this.output('stdout');
-    this.output('stderr');
-    // Pipes the helper had not handed over yet are gone with it.
-    const expected = (this.stdout === null ? 0 : 1) + (this.stderr === null ? 0 : 1);
-    const lost = this.#pipesOpen - expected;
-    for (let index = 0; index < lost; index++) this.#pipeClosed();
+    // Pipes the helper had not handed over yet are gone with it (held ones are read: readHeld).
+    while (this.#pipesSettled < this.#pipesExpected) {
+      this.#pipesSettled++;
+      this.#pipeClosed();
+    }
     this.#watchOrphan(this.pid);
   }
 
