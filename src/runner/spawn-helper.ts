@@ -2,8 +2,9 @@
 // once (the native one when it was built, else the Node one; both speak the same messages), sends
 // it the launches (one message per synchronous stretch of launches: a write to the
 // channel costs more than the JSON in it) and turns its replies into a SpawnedChild per run. The
-// captured pipes come back as handles, so output capture, process-group signals (the daemon
-// signals -pid itself), executionTimeout and the drain stay in ChildRun, unchanged.
+// captured pipes come back as handles (the native helper's held: read once the helper says they
+// have output, docs/performance.md "The spawn path"), so output capture, process-group signals
+// (the daemon signals -pid itself), executionTimeout and the drain stay in ChildRun, unchanged.
 // A dead helper is restarted at once; meanwhile and whenever it cannot be used, launches take
 // the in-process path. A launch whose message provably never reached the helper (the send
 // failed) is retried in-process; one that reached it unanswered is reported as a spawn failure
@@ -396,7 +397,10 @@ function socketFor(handle: HeldPipe): Socket {
   return new Socket({ handle, readable: true, writable: true } as SocketConstructorOpts);
 }
 
-/** One run launched through the helper, shaped like a ChildProcess for ChildRun (exported for its tests). */
+/**
+ * One run launched through the helper, shaped like a ChildProcess for ChildRun (exported for its
+ * tests).
+ */
 export class HelperChild extends EventEmitter implements SpawnedChild {
   pid: number | undefined;
   stdout: Readable | null = null;
