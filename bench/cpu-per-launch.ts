@@ -22,13 +22,13 @@ import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { LAUNCH_BURST_JOBS, writeLaunchConfig } from './lib/config-file.js';
-import { collectStartInstants, daemonEnv, delay, helperPidOf, waitUntil } from './lib/proc.js';
+import { instantsInOneMinute, LAUNCH_BURST_JOBS, writeLaunchConfig } from './lib/config-file.js';
+import { collectStartInstants, daemonEnv, helperPidOf, stopChild, waitUntil } from './lib/proc.js';
+import { flagValues } from './lib/flags.js';
 import { median, round } from './lib/stats.js';
 
 const flags = process.argv.slice(2);
-const flag = (name: string): string[] =>
-  flags.flatMap((value, index) => (flags[index - 1] === `--${name}` ? [value] : []));
+const flag = (name: string): string[] => flagValues(flags, name);
 const reps = Number(flag('reps')[0] ?? '3');
 const instants = Number(flag('instants')[0] ?? '6');
 const withState = flags.includes('--state');
@@ -66,11 +66,8 @@ interface Reading {
 
 async function measure(root: string, workDir: string): Promise<Reading> {
   const runDir = mkdtempSync(path.join(workDir, 'run-'));
-  let firstS = Math.ceil(Date.now() / 1000) + 8;
-  while (Math.floor(firstS / 60) !== Math.floor((firstS + (instants - 1) * SPACING_S) / 60)) {
-    firstS++;
-  }
-  const instantsS = Array.from({ length: instants }, (_, index) => firstS + index * SPACING_S);
+  const instantsS = instantsInOneMinute(Math.ceil(Date.now() / 1000) + 8, instants, SPACING_S);
+  const firstS = instantsS[0]!;
   const config = path.join(runDir, 'config.yaml');
   writeLaunchConfig(config, {
     jobs: JOBS,
@@ -101,9 +98,7 @@ async function measure(root: string, workDir: string): Promise<Reading> {
       helperMs: helper ? perLaunch(cpuNs(helper) - before.helper) : 0,
     };
   } finally {
-    daemon.kill('SIGTERM');
-    await Promise.race([exited, delay(15_000)]);
-    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+    await stopChild(daemon, exited);
     rmSync(runDir, { recursive: true, force: true });
   }
 }

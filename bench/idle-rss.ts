@@ -17,12 +17,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { writeLaunchConfig } from './lib/config-file.js';
-import { delay } from './lib/proc.js';
+import { delay, stopChild } from './lib/proc.js';
+import { flagValues } from './lib/flags.js';
 import { median, round } from './lib/stats.js';
 
 const flags = process.argv.slice(2);
-const flag = (name: string): string[] =>
-  flags.flatMap((value, index) => (flags[index - 1] === `--${name}` ? [value] : []));
+const flag = (name: string): string[] => flagValues(flags, name);
 const sizes = (flag('sizes')[0] ?? '1000,10000').split(',').map(Number);
 const reps = Number(flag('reps')[0] ?? '3');
 const idleS = Number(flag('idle')[0] ?? '20');
@@ -50,9 +50,7 @@ async function measure(argv: readonly string[], cwd: string): Promise<Reading> {
   const exited = once(child, 'exit');
   await delay(idleS * 1000);
   const reading = readStatus(child.pid!);
-  child.kill('SIGTERM');
-  await Promise.race([exited, delay(15_000)]);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await stopChild(child, exited);
   return reading;
 }
 

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { writeLaunchConfig, LAUNCH_BURST_JOBS } from '../lib/config-file.js';
+import { instantsInOneMinute, LAUNCH_BURST_JOBS, writeLaunchConfig } from '../lib/config-file.js';
 import {
   collectStartInstants,
   cpuTicks,
@@ -18,6 +18,7 @@ import {
   delay,
   helperPidOf,
   memoryOf,
+  stopChild,
   waitUntil,
 } from '../lib/proc.js';
 import { intArg, reportSample, stringArg } from '../lib/worker-io.js';
@@ -33,11 +34,12 @@ const INSTANT_SPACING_S = 5;
 const runDir = mkdtempSync(path.join(workDir, `launch-${jobs}-${variant}-`));
 // Start-up of the daemon grows with the config (about 1 s per 10k jobs), then RSS settles.
 const allowanceS = 10 + Math.ceil(jobs / 2_000);
-const firstInstantS = pickFirstInstant(allowanceS, instants);
-const instantsS = Array.from(
-  { length: instants },
-  (_, index) => firstInstantS + index * INSTANT_SPACING_S,
+const instantsS = instantsInOneMinute(
+  Math.ceil(Date.now() / 1000) + allowanceS,
+  instants,
+  INSTANT_SPACING_S,
 );
+const firstInstantS = instantsS[0]!;
 const configPath = path.join(runDir, 'config.yaml');
 writeLaunchConfig(configPath, {
   jobs,
@@ -93,9 +95,7 @@ const perInstant = instantsS.map((instantS, index) => {
   };
 });
 const after = memoryOf(pid);
-daemon.kill('SIGTERM');
-await Promise.race([exited, delay(15_000)]);
-if (daemon.exitCode === null) daemon.kill('SIGKILL');
+await stopChild(daemon, exited);
 rmSync(runDir, { recursive: true, force: true });
 
 reportSample({
@@ -112,14 +112,3 @@ reportSample({
   rssAfterKb: after.rssKb,
   instants: perInstant,
 });
-
-/**
- * The first instant (epoch s): at least `allowance` seconds ahead, with every instant in the same
- * minute, so one 7-field expression lists them all.
- */
-function pickFirstInstant(allowance: number, count: number): number {
-  let candidate = Math.ceil(Date.now() / 1000) + allowance;
-  const span = (count - 1) * INSTANT_SPACING_S;
-  while (Math.floor(candidate / 60) !== Math.floor((candidate + span) / 60)) candidate++;
-  return candidate;
-}

@@ -16,6 +16,7 @@ import {
   daemonEnv,
   delay,
   helperPidOf,
+  stopChild,
   waitUntil,
 } from '../lib/proc.js';
 import { intArg, reportSample, stringArg } from '../lib/worker-io.js';
@@ -74,9 +75,7 @@ await waitUntil(toS * 1000 - 200);
 const ticks = cpuTicks(pid) - before;
 const helperTicks = helperPid === null ? 0 : cpuTicks(helperPid) - helperBefore;
 await delay(1_500);
-child.kill('SIGTERM');
-await Promise.race([exited, delay(15_000)]);
-if (child.exitCode === null) child.kill('SIGKILL');
+await stopChild(child, exited);
 rmSync(runDir, { recursive: true, force: true });
 
 const measured = starts.filter((ms) => ms >= fromS * 1000 && ms < toS * 1000);

@@ -81,6 +81,18 @@ export function writeBurstConfig(file: string, count: number, burstAtMs: number)
   writeFileSync(file, lines.join('\n') + '\n');
 }
 
+/**
+ * `count` instants `spacingS` apart, the first at or after `fromS` (epoch s), all in one UTC
+ * minute: writeLaunchConfig lists their seconds in one 7-field expression, which fires only in
+ * the minute it names (instants past a minute boundary would never fire).
+ */
+export function instantsInOneMinute(fromS: number, count: number, spacingS: number): number[] {
+  let first = fromS;
+  const span = (count - 1) * spacingS;
+  while (Math.floor(first / 60) !== Math.floor((first + span) / 60)) first++;
+  return Array.from({ length: count }, (_, index) => first + index * spacingS);
+}
+
 /** The jobs of the launch group's config that fire together at every measured instant. */
 export const LAUNCH_BURST_JOBS = 200;
 

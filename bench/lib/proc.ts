@@ -1,6 +1,7 @@
 // /proc readings of another process for the daemon benchmarks: CPU ticks, resident memory, the
 // daemon's spawn helper child; and wall-clock waits (the workers measure real daemons in real
 // time, so they use Date.now, never the daemon's clock).
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 
@@ -88,4 +89,11 @@ export function collectStartInstants(stdout: Readable): number[] {
     }
   });
   return starts;
+}
+
+/** SIGTERM, up to 15 s for `exited` (the child's 'exit'), then SIGKILL if it is still running. */
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  child.kill('SIGTERM');
+  await Promise.race([exited, delay(15_000)]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
