@@ -5,11 +5,12 @@
 // real daemons are test/e2e/cluster-slots.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, TaskSet, YacronError } from '../common/index.js';
+import { createDeferred, FakeClock, TaskSet, YacronError, type Deferred } from '../common/index.js';
 import { recordingLogger } from '../common/testing.js';
 import { makeJob } from '../config/testing.js';
 import type { ResolvedJob } from '../config/index.js';
 import { FaultyStateStore, StateWriteQueue, type StateStore } from '../state/index.js';
+import { DelegatingStateStore, type StoreMethod } from '../state/testing.js';
 import { ClusterSlots } from './cluster-slots.js';
 import {
   flush,
@@ -202,6 +203,75 @@ void test('a fresh takeover of a lapsed foreign tenure reconciles its orphaned r
       await b.stop();
     });
   }
+});
+
+/** Answers acquireLease only when the test lets it: a store that decided, then was slow to say. */
+class SlowAnswers extends DelegatingStateStore {
+  readonly answers: Deferred<void>[] = [];
+  protected around<T>(method: StoreMethod, call: () => Promise<T>): Promise<T> {
+    if (method !== 'acquireLease') return call();
+    const answer = createDeferred();
+    this.answers.push(answer);
+    return call().then(async (result) => {
+      await answer.promise;
+      return result;
+    });
+  }
+}
+
+void test('a denial answered after the holder\u2019s expiry is a Forbid skip, never a node-local run', async () => {
+  const clock = new FakeClock(T0);
+  const shared = await openMemoryStore(clock);
+  await shared.acquireLease('slots/report', 'host-z#aaaaaaaaaaaa', TTL);
+  await clock.advance(TTL - 500);
+  const slow = new SlowAnswers(shared);
+  const b = node(clock, slow, 'host-b', clusterJob({ schedule: '@reboot' }));
+  await flush();
+  // The store denied while host-z was live (T0 + TTL - 500); the answer comes back after expiry.
+  assert.equal(slow.answers.length, 1);
+  await clock.advance(SECOND);
+  slow.answers[0]!.resolve();
+  await flush();
+  assert.equal(b.runner.runs.length, 0, 'no run beside a holder the store vouched for');
+  assert.deepEqual(
+    b.of('fire:skipped').map((skip) => skip.reason),
+    ['forbid'],
+  );
+  assert.equal(b.logged('node-local').length, 0);
+  await b.stop();
+});
+
+void test('the slot frees only once its run\u2019s closed in-flight record landed: the stream stays in tenure order', async () => {
+  const clock = new FakeClock(T0);
+  const shared = await openMemoryStore(clock);
+  // a's appends can be held: a slow shared mount under a's closed record.
+  const viaA = new FaultyStateStore(shared);
+  // a runs once (@reboot), b every second: the next tenure is b's.
+  const a = node(clock, viaA, 'host-a', clusterJob({ schedule: '@reboot' }));
+  await tick(clock, SECOND);
+  assert.equal(a.runner.running('report').length, 1, 'a holds the slot and runs');
+  const b = node(clock, shared, 'host-b', clusterJob());
+  await tick(clock, SECOND);
+  assert.equal(b.runner.runs.length, 0, 'b meets a\u2019s tenure');
+
+  viaA.setFault('hang', ['append']);
+  a.runner.last('report').succeed();
+  await viaA.untilHeld();
+  await tick(clock, 3 * SECOND);
+  assert.equal(b.runner.runs.length, 0, 'the slot is still a\u2019s while its closed record hangs');
+  assert.equal((await shared.inspectLease('slots/report'))?.holder, `host-a#${a.process.token}`);
+
+  viaA.setFault('none');
+  await tick(clock, 2 * SECOND);
+  assert.equal(b.runner.running('report').length, 1, 'then b takes the slot');
+  const order = (await shared.list('inflight/report'))
+    .reverse()
+    .map((record) => `${String(record.data['kind'])} ${String(record.data['host'])}`);
+  assert.deepEqual(order, ['open host-a', 'closed host-a', 'open host-b']);
+  b.runner.last('report').succeed();
+  await tick(clock, SECOND);
+  await a.stop();
+  await b.stop();
 });
 
 void test('a takeover leaves a closed or another process\u2019s record alone', async () => {

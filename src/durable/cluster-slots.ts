@@ -113,11 +113,7 @@ export class ClusterSlots implements ClusterSlotPort {
       return { kind: 'run', hold: this.#tenures.share(current, request.onCancelRequested) };
     }
     const policy = job.concurrencyPolicy === 'Replace' ? 'Replace' : 'Forbid';
-    let step: SlotStep | PursuitEnd = planClaim(
-      await this.#acquire(name),
-      policy,
-      this.#deps.clock.now(),
-    );
+    let step: SlotStep | PursuitEnd = planClaim(await this.#acquire(name), policy);
     if (step.kind === 'pursue') step = await this.#pursue(name, step);
     switch (step.kind) {
       case 'hold': {
@@ -183,9 +179,11 @@ export class ClusterSlots implements ClusterSlotPort {
 
   async #acquire(name: string): Promise<SlotAttempt> {
     const { store, storeOpened, clock } = this.#deps;
+    let askedAtMs = clock.now();
     // A launch right at start-up waits (bounded) for the store to open rather than degrade.
     const acquired = storeOpened.then((open) => {
       if (!open) throw new Error('the state store is closed');
+      askedAtMs = clock.now();
       return store.acquireLease(slotsStream(name), this.#holder, this.#timing.ttlMs);
     });
     try {
@@ -208,6 +206,7 @@ export class ClusterSlots implements ClusterSlotPort {
         holder: result.holder ?? '',
         fence: result.fence,
         expiresAtMs: result.expiresAtMs,
+        askedAtMs,
       };
     } catch (error) {
       return { kind: 'unavailable', detail: describeError(error) };
@@ -229,7 +228,7 @@ export class ClusterSlots implements ClusterSlotPort {
     );
     while (clock.monotonic() < deadline && !this.#closed) {
       await clock.sleep(Math.min(this.#timing.pursuitPollMs, deadline - clock.monotonic()));
-      const step = planClaim(await this.#acquire(name), 'Replace', clock.now());
+      const step = planClaim(await this.#acquire(name), 'Replace');
       if (step.kind === 'hold') return step;
       if (
         step.kind !== 'pursue' ||

@@ -13,11 +13,12 @@ import {
 } from './slot-plan.js';
 
 const NOW = 1_800_000_000_000;
-const foreign = (expiresAtMs: number): SlotAttempt => ({
+const foreign = (expiresAtMs: number, askedAtMs = NOW): SlotAttempt => ({
   kind: 'denied',
   holder: 'node-b#0123456789ab',
   fence: 7,
   expiresAtMs,
+  askedAtMs,
 });
 
 void test('planClaim: the decision table', () => {
@@ -60,17 +61,33 @@ void test('planClaim: the decision table', () => {
     ],
   ];
   for (const [what, attempt, policy, expected] of rows) {
-    assert.deepEqual(planClaim(attempt, policy, NOW), expected, what);
+    assert.deepEqual(planClaim(attempt, policy), expected, what);
   }
 });
 
-void test('planClaim: a denial by an already expired lease is the store not answering', () => {
+void test('planClaim: a denial by a lease that had expired before the ask is the store not answering', () => {
   for (const policy of ['Forbid', 'Replace'] as const) {
-    assert.deepEqual(planClaim(foreign(NOW), policy, NOW), {
-      kind: 'unavailable',
-      detail: 'the slot lease held by node-b expired but was not reclaimed',
-    });
+    for (const expiresAtMs of [NOW, NOW - 5000]) {
+      assert.deepEqual(planClaim(foreign(expiresAtMs), policy), {
+        kind: 'unavailable',
+        detail: 'the slot lease held by node-b expired but was not reclaimed',
+      });
+    }
   }
+});
+
+void test('planClaim: a lease that expired while the call was under way is an ordinary denial', () => {
+  // Asked at NOW, the holder's expiry NOW + 1: the store decided while it was live, however long
+  // the answer took to come back (the claim must not launch node-local beside the holder).
+  assert.deepEqual(planClaim(foreign(NOW + 1), 'Forbid'), {
+    kind: 'held-elsewhere',
+    holder: 'node-b#0123456789ab',
+  });
+  assert.deepEqual(planClaim(foreign(NOW + 1), 'Replace'), {
+    kind: 'pursue',
+    holder: 'node-b#0123456789ab',
+    fence: 7,
+  });
 });
 
 void test('the store silence verdicts follow onStoreUnavailable', () => {

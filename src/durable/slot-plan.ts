@@ -30,6 +30,8 @@ export type SlotAttempt =
       readonly holder: string;
       readonly fence: number;
       readonly expiresAtMs: number;
+      /** When the runner asked (its wall clock): the store decided at or after it. */
+      readonly askedAtMs: number;
     }
   /** The store did not answer (an error or the 10 s bound). */
   | { readonly kind: 'unavailable'; readonly detail: string };
@@ -46,16 +48,13 @@ export type SlotStep =
   | { readonly kind: 'unavailable'; readonly detail: string };
 
 /**
- * One attempt's meaning. A denial by a lease whose expiry already passed (the holder lapsed but
- * the store has not reclaimed it for us: a clock disagreement, or the expiry fell between the
- * store's decision and ours) proves nothing either way, so it counts as "the store did not
- * answer".
+ * One attempt's meaning. A denial by a lease that had expired before we even asked (the store
+ * kept a lapsed holder: a clock disagreement) proves nothing either way, so it counts as "the
+ * store did not answer". A lease that expires while the call is under way was live when the
+ * store decided: that is an ordinary denial (the next attempt finds it lapsed), never a reason
+ * to launch with node-local enforcement beside a holder.
  */
-export function planClaim(
-  attempt: SlotAttempt,
-  policy: 'Forbid' | 'Replace',
-  nowMs: number,
-): SlotStep {
+export function planClaim(attempt: SlotAttempt, policy: 'Forbid' | 'Replace'): SlotStep {
   switch (attempt.kind) {
     case 'acquired':
       return {
@@ -66,7 +65,7 @@ export function planClaim(
     case 'unavailable':
       return { kind: 'unavailable', detail: attempt.detail };
     case 'denied':
-      if (attempt.expiresAtMs <= nowMs) {
+      if (attempt.expiresAtMs <= attempt.askedAtMs) {
         return {
           kind: 'unavailable',
           detail: `the slot lease held by ${holderNode(attempt.holder)} expired but was not reclaimed`,

@@ -3,7 +3,8 @@
 // (reference counted), renewed every max(1 s, ttl/3) while referenced — each renew first reads
 // the newest record of the job's `slots/<job>` stream and, when it is a cancel aimed at this
 // tenure's fence, asks the referencing instances to stop (once) — and released when the last
-// reference ends. cluster-slots.ts decides when a tenure begins.
+// reference ends, once the run's in-flight `closed` record landed (bounded). cluster-slots.ts
+// decides when a tenure begins.
 // Must not: hold a lease no local instance references, or renew a tenure another node took.
 import {
   describeError,
@@ -14,7 +15,7 @@ import {
 } from '../common/index.js';
 import type { SlotHold } from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout, type StateStore } from '../state/index.js';
-import { slotsStream } from './records.js';
+import { inflightStream, slotsStream } from './records.js';
 import { cancelsTenure, holderNode, type SlotTiming } from './slot-plan.js';
 import type { StoreAccess } from './store-access.js';
 
@@ -192,9 +193,14 @@ export class SlotTenures {
     tenure.timer = null;
     if (this.#tenures.get(tenure.job) === tenure) this.#tenures.delete(tenure.job);
     if (tenure.lost) return Promise.resolve();
-    const { clock, logger, store } = this.#deps;
+    const { access, clock, logger, store } = this.#deps;
+    // The run's `closed` in-flight record lands before the slot frees, so the next holder's
+    // `open` always follows it: the stream stays in tenure order and a takeover's "newest
+    // record" is the lapsed holder's own (docs/durable-state.md "Cluster concurrency slots").
     const released = withTimeout(
-      store.releaseLease(slotsStream(tenure.job), this.#deps.holder, tenure.fence),
+      access
+        .settled(inflightStream(tenure.job))
+        .then(() => store.releaseLease(slotsStream(tenure.job), this.#deps.holder, tenure.fence)),
       SCHEDULING_READ_TIMEOUT_MS,
       clock,
       `release the cluster concurrency slot of ${tenure.job}`,

@@ -45,6 +45,11 @@ export class StoreAccess {
     this.#writes.submit(kind, stream, () => this.#store.prune(stream, keep));
   }
 
+  /** Resolves once every write queued so far on `stream`'s lane landed or was dropped. */
+  settled(stream: string): Promise<void> {
+    return this.#writes.settled(stream);
+  }
+
   /** Queue an append and wait (bounded) until it landed; false when dropped or too slow. */
   async writeAndWait(kind: DroppedWriteKind, stream: string, data: object): Promise<boolean> {
     const landed = this.#writes.write(kind, stream, () => this.#store.append(stream, data));

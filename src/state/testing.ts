@@ -21,3 +21,4 @@ export {
 } from './test-reference-reader.js';
 export { TarGzWriter, type TarMember, type TarMemberType } from './admin/tar-writer.js';
 export { FixtureProcess, within } from './test-processes.js';
+export { DelegatingStateStore, type StoreMethod } from './delegating-store.js';

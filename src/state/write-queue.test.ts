@@ -36,6 +36,41 @@ void test('writes of one lane land in order, one at a time; other lanes run alon
   assert.equal(queue.pending, 0);
 });
 
+void test('settled(lane) waits for the writes accepted so far on that lane only, landed or dropped', async () => {
+  const queue = new StateWriteQueue({ logger: recordingLogger() });
+  const gates = {
+    a1: createDeferred(),
+    a2: createDeferred(),
+    a3: createDeferred(),
+    b: createDeferred(),
+  };
+  const events: string[] = [];
+  void queue.write('inflight', 'a', () => gates.a1.promise);
+  void queue.write('inflight', 'a', async () => {
+    await gates.a2.promise;
+    throw new Error('EIO');
+  });
+  void queue.write('inflight', 'b', () => gates.b.promise);
+  const settledA = queue.settled('a').then(() => events.push('a settled'));
+  void queue.write('inflight', 'a', () => gates.a3.promise);
+  await queue.settled('idle-lane');
+  gates.a1.resolve();
+  await flushMicrotasks();
+  assert.deepEqual(events, [], 'the second write of a is still running');
+  gates.a2.resolve();
+  await settledA;
+  assert.deepEqual(
+    events,
+    ['a settled'],
+    'a dropped write counts as settled; b and a3 were not waited for',
+  );
+  assert.equal(queue.pending, 2);
+  gates.a3.resolve();
+  gates.b.resolve();
+  await queue.drain();
+  await queue.settled('a');
+});
+
 void test('at most `concurrency` lanes write at once', async () => {
   const queue = new StateWriteQueue({ logger: recordingLogger() }, { concurrency: 2 });
   let running = 0;

@@ -51,6 +51,8 @@ export class StateWriteQueue {
   readonly #maxPending: number;
   readonly #lanes = new Map<string, QueuedWrite[]>();
   readonly #runningLanes = new Set<string>();
+  /** Per lane with writes accepted and not finished: the newest one's promise. */
+  readonly #newest = new Map<string, Promise<boolean>>();
   #ready: string[] = [];
   #pending = 0;
   #idle: Deferred<void>[] = [];
@@ -102,8 +104,19 @@ export class StateWriteQueue {
       if (!this.#runningLanes.has(lane)) this.#ready.push(lane);
     }
     queue.push({ kind, lane, work, done });
+    this.#newest.set(lane, done.promise);
     this.#pump();
     return done.promise;
+  }
+
+  /**
+   * Wait until every write accepted so far on `lane` has landed or been dropped (a lane runs its
+   * writes in order, so that is when its newest one finishes). Writes accepted later are not
+   * waited for.
+   */
+  settled(lane: string): Promise<void> {
+    const newest = this.#newest.get(lane);
+    return newest === undefined ? Promise.resolve() : newest.then(() => undefined);
   }
 
   /** Wait until every write accepted so far has landed or been dropped. */
@@ -143,6 +156,7 @@ export class StateWriteQueue {
     this.#runningLanes.delete(write.lane);
     if (this.#lanes.has(write.lane)) this.#ready.push(write.lane);
     this.#pending -= 1;
+    if (this.#newest.get(write.lane) === write.done.promise) this.#newest.delete(write.lane);
     write.done.resolve(landed);
     if (this.#pending === 0) for (const idle of this.#idle.splice(0)) idle.resolve();
     this.#pump();

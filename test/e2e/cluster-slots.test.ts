@@ -13,6 +13,7 @@ import {
   killAtTeardown,
   processExists,
   readLines,
+  readStoreStream,
   shellQuote,
   startDaemon,
   useTempDir,
@@ -99,7 +100,13 @@ state:
       survivors.map((daemon) =>
         daemon.waitForLog(/^Job report: took over its cluster concurrency slot from /, 30_000),
       ),
-    );
+    ).catch((error: unknown) => {
+      // What the takeover judged by: the in-flight stream (oldest first; it reads the newest).
+      const inflight = JSON.stringify(readStoreStream(store, 'inflight/report'));
+      throw new Error(`no takeover; victim ${victim}; inflight/report held ${inflight}`, {
+        cause: error,
+      });
+    });
     assert.match(
       takeover.msg,
       new RegExp(
