@@ -17,6 +17,7 @@ import {
   daemonEnv,
   delay,
   helperPidOf,
+  latenessPerInstant,
   memoryOf,
   stopChild,
   waitUntil,
@@ -81,19 +82,12 @@ for (const instantS of instantsS) {
     helperTicks: helperPid === null ? 0 : cpuTicks(helperPid) - helperBefore,
   });
 }
-const perInstant = instantsS.map((instantS, index) => {
-  const nextMs = (instantS + INSTANT_SPACING_S) * 1000;
-  const lateness = starts
-    .filter((ms) => ms >= instantS * 1000 && (index === instantsS.length - 1 || ms < nextMs))
-    .map((ms) => ms - instantS * 1000)
-    .sort((a, b) => a - b);
-  return {
-    runs: lateness.length,
-    latenessMs: lateness,
-    cpuTicks: cpu[index]?.ticks ?? Number.NaN,
-    helperCpuTicks: cpu[index]?.helperTicks ?? Number.NaN,
-  };
-});
+const perInstant = latenessPerInstant(starts, instantsS).map((lateness, index) => ({
+  runs: lateness.length,
+  latenessMs: lateness,
+  cpuTicks: cpu[index]?.ticks ?? Number.NaN,
+  helperCpuTicks: cpu[index]?.helperTicks ?? Number.NaN,
+}));
 const after = memoryOf(pid);
 await stopChild(daemon, exited);
 rmSync(runDir, { recursive: true, force: true });

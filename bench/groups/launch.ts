@@ -1,7 +1,7 @@
 // Group launch: what starting processes costs a real daemon (bin/yacron2.js from the built
 // checkout) as its config grows: settled idle RSS at 1k/10k/100k jobs, the start lateness of a
 // 200-job instant (first instant and later ones apart; stateless, and with a `state:` section
-// at 1k), the daemon's CPU per launch at each size (the per-spawn cost on its main thread, the
+// at 1k) beside the same 200 commands from a bare C loop (the floor), the daemon's CPU per launch at each size (the per-spawn cost on its main thread, the
 // spawn helper's CPU beside it), and 50 jobs every second next to a bare spawn loop. Each value
 // is this checkout's default spawn path; the in-process path (YACRON2_SPAWN_HELPER=0) runs
 // interleaved and is reported beside it.
@@ -15,6 +15,8 @@ import { numberField, runFresh, type BenchContext, type BenchGroup } from './gro
 const SIZES = [1_000, 10_000, 100_000] as const;
 const INSTANTS = 4;
 const BURST = 200;
+/** Cases that measure the machine, not a build: run once per repetition. */
+const FLOORS = new Set(['instant.floor', 'throughput.loop']);
 const TICK_MS = 10; // /proc utime/stime tick (USER_HZ 100)
 
 const label = (jobs: number): string => `${jobs / 1000}k`;
@@ -89,6 +91,11 @@ export const launchGroup: BenchGroup = {
         ],
       },
       {
+        key: 'instant.floor',
+        script: 'cases/launch-floor.js',
+        args: (root: string) => [root, context.workDir, `${INSTANTS}`],
+      },
+      {
         key: 'throughput.daemon',
         script: 'cases/launch-throughput.js',
         args: (root: string, spawnPath: SpawnPath) => [
@@ -118,7 +125,7 @@ export const launchGroup: BenchGroup = {
     for (let repetition = 0; repetition < repetitions; repetition++) {
       for (const item of chosen) {
         for (const revision of revisions) {
-          if (item.key === 'throughput.loop' && revision.name !== 'current') continue;
+          if (FLOORS.has(item.key) && revision.name !== 'current') continue;
           context.progress(`launch: ${item.key} ${revision.name} #${repetition + 1}`);
           const { runs } = await runFresh(context, item.script, 1, {
             args: () => item.args(revision.root, revision.spawnPath),
@@ -200,6 +207,14 @@ function emitAll(context: BenchContext, results: Map<string, Results>): void {
     );
   };
 
+  const floor = instantLateness(current.get('instant.floor') ?? [], 'later');
+  emit(
+    'launch.instant-200.floor.p99',
+    'ms',
+    null,
+    'the same p99 of 200 bash commands posix_spawned at each instant by a bare C loop (bench/native/instant-floor.c: the floor on this machine)',
+    () => floor,
+  );
   for (const jobs of SIZES) {
     const key = `instant.${label(jobs)}`;
     emit(
@@ -209,9 +224,9 @@ function emitAll(context: BenchContext, results: Map<string, Results>): void {
       'median over fresh daemons of VmRSS just before the first instant (idle since start-up)',
       (r) => idleRss(r.get(key) ?? []),
     );
-    addInstantMetrics(emit, key, label(jobs));
+    addInstantMetrics(emit, key, label(jobs), floor);
   }
-  addInstantMetrics(emit, 'instant.state.1k', 'state.1k');
+  addInstantMetrics(emit, 'instant.state.1k', 'state.1k', floor);
 
   const loop = throughput(current.get('throughput.loop') ?? []);
   emit(
@@ -243,13 +258,18 @@ type Emit = (
   measure: (samples: Results) => Value | null,
 ) => void;
 
-function addInstantMetrics(emit: Emit, key: string, suffix: string): void {
+function addInstantMetrics(emit: Emit, key: string, suffix: string, floor: Value | null): void {
   emit(
     `launch.instant-200.p99.${suffix}`,
     'ms',
     TARGETS.instantP99,
     'median over fresh daemons of the median, over the instants after the first, of the p99 start lateness of the 200 runs',
-    (r) => instantLateness(r.get(key) ?? [], 'later'),
+    (r) => {
+      const value = instantLateness(r.get(key) ?? [], 'later');
+      if (value === null) return null;
+      const ratio = floor === null ? null : round(value.value / floor.value, 2);
+      return { value: value.value, details: { ...value.details, ratioToFloor: ratio } };
+    },
   );
   emit(
     `launch.instant-200.first.p99.${suffix}`,
@@ -294,6 +314,8 @@ function idleRss(samples: Sample[]): Value | null {
 }
 
 function instantLateness(samples: Sample[], which: 'first' | 'later'): Value | null {
+  // A floor that could not be built reports no instants (and said why on stderr).
+  samples = samples.filter((sample) => instantsOf(sample).length > 0);
   const perProcess = samples.map((sample) => {
     const instants = instantsOf(sample);
     const chosen = which === 'first' ? instants.slice(0, 1) : instants.slice(1);

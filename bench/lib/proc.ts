@@ -91,6 +91,24 @@ export function collectStartInstants(stdout: Readable): number[] {
   return starts;
 }
 
+/**
+ * The start lateness (ms after the scheduled second, ascending) of the runs of each instant: a
+ * run counts in the latest instant at or before its start (the last takes everything after it).
+ */
+export function latenessPerInstant(
+  starts: readonly number[],
+  instantsS: readonly number[],
+): number[][] {
+  return instantsS.map((instantS, index) => {
+    const fromMs = instantS * 1000;
+    const untilMs = index + 1 < instantsS.length ? instantsS[index + 1]! * 1000 : Infinity;
+    return starts
+      .filter((ms) => ms >= fromMs && ms < untilMs)
+      .map((ms) => ms - fromMs)
+      .sort((a, b) => a - b);
+  });
+}
+
 /** SIGTERM, up to 15 s for `exited` (the child's 'exit'), then SIGKILL if it is still running. */
 export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   child.kill('SIGTERM');
