@@ -13,12 +13,13 @@ import {
 } from './slot-plan.js';
 
 const NOW = 1_800_000_000_000;
-const foreign = (expiresAtMs: number, askedAtMs = NOW): SlotAttempt => ({
+/** A denial by node-b's tenure (fence 7) expiring at `expiresAtMs`, asked at NOW. */
+const foreign = (expiresAtMs: number): SlotAttempt => ({
   kind: 'denied',
   holder: 'node-b#0123456789ab',
   fence: 7,
   expiresAtMs,
-  askedAtMs,
+  askedAtMs: NOW,
 });
 
 void test('planClaim: the decision table', () => {
