@@ -1,12 +1,12 @@
 // Python's `json.dumps(value, sort_keys=True, separators=(',', ':'))` byte for byte (stdlib json,
 // ensure_ascii on): the Python reference writes every state-store file this way, and files both
-// implementations share must be identical (docs/durable-state-store.md "JSON bytes"). Keys sort
-// by code point at every level, non-ASCII is `\uXXXX`-escaped (lower-case hex, surrogate pairs
-// for astral characters), integers print as integers and floats as Python's repr (`0.0`,
-// `1e-05`, `1e+16`). JavaScript has one number type, so an integral value prints as an int
-// unless it is wrapped in PyFloat, which marks a field the reference writes as a float.
-// Values go through toJSON / undefined-dropping exactly as JSON.stringify does. Pure.
-// Must not: accept NaN or ±Infinity (the reference refuses them at write), or do I/O.
+// implementations share must be identical (docs/durable-state-store.md "The durable store: on-disk
+// model"). Keys sort by code point at every level, non-ASCII is `\uXXXX`-escaped (lower-case hex,
+// surrogate pairs for astral characters), integers print as integers and floats as Python's repr
+// (`0.0`, `1e-05`, `1e+16`). JavaScript has one number type, so an integral value prints as an int
+// unless it is wrapped in PyFloat, which marks a field the reference writes as a float. Values go
+// through toJSON / undefined-dropping exactly as JSON.stringify does. Pure. Must not: accept NaN or
+// ±Infinity (the reference refuses them at write), or do I/O.
 
 /** A number the reference writes as a Python float even when it is integral (`0.0`, `30.0`). */
 export class PyFloat {

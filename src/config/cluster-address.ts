@@ -1,7 +1,8 @@
 // Gossip addresses in the `cluster` section (docs/configuration.md "cluster"): the `host:port` /
 // `[ipv6]:port` grammar of `listen` and `peers[].host`, the peer-list normalisation that drops
 // exact duplicates and entries provably this node, and the election advisories about entries that
-// only look like this node. Pure. Must not: drop `localhost` or a short-vs-FQDN name (not provable).
+// only look like this node. Pure. Must not: drop `localhost` or a short-vs-FQDN name (not
+// provable).
 import { isIP } from 'node:net';
 import { pythonRepr } from '../common/index.js';
 
@@ -93,7 +94,7 @@ export interface NormalisedPeers {
   readonly droppedSelf: readonly string[];
 }
 
-/** Drop exact duplicates and entries provably this node (docs/configuration.md "cluster.peers"). */
+/** Drop exact duplicates and entries provably this node (docs/configuration.md "cluster"). */
 export function normalisePeers(
   entries: readonly ClusterAddress[],
   listen: ClusterAddress,

@@ -1,7 +1,7 @@
-// Names a job may not have (docs/deviations.md "Job names"): the reference accepts any name,
-// but `global` is the job API's shared scope — a job of that name would share its private
-// scope with every job — and a control character in a name breaks log lines, stream prefixes,
-// store names and report headers.
+// Names a job may not have (docs/deviations.md "Stricter value checks"): the reference accepts any
+// name, but `global` is the job API's shared scope — a job of that name would share its private
+// scope with every job — and a control character in a name breaks log lines, stream prefixes, store
+// names and report headers.
 
 /** The job API's shared scope (jobapi/ GLOBAL_SCOPE): every job may name it. */
 const RESERVED_NAME = 'global';

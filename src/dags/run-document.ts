@@ -1,8 +1,8 @@
-// The dag_run document (docs/dags.md "Run documents"): one mutable store document per run, in
-// the reference's shape so a Python node reads the runs we write and we read its. This module owns
-// the shape, reading a stored body strictly (a hostile or foreign body is refused, never guessed),
-// a fresh run's body, and the run-state roll-up.
-// Must not: read a clock or the store (callers hand in instants and bodies).
+// The dag_run document (docs/dags.md "Fleet coordination and crash resume"): one mutable store
+// document per run, in the reference's shape so a Python node reads the runs we write and we read
+// its. This module owns the shape, reading a stored body strictly (a hostile or foreign body is
+// refused, never guessed), a fresh run's body, and the run-state roll-up. Must not: read a clock or
+// the store (callers hand in instants and bodies).
 import type { ResolvedDag } from '../config/index.js';
 
 export const TASK_STATES = [

@@ -1,4 +1,4 @@
-// The cluster's wire shapes (docs/http-api.md "GET /cluster", "GET /fleet", and the jobs'
+// The cluster's wire shapes (docs/clustering.md "Observing the cluster", and the jobs'
 // `clusterPolicy` / `clusterOwner`), rendered from the cluster's domain values: snake_case keys
 // in the reference's order, ISO instants, seconds. Pure.
 import { formatIsoUtc } from '../common/index.js';

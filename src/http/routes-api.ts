@@ -125,7 +125,7 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
     return reply.code(200).headers(headers).send();
   });
 
-  // Served from held state (docs/http-api.md "GET /cluster", "GET /fleet"): no peer traffic.
+  // Served from held state (docs/clustering.md "Observing the cluster"): no peer traffic.
   app.get('/cluster', (_request, reply) => {
     const status = context.cluster?.status() ?? null;
     const body =

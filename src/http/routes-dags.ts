@@ -1,9 +1,10 @@
 // The DAG routes (docs/dags.md "HTTP"): the DAG list with run roll-ups, run summaries, a run's
-// document and XCom, the log stream of a task attempt running here, and the three POSTs — trigger, backfill, approval decision — with the
-// reference's error table (backfill refusals are 400s, every decision refusal but a bad value is a
-// 409 whose body is the reason). Store trouble on a read omits the roll-ups or empties a list.
-// Until the store has opened, every route that needs it answers 503 with Retry-After.
-// Served on every listener; without DAGs the list is [] and the rest 404.
+// document and XCom, the log stream of a task attempt running here, and the three POSTs — trigger,
+// backfill, approval decision — with the reference's error table (backfill refusals are 400s, every
+// decision refusal but a bad value is a 409 whose body is the reason). Store trouble on a read
+// omits the roll-ups or empties a list. Until the store has opened, every route that needs it
+// answers 503 with Retry-After. Served on every listener; without DAGs the list is [] and the rest
+// 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError, isYacronError } from '../common/index.js';
 import type { ResolvedDag } from '../config/index.js';
@@ -115,8 +116,9 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       };
       if (dag.schedule !== null) {
         view['schedule'] = dag.schedule.text;
-        // Not in the reference's shape (docs/http-api.md "DAG routes"): the zone the schedule is
-        // read in, with the job object's meaning (null = the daemon's local time).
+        // Not in the reference's shape (docs/deviations.md "GET /dags names a scheduled DAG's
+        // timezone"): the zone the schedule is read in, with the job object's meaning (null = the
+        // daemon's local time).
         view['timezone'] = dag.timezone;
       }
       try {

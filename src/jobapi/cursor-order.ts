@@ -1,5 +1,5 @@
 // The order a monotonic cursor moves in, as the Python reference compares
-// (docs/job-state.md "Cursor / watermark"): numbers numerically (9 < 10), strings by code point
+// (docs/job-state.md "Cursor"): numbers numerically (9 < 10), strings by code point
 // (ISO-8601 timestamps sort as written). Any other pairing (number vs string, objects, lists,
 // booleans, null) is not comparable. Pure.
 import { compareCodePoints } from '../common/index.js';

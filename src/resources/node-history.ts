@@ -1,9 +1,9 @@
-// The `web.nodeHistory` ring (docs/http-api.md "GET /node/history"): this node's CPU and memory %
-// sampled every `interval`, the newest `points` kept, in memory only. Reconfigured in place on
-// every reload: a changed interval re-arms the timer, a changed size keeps the newest points,
-// `enabled: false` (or no section) stops sampling and drops the points. A node whose resources
-// cannot be read reports the ring as disabled.
-// Must not: keep a timer while disabled; grow past `points`.
+// The `web.nodeHistory` ring (docs/http-api.md "GET /node and GET /node/history"): this node's CPU
+// and memory % sampled every `interval`, the newest `points` kept, in memory only. Reconfigured in
+// place on every reload: a changed interval re-arms the timer, a changed size keeps the newest
+// points, `enabled: false` (or no section) stops sampling and drops the points. A node whose
+// resources cannot be read reports the ring as disabled. Must not: keep a timer while disabled;
+// grow past `points`.
 import type { Clock, TimerHandle } from '../common/index.js';
 import type { NodeResources } from './node-stats.js';
 

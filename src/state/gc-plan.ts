@@ -1,4 +1,4 @@
-// GC planning (docs/durable-state.md "Garbage collection and manifests"): a pure function
+// GC planning (docs/durable-state.md "Garbage collection"): a pure function
 // from an inventory of the store to what a pass would delete, each with its reason. Execution is
 // gc-run.ts. Every rule is biased to KEEP: anything not positively recognised as garbage, or
 // whose age or references cannot be established, stays.

@@ -1,4 +1,4 @@
-// The names GC recognises (docs/durable-state.md "Garbage collection and manifests"): which
+// The names GC recognises (docs/durable-state.md "Garbage collection"): which
 // stream family a stream belongs to and who
 // owns it, the DAG document / lease / XCom naming, and the GC timings. Pure; no I/O. Anything
 // not positively recognised here is never collected.

@@ -1,4 +1,4 @@
-// Per-node manifests (docs/durable-state.md "Garbage collection and manifests"): which job
+// Per-node manifests (docs/durable-state.md "Garbage collection"): which job
 // names, shared artifact scopes and dag names this node's loaded config can write, recorded in
 // `manifests/<host>` at backend start and every 6 hours, in the reference's record
 // `{at: ISO, dags, host, jobSetId, jobs, scopes}` (lists sorted). They are GC's only evidence that

@@ -1,4 +1,4 @@
-// The mitigate console's bulk actions (docs/dashboard.md "Mitigate console"): one call per job,
+// The mitigate console's bulk actions (docs/dashboard.md "Panels"): one call per job,
 // staggered a few hundred milliseconds apart so a fleet of restarts does not land at once,
 // abortable between calls, with a per-job result as it comes. Time comes from the injected Clock.
 import type { Clock } from '../../common/clock.js';

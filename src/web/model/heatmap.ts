@@ -1,4 +1,4 @@
-// The activity heatmap (docs/dashboard.md "Activity heatmap"): each job's finished runs counted
+// The activity heatmap (docs/dashboard.md "Panels"): each job's finished runs counted
 // into 24 time buckets across a window; a cell's colour is its worst outcome, its shade the
 // volume. Pure.
 import type { RunOutcome, RunRecord } from './api-types.js';

@@ -1,6 +1,5 @@
-// The Markdown incident summary the mitigate console copies (docs/dashboard.md "Mitigate
-// console"): when, where, which version and job set, the verdict, and one table row per
-// failing job. Pure.
+// The Markdown incident summary the mitigate console copies (docs/dashboard.md "Panels"): when,
+// where, which version and job set, the verdict, and one table row per failing job. Pure.
 import { formatDuration, formatUtc, parseIso } from './format.js';
 import type { JobRow } from './job-status.js';
 import { STATUS_META } from './job-status.js';

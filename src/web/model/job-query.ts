@@ -1,4 +1,4 @@
-// Filtering and sorting of the job table (docs/dashboard.md "Toolbar"): a text filter on name
+// Filtering and sorting of the job table (docs/dashboard.md "Job table"): a text filter on name
 // and command, a status filter, and a sort on any column, the second click reversing it. Pure;
 // rows with no value for the sort key stay last in both directions, ties go by name.
 import type { JobRow } from './job-status.js';

@@ -1,8 +1,8 @@
-// Polls the control API every refresh interval (docs/dashboard.md "Endpoints"): `/jobs` each
-// time, `/node` while it answers, `/version` and `/job-set-id` at start and every 15 polls, plus
-// any extra source registered by a panel (phase-2 panels: `/cluster`, `/fleet`, ...). Polls never
-// overlap; a paused page (interval 0) only polls on demand. The first round may take the answer
-// of the early `/jobs` request the page's <head> started (first-jobs.ts).
+// Polls the control API every refresh interval (docs/dashboard.md "What the page calls"): `/jobs`
+// each time, `/node` while it answers, `/version` and `/job-set-id` at start and every 15 polls,
+// plus any extra source registered by a panel (phase-2 panels: `/cluster`, `/fleet`, ...). Polls
+// never overlap; a paused page (interval 0) only polls on demand. The first round may take the
+// answer of the early `/jobs` request the page's <head> started (first-jobs.ts).
 import type { Clock, TimerHandle } from '../../common/clock.js';
 import type { NodeWire } from '../model/api-types.js';
 import { JobsDecoder } from '../model/jobs-decoder.js';

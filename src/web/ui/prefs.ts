@@ -1,7 +1,7 @@
-// The viewer's preferences, kept in localStorage (docs/dashboard.md "Settings"): theme, colour
-// mode, colour-vision palette, density, motion, refresh interval, optional columns, sort and
-// status filter. Every value read back is validated; a bad or missing one falls back to its
-// default. Nothing here is ever sent to the daemon.
+// The viewer's preferences, kept in localStorage (docs/dashboard.md "Themes, colour vision, motion,
+// screen sizes"): theme, colour mode, colour-vision palette, density, motion, refresh interval,
+// optional columns, sort and status filter. Every value read back is validated; a bad or missing
+// one falls back to its default. Nothing here is ever sent to the daemon.
 import { SORT_KEYS, STATUS_FILTERS, type SortSpec, type StatusFilter } from '../model/job-query.js';
 
 export const THEMES = ['carolina', 'amber', 'green', 'modern', 'standard'] as const;

@@ -1,4 +1,4 @@
-// The URL hash as page state (docs/dashboard.md "Deep links"): `#job/<name>[/<tab>]` opens a
+// The URL hash as page state (docs/dashboard.md "Job drawer"): `#job/<name>[/<tab>]` opens a
 // job's drawer, `#dag/<name>/<runKey>` a DAG run's drawer (`#dag/<name>` its latest run), `#tv`
 // the wallboard; anything else shows the table alone. Names and run keys are percent-encoded
 // so any of them (slashes included) round-trips.

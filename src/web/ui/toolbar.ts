@@ -1,4 +1,4 @@
-// The toolbar above the job table (docs/dashboard.md "Toolbar"): the text filter (`/` focuses
+// The toolbar above the job table (docs/dashboard.md "Job table"): the text filter (`/` focuses
 // it), the status filter, the sort dropdown and direction, the optional-column picker, "run
 // failing", and buttons for the panels.
 import { SORT_KEYS, STATUS_FILTERS, type SortKey, type StatusFilter } from '../model/job-query.js';

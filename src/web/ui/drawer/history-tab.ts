@@ -1,4 +1,4 @@
-// The drawer's History tab (docs/dashboard.md "History tab"): the stats of `GET /jobs/{n}/runs`,
+// The drawer's History tab (docs/dashboard.md "Job drawer"): the stats of `GET /jobs/{n}/runs`,
 // one bar per run (height = duration, colour = outcome, newest right) and the run table, newest
 // first. Re-read whenever the job list shows a newer finished run.
 import type { JobRuns, RunRecord } from '../../model/api-types.js';

@@ -1,4 +1,4 @@
-// The drawer's Resources tab (docs/dashboard.md "Resources tab"): CPU % and RSS of the live run
+// The drawer's Resources tab (docs/dashboard.md "Job drawer"): CPU % and RSS of the live run
 // and of recent monitored runs, from `GET /jobs/{n}/resources`. The tab only shows when the
 // daemon serves that route (it answers 404 on daemons without resource sampling).
 import type { JobResourcesWire } from '../../model/api-types.js';

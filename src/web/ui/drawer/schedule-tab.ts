@@ -1,4 +1,4 @@
-// The drawer's Schedule tab (docs/dashboard.md "Schedule tab"): the expression in English, the
+// The drawer's Schedule tab (docs/dashboard.md "Job drawer"): the expression in English, the
 // next fires in the job's frame with countdowns and daylight-saving notes, and a summary.
 import { formatCountdown, formatUtc } from '../../model/format.js';
 import { timezoneLabel } from '../../model/job-status.js';

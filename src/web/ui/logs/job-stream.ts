@@ -1,4 +1,4 @@
-// Follows one job's output across runs (docs/dashboard.md "Logs tab", "Multi-tail"): opens the
+// Follows one job's output across runs (docs/dashboard.md "Job drawer", "Panels"): opens the
 // job's log stream (replay, then live lines, then `end`), and once it ended re-attaches when
 // the polled job list shows a newer run — a new run running, or a finished run we have not
 // shown — so a tail left open keeps showing each run. A manual start re-attaches at once.

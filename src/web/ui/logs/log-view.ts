@@ -1,4 +1,4 @@
-// A log view (docs/dashboard.md "Logs tab", "Multi-tail"): renders a bounded LogBuffer with
+// A log view (docs/dashboard.md "Job drawer", "Panels"): renders a bounded LogBuffer with
 // ANSI colours (toggle), stderr styled apart, line numbers, optional timestamps, search (plain or
 // regex) with a count, Enter/Shift-Enter to jump, matches-only, follow and wrap toggles,
 // download and clear. New lines are drawn once per animation frame, however fast they arrive.

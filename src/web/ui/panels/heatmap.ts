@@ -1,4 +1,4 @@
-// The activity heatmap (docs/dashboard.md "Activity heatmap"): one row per job (the table's
+// The activity heatmap (docs/dashboard.md "Panels"): one row per job (the table's
 // current order and filter, at most 200), 24 buckets across 6 h / 24 h / 7 d; colour = worst
 // outcome, shade = volume; hover for the tally, click to open the job. Run lists come from
 // `GET /jobs/{n}/runs`, four requests at a time, cached until the job finishes another run.

@@ -1,4 +1,4 @@
-// The mitigate console (docs/dashboard.md "Mitigate console"): bulk start or cancel over the
+// The mitigate console (docs/dashboard.md "Panels"): bulk start or cancel over the
 // failing set, one call every 300 ms, abortable, with a per-job log and tally; a button opens
 // the multi-tail on the set; another copies a Markdown incident summary.
 import { runStaggered, type BulkResult } from '../../model/bulk-run.js';

@@ -1,4 +1,4 @@
-// The multi-tail (docs/dashboard.md "Multi-tail"): up to four jobs' output merged in one view,
+// The multi-tail (docs/dashboard.md "Panels"): up to four jobs' output merged in one view,
 // each line prefixed with its job in a stable colour; jobs are added by name (with completion)
 // or by preset (+failing, +running), removed or opened from their chips, and each stream
 // re-attaches for the job's next run with an end-of-run marker between runs.

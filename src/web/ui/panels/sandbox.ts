@@ -1,4 +1,4 @@
-// The cron sandbox (docs/dashboard.md "Cron sandbox"): any 5/6/7-field expression or nickname
+// The cron sandbox (docs/dashboard.md "Panels"): any 5/6/7-field expression or nickname
 // in any zone, checked by the daemon's own schedule engine (bundled into the page): validation
 // with the engine's message, the English reading, the field breakdown, the next 12 fires with
 // countdowns and DST notes, @reboot and impossible schedules called out, the jobs sharing the

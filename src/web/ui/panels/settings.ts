@@ -1,5 +1,6 @@
-// Settings (docs/dashboard.md "Settings"): theme family, dark/light, colour-vision palette,
-// density, motion and the refresh interval. Stored in localStorage by PrefsStore.
+// Settings (docs/dashboard.md "Themes, colour vision, motion, screen sizes"): theme family,
+// dark/light, colour-vision palette, density, motion and the refresh interval. Stored in
+// localStorage by PrefsStore.
 import type { AppContext } from '../context.js';
 import { h, uniqueId } from '../dom.js';
 import { DENSITIES, MODES, MOTION, REFRESH_CHOICES, THEMES, VISION } from '../prefs.js';

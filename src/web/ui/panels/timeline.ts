@@ -1,4 +1,4 @@
-// The incident timeline (docs/dashboard.md "Incident timeline", key `i`): every job's latest
+// The incident timeline (docs/dashboard.md "Panels", key `i`): every job's latest
 // finished run, newest first, with its age, outcome, exit code, reason and duration; a
 // failing-only filter; the jobs the verdict correlates are highlighted.
 import { formatAge, formatDuration } from '../../model/format.js';

@@ -1,4 +1,4 @@
-// The job table's columns (docs/dashboard.md "Job table", "Optional columns"): what each cell
+// The job table's columns (docs/dashboard.md "Job table"): what each cell
 // shows, how wide it may get, which sort key its header uses, and which columns give way first
 // on a narrow screen. A cell's update is called on every poll and every second for visible rows
 // only, and writes to the DOM only what changed.
