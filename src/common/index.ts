@@ -71,5 +71,6 @@ export {
   sortByCodePoint,
 } from './python-text.js';
 export { seededRandom } from './seeded-random.js';
+export { crc32 } from './crc32.js';
 export { REDACTED, replaceOrder, replaceValues } from './replace-values.js';
 export { compactHeap, keepYoungGenerationSmall } from './heap.js';

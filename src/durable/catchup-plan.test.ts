@@ -147,3 +147,11 @@ void test('the jitter offset is derived from the name: stable, in range, differe
   assert.notEqual(catchupJitterOffsetMs('other-job', 300_000), a);
   assert.equal(catchupJitterOffsetMs('nightly-report', 0), 0);
 });
+
+void test("the jitter offset is the reference's: crc32 of the UTF-8 name modulo the jitter in ms", () => {
+  // Python: zlib.crc32(b'nightly-report') % 300000 == 164496, and so on.
+  assert.equal(catchupJitterOffsetMs('nightly-report', 300_000), 164_496);
+  assert.equal(catchupJitterOffsetMs('other-job', 300_000), 203_420);
+  assert.equal(catchupJitterOffsetMs('é-job', 300_000), 254_743);
+  assert.equal(catchupJitterOffsetMs('a', 1_000), 3904355907 % 1_000);
+});

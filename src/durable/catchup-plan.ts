@@ -3,7 +3,7 @@
 // (DST-correct because the live scheduler's nextFireTime does the stepping), bounded by
 // startingDeadlineSeconds and the run-all cap, and the deterministic per-job jitter. No I/O, no
 // clock.
-import { createHash } from 'node:crypto';
+import { crc32 } from '../common/index.js';
 import type { OnMissed } from '../config/index.js';
 import { nextFireTime, type Schedule } from '../schedule/index.js';
 
@@ -129,12 +129,10 @@ export function newestSlots(
 
 /**
  * The job's backfill offset in [0, jitterMs): derived from the name alone, so it is the same on
- * every boot and every node (no RNG, no coordination).
+ * every boot and every node (no RNG, no coordination), and the Python reference's
+ * `crc32(name) % (jitter * 1000)` milliseconds, so a mixed fleet staggers the same way.
  */
 export function catchupJitterOffsetMs(jobName: string, jitterMs: number): number {
   if (!(jitterMs > 0)) return 0;
-  const digest = createHash('sha256').update(jobName, 'utf8').digest();
-  // 48 bits are exact in a double; modulo bias is below 2^-30 for any sane jitter.
-  const value = digest.readUIntBE(0, 6);
-  return value % Math.floor(jitterMs);
+  return crc32(Buffer.from(jobName, 'utf8')) % Math.floor(jitterMs);
 }
