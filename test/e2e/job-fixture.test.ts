@@ -1,15 +1,16 @@
-// Test support for the job-state e2e tests (no tests here): a temp dir with a `yacron2` wrapper
-// on PATH (so job commands read like the docs), a config with a `state:` section, and the env to
-// start the daemon with.
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+// Test support for the job-state e2e tests (no tests here): a temp dir, a config with a `state:`
+// section, and the env to start the daemon with. Job commands call plain `yacron2` (as the docs
+// do) and nothing here puts one on the PATH: the daemon puts its own first on its jobs' PATH
+// (docs/job-state.md "The injected environment"), so every test of these suites checks that.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, shellQuote, useTempDir, writeConfig, type TeardownContext } from './harness.js';
+import { shellQuote, useTempDir, writeConfig, type TeardownContext } from './harness.js';
 
 export interface JobStateSetup {
   readonly dir: string;
   /** The store of the state section. */
   readonly store: string;
-  /** The daemon's environment: PATH starts with the `yacron2` wrapper. */
+  /** The daemon's environment: the tests' own, less any PATH entry that holds a `yacron2`. */
   readonly env: NodeJS.ProcessEnv;
   /** `dir/name`, shell-quoted, for job commands. */
   file(name: string): string;
@@ -19,19 +20,11 @@ export interface JobStateSetup {
 
 export async function useJobState(t: TeardownContext): Promise<JobStateSetup> {
   const dir = await useTempDir(t);
-  const bin = join(dir, 'bin');
-  await mkdir(bin);
-  const wrapper = join(bin, 'yacron2');
-  await writeFile(
-    wrapper,
-    `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(CLI)} "$@"\n`,
-  );
-  await chmod(wrapper, 0o755);
   const store = join(dir, 'store');
   return {
     dir,
     store,
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+    env: { ...process.env, PATH: pathWithoutYacron2(process.env['PATH'] ?? '') },
     file: (name) => shellQuote(join(dir, name)),
     writeJobs: (jobsYaml, jobApiYaml = '') =>
       writeConfig(
@@ -39,6 +32,14 @@ export async function useJobState(t: TeardownContext): Promise<JobStateSetup> {
         `${jobsYaml}\nstate:\n  path: ${store}\n${jobApiYaml === '' ? '' : `  jobApi:\n${indent(jobApiYaml, 4)}\n`}`,
       ),
   };
+}
+
+/** PATH without the entries that hold a `yacron2` (a global install must not mask the daemon's). */
+function pathWithoutYacron2(path: string): string {
+  return path
+    .split(':')
+    .filter((entry) => entry !== '' && !existsSync(join(entry, 'yacron2')))
+    .join(':');
 }
 
 function indent(text: string, spaces: number): string {

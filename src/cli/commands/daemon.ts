@@ -11,6 +11,7 @@ import {
   type Logger,
 } from '../../common/index.js';
 import { loadConfig, type ResolvedConfig } from '../../config/index.js';
+import { installCliOnPath, type CliOnPath } from '../cli-on-path.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import type { CommandIo } from '../io.js';
 
@@ -37,26 +38,48 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
   // forked while the daemon is small, it boots while the configuration loads
   // (docs/performance.md "The spawn path").
   const root = await createRootLogger({ level: options.logLevel });
-  const { startSpawner } = await import('../../runner/index.js');
-  const spawner = startSpawner({ clock: systemClock, logger: root.logger, env: process.env });
-  const config = await loadOrReport(options.configPath, startupLogger).catch(async (error) => {
-    await spawner.close();
-    throw error;
-  });
-  if (config === null) {
-    await spawner.close();
-    return EXIT_FAILURE;
+  // Jobs find this daemon's own `yacron2` first on their PATH (docs/job-state.md "The injected
+  // environment"); the wrapper's directory goes when the process does, however it exits.
+  const cli = cliOnPath(process.env, root.logger);
+  process.once('exit', cli.remove);
+  try {
+    const { startSpawner } = await import('../../runner/index.js');
+    const spawner = startSpawner({ clock: systemClock, logger: root.logger, env: cli.env });
+    const config = await loadOrReport(options.configPath, startupLogger).catch(async (error) => {
+      await spawner.close();
+      throw error;
+    });
+    if (config === null) {
+      await spawner.close();
+      return EXIT_FAILURE;
+    }
+    const { runDaemonUntilSignalled } = await import('../../daemon/index.js');
+    await runDaemonUntilSignalled({
+      config,
+      logger: root.logger,
+      rootLogger: root,
+      shutdownGraceMs: options.shutdownGraceMs,
+      reloadIntervalMs: options.reloadIntervalMs,
+      spawner,
+      env: cli.env,
+    });
+    return EXIT_OK;
+  } finally {
+    cli.remove();
+    process.off('exit', cli.remove);
   }
-  const { runDaemonUntilSignalled } = await import('../../daemon/index.js');
-  await runDaemonUntilSignalled({
-    config,
-    logger: root.logger,
-    rootLogger: root,
-    shutdownGraceMs: options.shutdownGraceMs,
-    reloadIntervalMs: options.reloadIntervalMs,
-    spawner,
-  });
-  return EXIT_OK;
+}
+
+/** The wrapper on the jobs' PATH; without a writable temp directory, jobs keep the PATH as is. */
+function cliOnPath(env: NodeJS.ProcessEnv, logger: Logger): Pick<CliOnPath, 'env' | 'remove'> {
+  try {
+    return installCliOnPath({ env });
+  } catch (error) {
+    logger.warn(
+      `Cannot put yacron2 on the jobs' PATH (${describeError(error)}); jobs run \`yacron2\` from their PATH as it is`,
+    );
+    return { env, remove: () => undefined };
+  }
 }
 
 /** The configuration, or null once its error is logged. */
