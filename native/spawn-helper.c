@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -969,6 +970,11 @@ int main(void) {
   signal(SIGINT, SIG_IGN);
   signal(SIGTERM, SIG_IGN);
   signal(SIGPIPE, SIG_IGN);
+  /* A job's orphans (a background process whose parent exited) become ours instead of PID 1's,
+     and reap() collects them with the jobs. Where the daemon is PID 1 (a container without an
+     init) nobody else would: Node reaps only its own children, so they would stay zombies. A
+     kernel without subreapers (before 3.4) leaves them to PID 1, as before. */
+  (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   sigemptyset(&child_mask);
   sigfillset(&default_signals);
   sigdelset(&default_signals, SIGKILL);
