@@ -1,22 +1,33 @@
 // The mTLS peer listener (docs/clustering.md "The peer endpoint"): HTTPS/1.1 with keep-alive on
 // the configured address, a client certificate required and verified against the cluster CA,
-// request bodies capped in size and time, large /peer bodies gzipped for pollers that ask.
+// request bodies capped in size and time, large /peer bodies gzipped for pollers that ask, and
+// connections budgeted so that unauthenticated ones cannot crowd out real peers.
 // Must not: serve anything but the peer routes, read an unbounded body, or outlive close().
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import { YacronError, describeError, type Clock, type Logger } from '../common/index.js';
 import type { ClusterAddress } from '../config/index.js';
+import {
+  HandshakeBudget,
+  PEER_HANDSHAKE_LIMITS,
+  type HandshakeLimits,
+} from './handshake-budget.js';
 import { MAX_PEER_BODY_BYTES } from './payload-parse.js';
 import type { TlsMaterial } from './tls-material.js';
 import type { PeerListener, PeerRequestHandler, PeerResponse } from './transport.js';
 
 /** Bodies at least this large are gzipped when the poller accepts gzip. */
 const GZIP_MIN_BYTES = 1024;
-/** Concurrent peer connections (a cluster has a handful of peers, each with one session). */
-const MAX_CONNECTIONS = 256;
 const MAX_HEADER_BYTES = 16_384;
+/**
+ * A TLS handshake must finish this soon after the TCP accept, whatever connectTimeout says: a
+ * peer on any sane link needs a few round trips, and a connection that proves nothing must not
+ * sit on the listener's budget (docs/clustering.md "The peer endpoint").
+ */
+export const HANDSHAKE_TIMEOUT_MS = 3_000;
 
 export interface TlsServerOptions {
   readonly listen: ClusterAddress;
@@ -24,6 +35,8 @@ export interface TlsServerOptions {
   readonly connectTimeoutMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Test seam: the connection budgets (default PEER_HANDSHAKE_LIMITS). */
+  readonly handshakeLimits?: HandshakeLimits;
 }
 
 /** Where `listen` binds: the reference's wildcards, and loopback for a bare `:port`. */
@@ -53,21 +66,40 @@ export async function startPeerServer(
       requestCert: true,
       rejectUnauthorized: true,
       minVersion: 'TLSv1.2',
-      handshakeTimeout: connectTimeoutMs,
+      handshakeTimeout: Math.min(connectTimeoutMs, HANDSHAKE_TIMEOUT_MS),
       maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout: connectTimeoutMs,
       headersTimeout: connectTimeoutMs,
     },
     (request, response) => serve(request, response, handler, options),
   );
-  server.maxConnections = MAX_CONNECTIONS;
+  // Pending handshakes and established peers are budgeted apart (handshake-budget.ts); the
+  // server's own cap only backs that up (it would refuse a real poller once idle sockets fill it).
+  const limits = options.handshakeLimits ?? PEER_HANDSHAKE_LIMITS;
+  server.maxConnections = limits.pendingTotal + limits.established + 1;
+  const budget = new HandshakeBudget<Socket>(limits);
   // Every TCP connection, from accept on, so close() ends them all: the HTTP layer only knows a
   // connection once its handshake is done (its closeAllConnections() misses one mid-handshake,
   // which can then finish and serve a keep-alive poller from a listener that was closed).
   const sockets = new Set<Socket>();
+  /** The pending TCP sockets by remote address and port, to find one from its TLS socket. */
+  const byRemote = new Map<string, Socket>();
   server.on('connection', (socket: Socket) => {
+    const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    byRemote.set(remote, socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (byRemote.get(remote) === socket) byRemote.delete(remote);
+      budget.closed(socket);
+    });
+    for (const evicted of budget.admit(socket, socket.remoteAddress ?? '?')) evicted.destroy();
+  });
+  server.on('secureConnection', (tlsSocket: TLSSocket) => {
+    const remote = `${tlsSocket.remoteAddress ?? '?'}:${tlsSocket.remotePort ?? '?'}`;
+    const socket = byRemote.get(remote);
+    byRemote.delete(remote);
+    if (socket === undefined || !budget.established(socket)) tlsSocket.destroy();
   });
   // A client that fails the handshake (no or untrusted certificate) is the peer's problem to log.
   server.on('tlsClientError', () => undefined);

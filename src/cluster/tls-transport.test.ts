@@ -397,3 +397,35 @@ void test(
     await client.close();
   },
 );
+
+void test('300 idle TCP connections from one source do not stop a valid mTLS poll', async () => {
+  // Before the handshake budget, connections that never began a handshake counted against the
+  // 256-connection cap for the whole handshake timeout: 260 of them locked real peers out.
+  const client = transport(await nodeMaterial());
+  await withServer(await nodeMaterial(), echo, async (host) => {
+    const [address, port] = [host.slice(0, host.lastIndexOf(':')), Number(host.split(':').pop())];
+    const idle: Socket[] = [];
+    let evicted = 0;
+    const mostEvicted = createDeferred<void>();
+    try {
+      for (let i = 0; i < 300; i += 1) {
+        const socket = connect(port, address);
+        socket.on('error', () => undefined);
+        socket.once('close', () => {
+          evicted += 1;
+          if (evicted === 300 - 8) mostEvicted.resolve();
+        });
+        idle.push(socket);
+        await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      }
+      const exchange = await client.request(host, get());
+      assert.equal(exchange.kind === 'response' && exchange.status, 200);
+      // The listener closed all but the newest few idle connections of that source.
+      await mostEvicted.promise;
+      assert.ok(evicted >= 292, `${evicted} idle connections closed`);
+    } finally {
+      for (const socket of idle) socket.destroy();
+    }
+  });
+  await client.close();
+});
