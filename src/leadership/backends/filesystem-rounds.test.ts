@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeClock } from '../../common/index.js';
 import { recordingLogger } from '../../common/testing.js';
-import { FaultyStateStore, MemoryStateStore } from '../../state/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FaultyStateStore, FsStateStore, MemoryStateStore } from '../../state/index.js';
 import { createLeaseClient } from '../lease-backends.js';
 import { FilesystemLeaseClient } from './filesystem.js';
 
@@ -54,6 +57,65 @@ void test('a refused renewal is a lost lease; a foreign lease is taken only 1 s 
   assert.equal((await client.round(marks)).kind, 'leader', 'taken over');
   assert.equal(client.details(true, 'node-a').fence, 3);
   await client.close();
+});
+
+void test('a challenger whose wall clock runs 6.5 s fast never takes a lease its holder renews; it takes a silent one after a full TTL', async (t) => {
+  // Two processes' views of one lease directory: the holder's store on its clock, ours on a
+  // clock 6.5 s ahead. By the reference's rule alone (expiresAt 1 s behind our wall clock) we
+  // would take the lease whenever its last renewal is more than about 0.5 s old.
+  const dir = mkdtempSync(join(tmpdir(), 'yacron2-fs-skew-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const holderClock = new FakeClock();
+  const ourClock = new FakeClock();
+  ourClock.setWall(holderClock.now() + 6500);
+  const storeOptions = { path: dir, deploymentId: null, topology: 'shared' as const };
+  const holderStore = new FsStateStore(storeOptions, {
+    clock: holderClock,
+    logger: recordingLogger(),
+  });
+  const ourStore = new FsStateStore(storeOptions, { clock: ourClock, logger: recordingLogger() });
+  await holderStore.open();
+  const client = new FilesystemLeaseClient(
+    {
+      nodeName: 'node-a',
+      path: dir,
+      electionName: 'cluster/leader',
+      ttlSeconds: 6,
+      deploymentId: null,
+      topology: 'shared',
+      connectTimeoutMs: 10_000,
+    },
+    { clock: ourClock, logger: recordingLogger(), store: ourStore, probe: () => Promise.resolve() },
+  );
+  await client.start();
+  const holder = 'node-b#bbbbbbbbbbbb';
+  const held = await holderStore.acquireLease('cluster/leader', holder, 6000);
+  assert.equal(held.acquired, true);
+  const tick = async (ms: number): Promise<void> => {
+    await holderClock.advance(ms);
+    await ourClock.advance(ms);
+  };
+  // The holder renews every 2 s (ttl/3) for a minute; we run a round every 500 ms.
+  for (let elapsed = 500; elapsed <= 60_000; elapsed += 500) {
+    await tick(500);
+    if (elapsed % 2000 === 0) {
+      const renewed = await holderStore.renewLease('cluster/leader', holder, held.fence, 6000);
+      assert.equal(renewed.acquired, true, `the holder renews at ${elapsed} ms`);
+    }
+    const round = await client.round(marks);
+    assert.equal(round.kind, 'follower', `never leader while the holder renews (${elapsed} ms)`);
+  }
+  // The holder stops renewing (it crashed right after its last renewal, at 60 s). It acts on
+  // its tenure until 5 s after that renewal was sent; we take over only after a full TTL.
+  let takenAtMs: number | null = null;
+  for (let since = 500; since <= 10_000 && takenAtMs === null; since += 500) {
+    await tick(500);
+    if ((await client.round(marks)).kind === 'leader') takenAtMs = since;
+  }
+  assert.ok(takenAtMs !== null, 'taken over once the lease went silent');
+  assert.ok(takenAtMs >= 6000, `taken ${takenAtMs} ms after the last renewal, not before a TTL`);
+  await client.close();
+  await holderStore.close();
 });
 
 void test('a lease showing our own token is adopted, and the next locked renewal decides', async () => {

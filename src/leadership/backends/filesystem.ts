@@ -3,7 +3,8 @@
 // `leases/<enc(electionName)>.lease`, in the reference's file format so Python nodes can elect on
 // the same directory. A holder renews its own tenure (holder and fence must match); a follower
 // reads without the lock and only acquires once the foreign lease is past its expiry by the 1 s
-// skew margin. The @reboot ran-set is the append-only stream `cluster/reboot-ran`.
+// skew margin and it has itself seen the lease record unchanged for a full TTL on its monotonic
+// clock (so a fast wall clock cannot take a lease its holder still renews). The @reboot ran-set is the append-only stream `cluster/reboot-ran`.
 // Must not: grant a fence from an unlocked read, or treat a timed-out call as an answer.
 import type { Clock, Logger } from '../../common/index.js';
 import { formatIsoUtc } from '../../common/index.js';
@@ -14,6 +15,7 @@ import {
   probeLockFidelity,
   withTimeout,
   type LeaseResult,
+  type LeaseState,
   type StateStore,
 } from '../../state/index.js';
 import {
@@ -63,6 +65,8 @@ export class FilesystemLeaseClient implements LeaseClient {
   #readAtMs = -Infinity;
   #synced = false;
   #readFailureAtMs = -Infinity;
+  /** The foreign lease record last inspected, and since when (monotonic) it has been the same. */
+  #seen: { readonly version: string; readonly sinceMs: number } | null = null;
 
   constructor(options: FilesystemLeaseOptions, deps: FilesystemLeaseDeps) {
     this.#options = options;
@@ -131,7 +135,7 @@ export class FilesystemLeaseClient implements LeaseClient {
       this.#fence = state.fence; // adopt: the next locked renew decides
       return this.#follower(this.#options.nodeName, freshUntilMs, leaseLost, marks);
     }
-    if (state !== undefined && state.expiresAtMs > clock.now() - 1000 && state.expiresAtMs > 0) {
+    if (state !== undefined && state.expiresAtMs > 0 && !this.#mayTakeOver(state, ttlMs)) {
       this.#lastFence = state.fence;
       return this.#follower(displayHolder(state.holder), freshUntilMs, leaseLost, marks);
     }
@@ -177,6 +181,26 @@ export class FilesystemLeaseClient implements LeaseClient {
   startupLine(): string {
     const o = this.#options;
     return `cluster: filesystem election ready at ${o.path} (election=${o.electionName}, identity=${this.holder}, ttl=${o.ttlSeconds}s)`;
+  }
+
+  /**
+   * Whether a foreign, unreleased lease may be taken: the reference's rule (its `expiresAt` is
+   * 1 s behind our wall clock) **and** ours (we have seen this very record — holder, fence,
+   * expiry — unchanged for a full TTL on our own monotonic clock, the rule client-go uses). The
+   * second makes takeover independent of wall-clock skew: a holder that still renews changes
+   * the record every period, and one that stopped renewing stopped acting on its tenure
+   * (fenceUntilMs) before a TTL had passed since its last renewal was sent, which was before we
+   * saw it (docs/clustering.md "Clock skew").
+   */
+  #mayTakeOver(state: LeaseState, ttlMs: number): boolean {
+    const clock = this.#deps.clock;
+    const version = `${state.holder}\u0000${state.fence}\u0000${state.expiresAtMs}`;
+    if (this.#seen?.version !== version) {
+      this.#seen = { version, sinceMs: clock.monotonic() };
+    }
+    const expiredByWall = state.expiresAtMs <= clock.now() - 1000;
+    const quietForTtl = clock.monotonic() - this.#seen.sinceMs >= ttlMs;
+    return expiredByWall && quietForTtl;
   }
 
   #op<T>(work: Promise<T>): Promise<T> {
