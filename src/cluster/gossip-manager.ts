@@ -1,6 +1,6 @@
 // A running gossip node (docs/clustering.md "Rounds"): bind the peer listener, run one full
 // round inline (so the first scheduler pass sees a polled view), then a round every `interval`
-// after the previous one ends, until stop(). Peers learn of a stop only by failed polls.
+// after the previous one ends (at once after a stall: the node's view is stale), until stop(). Peers learn of a stop only by failed polls.
 // Must not: let a round outlive stop(), or leave a timer or a listener behind.
 import { TaskSet, describeError } from '../common/index.js';
 import { GossipNode, type GossipNodeDeps, type GossipSettings } from './gossip-node.js';
@@ -53,10 +53,13 @@ export class GossipManager {
   async #loop(): Promise<void> {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
-      try {
-        await this.#deps.clock.sleep(this.#settings.intervalMs, signal);
-      } catch {
-        return; // stopped while waiting
+      // A stale view (the process stalled) re-polls at once; otherwise wait out the interval.
+      if (!this.node.needsRound) {
+        try {
+          await this.#deps.clock.sleep(this.#settings.intervalMs, signal);
+        } catch {
+          return; // stopped while waiting
+        }
       }
       await this.node.runRound();
     }

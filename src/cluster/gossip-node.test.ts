@@ -10,6 +10,7 @@ import { MemoryNetwork } from './memory-transport.js';
 const ID = `v1:${'1'.repeat(64)}`;
 
 interface Built {
+  readonly clock: FakeClock;
   readonly network: MemoryNetwork;
   readonly nodes: GossipNode[];
   readonly logger: RecordingLogger;
@@ -38,6 +39,7 @@ async function build(
         distribution: own.distribution ?? 'single-leader',
         driftAfter: own.driftAfter ?? 2,
         connectTimeoutMs: 1_000,
+        ...(own.intervalMs !== undefined && { intervalMs: own.intervalMs }),
       },
       {
         clock,
@@ -49,7 +51,7 @@ async function build(
     await network.transportFor(String(index), transportHosts).listen(node.handler);
     nodes.push(node);
   }
-  return { network, nodes, logger };
+  return { network, nodes, logger, clock };
 }
 
 void test('transition lines: once per change, unreachable only from a status that was heard from', async () => {
@@ -226,4 +228,64 @@ void test('alone in an election cluster of one, a node confirms its own quorum',
   await solo.runRound();
   assert.equal(solo.isLeader(), true);
   assert.equal(solo.quorumConfirmed(), true);
+});
+
+void test('a node that stalled past a round stands Leader jobs down until a fresh round completes', async () => {
+  const { clock, nodes, logger } = await build(
+    (index) => ({ name: `node-${index}`, intervalMs: 1_000 }),
+    3,
+  );
+  const [a, b, c] = nodes as [GossipNode, GossipNode, GossipNode];
+  const round = async (): Promise<void> => {
+    await Promise.all([a.runRound(), b.runRound(), c.runRound()]);
+  };
+  await round();
+  await round();
+  assert.deepEqual([a.isLeader(), a.isQuorate()], [true, true]);
+  // Within a round's allowance (the interval plus the tolerance): still current.
+  await clock.advance(1_900);
+  assert.equal(a.isLeader(), true);
+  assert.equal(a.viewStale(), false);
+  // The process was paused: no round for 5 s. Its old view must not admit a Leader run.
+  await clock.advance(3_100);
+  assert.deepEqual([a.isLeader(), a.isQuorate(), a.quorumConfirmed()], [false, false, false]);
+  assert.equal(a.needsRound, true, 'the manager re-polls at once');
+  assert.equal(a.leaderName(), 'node-0', 'the view itself is kept, only not trusted');
+  assert.equal(logger.at('warn').length, 1);
+  assert.match(
+    logger.at('warn')[0]!.message,
+    /last round ended 5\.0 s ago \(the process was paused or stalled\); its view of the peers is stale/,
+  );
+  assert.equal(a.isLeader(), false, 'still stale: warned once');
+  assert.equal(logger.at('warn').length, 1);
+  // The round that starts after the stall brings the view back.
+  await a.runRound();
+  assert.deepEqual([a.isLeader(), a.viewStale(), a.needsRound], [true, false, false]);
+  assert.match(logger.at('info').at(-1)!.message, /a fresh round completed/);
+});
+
+void test('a round that starts late starts stale, and only its own completion clears it', async () => {
+  const { clock, nodes } = await build(
+    (index) => ({ name: `node-${index}`, intervalMs: 1_000 }),
+    2,
+  );
+  const [a, b] = nodes as [GossipNode, GossipNode];
+  await Promise.all([a.runRound(), b.runRound()]);
+  await Promise.all([a.runRound(), b.runRound()]);
+  assert.equal(a.isLeader(), true);
+  await clock.advance(4_000);
+  // The loop woke (late) and started its round before anything read the view.
+  const pending = a.runRound();
+  assert.equal(a.isLeader(), false, 'the round in flight started from a stale view');
+  await pending;
+  assert.equal(a.isLeader(), true);
+});
+
+void test('without an interval (hand-driven rounds) a node never counts as stalled', async () => {
+  const { clock, nodes } = await build((index) => ({ name: `node-${index}` }), 2);
+  const [a, b] = nodes as [GossipNode, GossipNode];
+  await Promise.all([a.runRound(), b.runRound()]);
+  await Promise.all([a.runRound(), b.runRound()]);
+  await clock.advance(60_000);
+  assert.deepEqual([a.isLeader(), a.viewStale()], [true, false]);
 });

@@ -46,6 +46,20 @@ export interface GossipSettings {
   readonly distribution: Distribution;
   readonly driftAfter: number;
   readonly connectTimeoutMs: number;
+  /**
+   * The round period, for stall detection (absent: never stale; the mesh tests drive rounds by
+   * hand).
+   */
+  readonly intervalMs?: number;
+}
+
+/**
+ * How much later than due the node may make progress before its view counts as stale: a round
+ * due `interval` after the last one ended, or a round in flight past its `connectTimeout`
+ * (docs/clustering.md "Rounds").
+ */
+export function stallToleranceMs(intervalMs: number): number {
+  return Math.max(1000, intervalMs);
 }
 
 export interface GossipNodeDeps {
@@ -78,6 +92,12 @@ export class GossipNode implements LeadershipBackend {
   readonly #ranSet = new RebootRanSet();
   readonly #lifetime = new AbortController();
   #completedRounds = 0;
+  /** Monotonic start of the round in flight, or null. */
+  #roundStartedMs: number | null = null;
+  /** Monotonic end of the last completed round, or null before the first. */
+  #lastRoundEndMs: number | null = null;
+  /** When a stall was noticed; the view is stale until a round started since then completes. */
+  #staleSinceMs: number | null = null;
   #version = 0;
   #derived: { version: number; sets: DerivedSets; conflicts: Conflicts } | null = null;
   #degenerateWarned = false;
@@ -117,12 +137,68 @@ export class GossipNode implements LeadershipBackend {
 
   /** Poll every peer once, concurrently, each bounded by connectTimeout. */
   async runRound(): Promise<void> {
+    const clock = this.#deps.clock;
+    const startedMs = clock.monotonic();
+    // A round that starts late (the process was paused, or its loop starved) starts from a view
+    // that old: stale until this round is done.
+    this.#noticeStall(startedMs);
+    this.#roundStartedMs = startedMs;
     const liveId = this.#deps.jobSetId();
     this.#ranSet.reconcile(liveId);
-    await Promise.all(this.#peers.map((peer) => this.#pollOne(peer)));
+    try {
+      await Promise.all(this.#peers.map((peer) => this.#pollOne(peer)));
+    } finally {
+      this.#roundStartedMs = null;
+    }
+    const endedMs = clock.monotonic();
+    this.#noticeStall(endedMs, startedMs);
+    this.#lastRoundEndMs = endedMs;
+    if (this.#staleSinceMs !== null && startedMs >= this.#staleSinceMs) {
+      this.#staleSinceMs = null;
+      this.#deps.logger.info('cluster: a fresh round completed; the view of the peers is current');
+    }
     this.#completedRounds += 1;
     this.#version += 1;
     this.#checkDegenerateSelfListing();
+  }
+
+  /**
+   * Whether this node's view of its peers is too old to elect on: it made no progress for longer
+   * than a round allows (paused by SIGSTOP, a frozen VM, a starved event loop), so answers it
+   * polled before the stall may describe a cluster that has moved on. Until a round started after
+   * the stall completes, the node counts as not quorate: Leader jobs skip rather than replay the
+   * slots missed during the stall on that old view (docs/clustering.md "Guarantees and
+   * trade-offs").
+   */
+  viewStale(): boolean {
+    this.#noticeStall(this.#deps.clock.monotonic());
+    return this.#staleSinceMs !== null;
+  }
+
+  /** The manager re-polls at once instead of waiting out its interval. */
+  get needsRound(): boolean {
+    return this.#staleSinceMs !== null;
+  }
+
+  /**
+   * Marks the view stale when `nowMs` is past the progress due: a round in flight (or the one
+   * started at `roundStartedMs`) within connectTimeout, else the next round within an interval
+   * of the last one's end, each plus the tolerance.
+   */
+  #noticeStall(nowMs: number, roundStartedMs = this.#roundStartedMs): void {
+    const intervalMs = this.settings.intervalMs;
+    if (intervalMs === undefined || this.#staleSinceMs !== null) return;
+    const inFlight = roundStartedMs !== null;
+    const sinceMs = inFlight ? roundStartedMs : this.#lastRoundEndMs;
+    if (sinceMs === null) return;
+    const allowedMs = inFlight ? this.settings.connectTimeoutMs : intervalMs;
+    if (nowMs - sinceMs - allowedMs <= stallToleranceMs(intervalMs)) return;
+    this.#staleSinceMs = nowMs;
+    this.#version += 1;
+    const ago = ((nowMs - sinceMs) / 1000).toFixed(1);
+    this.#deps.logger.warn(
+      `cluster: this node's ${inFlight ? 'round in flight started' : 'last round ended'} ${ago} s ago (the process was paused or stalled); its view of the peers is stale, so Leader jobs stand down until a fresh round completes`,
+    );
   }
 
   /** Abort every poll and push in flight (the manager is stopping). */
@@ -242,11 +318,11 @@ export class GossipNode implements LeadershipBackend {
   }
 
   isLeader(): boolean {
-    return this.#sets().leaderName === this.nodeName;
+    return this.#sets().leaderName === this.nodeName && !this.viewStale();
   }
 
   isQuorate(): boolean {
-    return this.#sets().leaderName !== null;
+    return this.#sets().leaderName !== null && !this.viewStale();
   }
 
   viewSettled(): boolean {
@@ -255,7 +331,7 @@ export class GossipNode implements LeadershipBackend {
 
   quorumConfirmed(): boolean {
     const sets = this.#sets();
-    if (sets.leaderName === null) return false;
+    if (sets.leaderName === null || this.viewStale()) return false;
     if (sets.quorum <= 1) return true;
     return sets.live.some((peer) => peer.quorateVouched?.has(this.nodeName) === true);
   }

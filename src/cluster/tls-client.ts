@@ -75,6 +75,15 @@ export class PeerClient {
   }
 
   request(host: string, outgoing: OutgoingPeerRequest): Promise<PeerExchange> {
+    return this.#attempt(host, outgoing, true);
+  }
+
+  /**
+   * One request. A GET that fails on a reused keep-alive connection before any answer
+   * (the peer closed it while idle: after this process was paused, or the peer restarted) is
+   * retried once on a fresh connection, so a stale socket is not taken for an unreachable peer.
+   */
+  #attempt(host: string, outgoing: OutgoingPeerRequest, mayRetry: boolean): Promise<PeerExchange> {
     const { hostname, port } = splitHost(host);
     return new Promise<PeerExchange>((resolve) => {
       let settled = false;
@@ -120,8 +129,19 @@ export class PeerClient {
         return;
       }
       outgoing.signal.addEventListener('abort', onAbort, { once: true });
-      request.on('error', fail);
+      let answered = false;
+      request.on('error', (error: unknown) => {
+        if (mayRetry && !answered && request.reusedSocket && isStaleSocket(error, outgoing)) {
+          if (settled) return;
+          settled = true;
+          outgoing.signal.removeEventListener('abort', onAbort);
+          resolve(this.#attempt(host, outgoing, false));
+          return;
+        }
+        fail(error);
+      });
       request.on('response', (response) => {
+        answered = true;
         readBounded(response).then(
           (body) =>
             settle(
@@ -147,6 +167,13 @@ export class PeerClient {
   close(): void {
     this.#agent.destroy();
   }
+}
+
+/** A reset of a GET (idempotent): what a keep-alive socket the peer closed while idle gives. */
+function isStaleSocket(error: unknown, outgoing: OutgoingPeerRequest): boolean {
+  if (outgoing.method !== 'GET') return false;
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 function flattenHeaders(response: IncomingMessage): Record<string, string | undefined> {

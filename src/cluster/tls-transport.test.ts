@@ -3,7 +3,7 @@
 // from another CA is untrusted, bodies capped both ways, gzip, ETag/304, and three real nodes
 // converging on one leader.
 import assert from 'node:assert/strict';
-import { request as httpsRequest } from 'node:https';
+import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import {
@@ -428,4 +428,40 @@ void test('300 idle TCP connections from one source do not stop a valid mTLS pol
     }
   });
   await client.close();
+});
+
+void test('a poll on a keep-alive connection the peer reset while idle is retried once on a fresh one', async () => {
+  // What a process resumed after a pause meets: its idle connections were closed by the peers
+  // while it could not see it. The poll must not take that for an unreachable peer.
+  const tls = await nodeMaterial();
+  const sockets = new Set<Socket>();
+  let served = 0;
+  const server = createHttpsServer({ ...tls, requestCert: false }, (request, response) => {
+    served += 1;
+    request.resume();
+    response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+  });
+  // The TCP sockets under the TLS ones: only those can send a reset.
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  const client = transport(tls);
+  try {
+    const first = await client.request(host, get());
+    assert.equal(first.kind === 'response' && first.status, 200);
+    assert.equal(sockets.size, 1, 'the connection is kept alive');
+    // Reset it from the server's side and poll again in the same tick: the client has not seen
+    // the reset yet, so it reuses that socket.
+    for (const socket of sockets) socket.resetAndDestroy();
+    const second = await client.request(host, get());
+    assert.equal(second.kind === 'response' && second.status, 200, JSON.stringify(second));
+    assert.equal(served, 2);
+  } finally {
+    await client.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
