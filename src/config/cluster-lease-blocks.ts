@@ -29,6 +29,8 @@ export interface ResolvedEtcdBlock {
   readonly username: string | null;
   /** Resolved at load. Never logged. */
   readonly password: string | null;
+  /** The variable `password.fromEnvVar` names, as written: kept out of job environments. */
+  readonly passwordEnvVar: string | null;
   readonly tls: {
     readonly ca: string | null;
     readonly cert: string | null;
@@ -235,6 +237,7 @@ export async function resolveEtcdBlock(
         ttlSeconds: ttl,
         username,
         password: resolvedPassword,
+        passwordEnvVar: typed.password?.fromEnvVar ?? null,
         tls: Object.freeze(tls),
       },
     },
