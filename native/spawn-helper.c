@@ -12,11 +12,13 @@
  * kernel never coalesces two handles into one read; a handle is resent on the daemon's NACK (at
  * most three times, then reported lost). After the daemon's ACK the helper watches its own copy of
  * the pipe and tells the daemon when there is output to read, or that the pipe ended empty
- * ("captured pipes" below).
+ * ("captured pipes" below). A `uid`/`gid` that is not a whole number from 0 to 4294967294 fails
+ * the launch: it is never cast into another id.
  *
  * Must not: read a job's output (it only peeks); exit on SIGINT/SIGTERM (a Ctrl-C reaches the
  * whole foreground group: the daemon decides when to stop); leak its channel or its pipes into a
- * job; outlive the daemon's channel (EOF or `stop`: exit 0, the jobs run on in their own sessions).
+ * job; outlive the daemon's channel (EOF or `stop`: exit 0, the jobs run on in their own sessions);
+ * drop or cut a reply.
  */
 #define _GNU_SOURCE /* posix_spawn flags, signalfd, pipe2, strchrnul */
 #include <errno.h>
@@ -320,15 +322,31 @@ static void write_all(const char *data, size_t length) {
   }
 }
 
+/*
+ * One reply line: formatted on the stack when it fits, else into a buffer of its size (a reply is
+ * never cut or dropped: a lost `exit` would leave its run waiting for ever). A reply that cannot
+ * be formatted at all ends the helper loudly; the daemon then restarts it.
+ */
 static void reply(const char *format, ...) {
-  char line[512];
-  va_list args;
+  char small[512];
+  va_list args, again;
   va_start(args, format);
-  int length = vsnprintf(line, sizeof line - 1, format, args);
+  va_copy(again, args);
+  int length = vsnprintf(small, sizeof small, format, args);
   va_end(args);
-  if (length < 0 || (size_t)length >= sizeof line - 1) return;
+  if (length < 0 || length == INT_MAX) {
+    va_end(again);
+    die("cannot format a reply");
+  }
+  char *line = small;
+  if ((size_t)length + 1 >= sizeof small) {
+    line = xmalloc((size_t)length + 2);
+    vsnprintf(line, (size_t)length + 1, format, again);
+  }
+  va_end(again);
   line[length++] = '\n';
   write_all(line, (size_t)length);
+  if (line != small) free(line);
 }
 
 /* `text` as a JSON string (quotes included) into a malloc'd buffer. */
@@ -377,17 +395,14 @@ static const char *errno_name(int error) {
   }
 }
 
-static void reply_failed(long long id, const char *file, const char *code) {
-  size_t size = strlen(file) + strlen(code) + 8;
+/* A launch that did not start: Node's `spawn <file> <code>` message, then `: <detail>` if any. */
+static void reply_failed(long long id, const char *file, const char *code, const char *detail) {
+  size_t size = strlen(file) + strlen(code) + (detail != NULL ? strlen(detail) + 2 : 0) + 8;
   char *message = xmalloc(size);
-  snprintf(message, size, "spawn %s %s", file, code);
+  snprintf(message, size, "spawn %s %s%s%s", file, code, detail != NULL ? ": " : "",
+           detail != NULL ? detail : "");
   char *quoted = json_string(message);
-  size_t line_size = strlen(quoted) + 128;
-  char *line = xmalloc(line_size);
-  int length = snprintf(line, line_size, "{\"type\":\"failed\",\"id\":%lld,\"message\":%s,\"code\":\"%s\"}\n",
-                        id, quoted, code);
-  write_all(line, (size_t)length);
-  free(line);
+  reply("{\"type\":\"failed\",\"id\":%lld,\"message\":%s,\"code\":\"%s\"}", id, quoted, code);
   free(quoted);
   free(message);
 }
@@ -757,7 +772,7 @@ static char **shell_argv(const char *path, char *const argv[], arena *a) {
  * cannot). The child reports an exec failure's errno through a close-on-exec pipe.
  */
 static int fork_spawn(pid_t *pid, const char *path, int out_fd, int err_fd, char *const argv[],
-                      char *const envp[], long uid, long gid) {
+                      char *const envp[], long long uid, long long gid) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) return errno;
   pid_t child = fork();
@@ -804,13 +819,37 @@ static int fork_spawn(pid_t *pid, const char *path, int out_fd, int err_fd, char
   return 0;
 }
 
+/* The largest uid or gid a run may switch to: 4294967295 is (uid_t)-1, "leave unchanged". */
+#define MAX_ID 4294967294.0
+
+/*
+ * A launch's `uid` or `gid` into `out`: -1 when it is null (no switch); else a whole number from 0
+ * to MAX_ID. Anything else is refused (-1 returned, the reason in `problem`), never cast: a cast
+ * would turn 2^32 into 0, root.
+ */
+static int read_id(const jvalue *value, const char *kind, long long *out, char *problem, size_t size) {
+  *out = -1;
+  if (value == NULL || value->kind == J_NULL) return 0;
+  if (value->kind == J_NUMBER && value->number >= 0 && value->number <= MAX_ID &&
+      (double)(long long)value->number == value->number) {
+    *out = (long long)value->number;
+    return 0;
+  }
+  if (value->kind == J_NUMBER)
+    snprintf(problem, size, "%s %.17g is outside 0..4294967294: refused", kind, value->number);
+  else
+    snprintf(problem, size, "%s is not a number: refused", kind);
+  return -1;
+}
+
 static void launch(const jvalue *request, arena *a) {
   const jvalue *id_value = member(request, "id");
   if (id_value == NULL || id_value->kind != J_NUMBER) return;
   long long id = (long long)id_value->number;
   const jvalue *file = member(request, "file"), *args = member(request, "args");
   if (file == NULL || file->kind != J_STRING || args == NULL || args->kind != J_ARRAY) {
-    reply_failed(id, file != NULL && file->kind == J_STRING ? file->string : "?", "ERR_INVALID_ARG_VALUE");
+    reply_failed(id, file != NULL && file->kind == J_STRING ? file->string : "?", "ERR_INVALID_ARG_VALUE",
+                 NULL);
     return;
   }
   char **argv = arena_alloc(a, (args->count + 2) * sizeof *argv);
@@ -824,20 +863,24 @@ static void launch(const jvalue *request, arena *a) {
   argv[args->count + 1] = NULL;
   char **envp = valid ? launch_env(member(request, "env"), a) : NULL;
   if (envp == NULL) {
-    reply_failed(id, file->string, "ERR_INVALID_ARG_VALUE");
+    reply_failed(id, file->string, "ERR_INVALID_ARG_VALUE", NULL);
     return;
   }
   const jvalue *out_flag = member(request, "captureStdout"), *err_flag = member(request, "captureStderr");
-  const jvalue *uid_value = member(request, "uid"), *gid_value = member(request, "gid");
-  long uid = uid_value != NULL && uid_value->kind == J_NUMBER ? (long)uid_value->number : -1;
-  long gid = gid_value != NULL && gid_value->kind == J_NUMBER ? (long)gid_value->number : -1;
+  long long uid, gid;
+  char id_problem[96];
+  if (read_id(member(request, "uid"), "uid", &uid, id_problem, sizeof id_problem) != 0 ||
+      read_id(member(request, "gid"), "gid", &gid, id_problem, sizeof id_problem) != 0) {
+    reply_failed(id, file->string, "EINVAL", id_problem);
+    return;
+  }
   int capture_out = out_flag != NULL && out_flag->kind == J_BOOL && out_flag->boolean;
   int capture_err = err_flag != NULL && err_flag->kind == J_BOOL && err_flag->boolean;
 
   char path[PATH_MAX];
   int error = resolve(file->string, envp, path, sizeof path);
   if (error != 0) {
-    reply_failed(id, file->string, errno_name(error));
+    reply_failed(id, file->string, errno_name(error), NULL);
     return;
   }
   int out_pair[2] = {-1, -1}, err_pair[2] = {-1, -1};
@@ -869,7 +912,7 @@ static void launch(const jvalue *request, arena *a) {
   if (error != 0) {
     if (out_pair[0] >= 0) close(out_pair[0]);
     if (err_pair[0] >= 0) close(err_pair[0]);
-    reply_failed(id, file->string, errno_name(error));
+    reply_failed(id, file->string, errno_name(error), NULL);
     return;
   }
   add_run(pid, id);

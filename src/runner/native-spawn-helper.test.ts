@@ -244,6 +244,51 @@ void test('native helper: what cannot start is a failed reply with Node’s erro
   });
 });
 
+void test('native helper: a uid or gid outside 0..4294967294, or not a whole number, fails the launch; it is never cast', async () => {
+  await withHarness(async (h) => {
+    // Run as root, the first would have run as uid 0 if 2^32 were cast to a 32-bit uid_t.
+    const refused: [Record<string, unknown>, string][] = [
+      [{ uid: 4_294_967_296 }, 'uid 4294967296 is outside 0..4294967294: refused'],
+      [{ uid: 4_294_967_295 }, 'uid 4294967295 is outside 0..4294967294: refused'],
+      [{ gid: 4_294_967_296 }, 'gid 4294967296 is outside 0..4294967294: refused'],
+      [{ uid: -1 }, 'uid -1 is outside 0..4294967294: refused'],
+      [{ uid: 1.5 }, 'uid 1.5 is outside 0..4294967294: refused'],
+      [{ gid: '0' }, 'gid is not a number: refused'],
+    ];
+    spawnBatch(h, { PATH: '/usr/bin:/bin' }, [
+      ...refused.map(([ids], index) => launch(index + 1, '/bin/sh', ['-c', 'echo ran'], ids)),
+      launch(99, '/bin/sh', ['-c', 'echo after the refusals']),
+    ]);
+    const replies = await until(h, (reply) => reply.type === 'exit' && reply.id === 99);
+    assert.deepEqual(
+      replies.filter((reply) => reply.type === 'failed'),
+      refused.map(([, detail], index) => ({
+        type: 'failed',
+        id: index + 1,
+        message: `spawn /bin/sh EINVAL: ${detail}`,
+        code: 'EINVAL',
+      })),
+    );
+    await h.printed('after the refusals\n');
+    assert.equal(h.stdout(), 'after the refusals\n', 'none of the refused launches ran');
+  });
+});
+
+void test('native helper: a reply longer than 511 bytes arrives whole', async () => {
+  await withHarness(async (h) => {
+    const file = `/nonexistent/${'d'.repeat(60)}/`.repeat(10) + 'program';
+    spawnBatch(h, {}, [launch(1, file, [])]);
+    const reply = await h.next();
+    assert.ok(JSON.stringify(reply).length > 600);
+    assert.deepEqual(reply, {
+      type: 'failed',
+      id: 1,
+      message: `spawn ${file} ENOENT`,
+      code: 'ENOENT',
+    });
+  });
+});
+
 void test('native helper: a captured pipe is a raw Node handle message; refused, it is sent again, then reported lost', async () => {
   await withHarness(async (h) => {
     h.send({ type: 'base-env', env: {} });
