@@ -12,8 +12,9 @@
  * kernel never coalesces two handles into one read; a handle is resent on the daemon's NACK (at
  * most three times, then reported lost). After the daemon's ACK the helper watches its own copy of
  * the pipe and tells the daemon when there is output to read, or that the pipe ended empty
- * ("captured pipes" below). A `uid`/`gid` that is not a whole number from 0 to 4294967294 fails
- * the launch: it is never cast into another id.
+ * ("captured pipes" below). When the daemon gives a run up (`forget`), the helper drops what it
+ * still holds for it. A `uid`/`gid` that is not a whole number from 0 to 4294967294 fails the
+ * launch: it is never cast into another id.
  *
  * Must not: read a job's output (it only peeks); exit on SIGINT/SIGTERM (a Ctrl-C reaches the
  * whole foreground group: the daemon decides when to stop); leak its channel or its pipes into a
@@ -435,6 +436,7 @@ typedef struct {
   long long id;
   const char *stream;
   int retransmissions;
+  int forgotten; /* the daemon gave its run up before answering it: closed on the answer */
 } sent_handle;
 
 static sent_handle *unacked;
@@ -510,7 +512,9 @@ static void handle_answered(int acknowledged) {
   sent_handle handle = unacked[unacked_head];
   unacked_head = (unacked_head + 1) % unacked_capacity;
   unacked_count--;
-  if (acknowledged) {
+  if (handle.forgotten) {
+    close(handle.fd);
+  } else if (acknowledged) {
     watch(handle);
   } else if (handle.retransmissions++ < MAX_RETRANSMISSIONS) {
     send_pipe(handle.id, handle.stream, handle.fd);
@@ -951,6 +955,29 @@ static void reap(void) {
   }
 }
 
+/*
+ * The daemon gave run `id` up (a process that left the run's group holds its output open, and the
+ * daemon closed its side): drop all the helper still holds for it, so nothing of the run's stays
+ * open here for as long as that process lives. Its watched pipes are closed; a handle the daemon
+ * has not answered yet is closed on its answer (the answers come in order); its exit, should it
+ * come, goes unreported.
+ */
+static void forget(long long id) {
+  for (size_t i = 0; i < watched_count;) {
+    if (watched[i].id == id) unwatch(i);
+    else i++;
+  }
+  for (size_t i = 0; i < unacked_count; i++) {
+    sent_handle *handle = &unacked[(unacked_head + i) % unacked_capacity];
+    if (handle->id == id) handle->forgotten = 1;
+  }
+  for (size_t i = 0; i < run_count; i++) {
+    if (runs[i].id != id) continue;
+    runs[i] = runs[--run_count];
+    break;
+  }
+}
+
 /* One request line from the daemon. */
 static void handle_line(const char *line, size_t length) {
   arena a = {0};
@@ -979,6 +1006,11 @@ static void handle_line(const char *line, size_t length) {
   } else if (type != NULL && strcmp(type, "base-env") == 0) {
     if (set_base(member(message, "env")) != 0)
       fprintf(stderr, "yacron2 spawn helper: a base-env without an env object was ignored\n");
+  } else if (type != NULL && strcmp(type, "forget") == 0) {
+    const jvalue *id = member(message, "id");
+    /* A launch id is the daemon's counter: a safe integer (a cast of anything else is undefined). */
+    if (id != NULL && id->kind == J_NUMBER && id->number >= 0 && id->number <= 9007199254740991.0)
+      forget((long long)id->number);
   } else if (type != NULL && strcmp(type, "stop") == 0) {
     exit(0);
   }

@@ -16,6 +16,8 @@ import type { HelperLaunch, HelperReply, HelperRequest } from './spawn-helper-pr
 
 /** What launches' environments are deltas from (`base-env`, before the first launch). */
 let base: EnvBase = envBase({});
+/** The runs started here whose exit is still to be sent: what stops that, by launch id. */
+const running = new Map<number, () => void>();
 
 const send = (reply: HelperReply, handle?: Socket): void => {
   if (!process.connected) return;
@@ -76,7 +78,18 @@ function launch(request: HelperLaunch): void {
   send({ type: 'spawned', id: request.id, pid: child.pid });
   if (stdout) send({ type: 'pipe', id: request.id, stream: 'stdout' }, stdout);
   if (stderr) send({ type: 'pipe', id: request.id, stream: 'stderr' }, stderr);
-  child.once('exit', (code, signal) => send({ type: 'exit', id: request.id, code, signal }));
+  const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+    running.delete(request.id);
+    send({ type: 'exit', id: request.id, code, signal });
+  };
+  child.once('exit', onExit);
+  running.set(request.id, () => child.off('exit', onExit));
+}
+
+/** The daemon gave the run up: its exit is not sent (its pipes were the daemon's already). */
+function forget(id: number): void {
+  running.get(id)?.();
+  running.delete(id);
 }
 
 process.on('message', (message: HelperRequest) => {
@@ -86,6 +99,9 @@ process.on('message', (message: HelperRequest) => {
       break;
     case 'base-env':
       base = envBase(message.env);
+      break;
+    case 'forget':
+      forget(message.id);
       break;
     case 'stop':
       // Not from inside this delivery: a message that came before the listener above is

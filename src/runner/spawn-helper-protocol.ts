@@ -27,6 +27,12 @@ export type HelperRequest =
    * before any `spawn` (the channel keeps the order). The helper's own is not the daemon's.
    */
   | { readonly type: 'base-env'; readonly env: Readonly<Record<string, string>> }
+  /**
+   * The daemon gave run `id` up (it stopped reading its output: a process outside the run's group
+   * holds it open): the helper drops all it still holds for the run (the native one its copies of
+   * the held pipes) and sends nothing more about it.
+   */
+  | { readonly type: 'forget'; readonly id: number }
   | { readonly type: 'stop' };
 
 export type HelperReply =

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
@@ -389,7 +390,7 @@ void test('a run whose helper died after one pipe closed and before the other wa
     true,
     true,
     { clock: systemClock, logger: silentLogger(), env: {} },
-    () => {},
+    { forget: () => {}, giveUp: () => {} },
   );
   const closed = once(child, 'close');
   child.spawned(gone.pid!);
@@ -412,6 +413,43 @@ function launchOn(
   const child = helper.spawn(file, args, options);
   assert.ok(child instanceof HelperChild, 'launched through the helper');
   return child;
+}
+
+for (const kind of HELPER_KINDS) {
+  void test(`a run the daemon gives up (closeOutput) is forgotten by the helper, which holds none of its pipes after [${kind} helper]`, async () => {
+    const helper = await startTestHelper(kind);
+    let background: number | undefined;
+    try {
+      await withTempDir(async (dir) => {
+        const pidFile = join(dir, 'background.pid');
+        const options = { env: process.env, detached: true } as const;
+        const child = launchOn(helper, '/bin/sh', ['-c', `sleep 60 & echo $! > "${pidFile}"`], {
+          ...options,
+          stdio: ['inherit', 'pipe', 'pipe'],
+        });
+        const closed = once(child, 'close');
+        await within(once(child, 'exit'), 5_000, 'the command exited');
+        background = Number(await readFile(pidFile, 'utf8'));
+        // A launch answered after every earlier message was handled (the channel keeps the order).
+        const roundTrip = async (): Promise<void> => {
+          const next = launchOn(helper, '/bin/true', [], { ...options, stdio: 'inherit' });
+          await within(once(next, 'exit'), 5_000, 'the next launch exited');
+        };
+        await roundTrip();
+        const fds = (): number => readdirSync(`/proc/${helper.pid}/fd`).length;
+        const holding = fds();
+        child.closeOutput();
+        await within(closed, 5_000, 'the given-up run closed');
+        await roundTrip();
+        // The native helper watched both held pipes: their copies are closed now. The Node helper
+        // held none (its pipes went to the daemon whole): it took the message and serves on.
+        assert.equal(fds(), kind === 'native' ? holding - 2 : holding);
+      });
+    } finally {
+      if (background !== undefined && !isPidGone(background)) process.kill(background, 'SIGKILL');
+      await helper.close();
+    }
+  });
 }
 
 for (const kind of HELPER_KINDS) {
