@@ -206,6 +206,11 @@ export async function resolveEtcdBlock(
       message: `cluster.etcd: authentication (username/password) requires https:// endpoints, so the credentials never cross the network in clear: ${plain.map(redactUrl).join(', ')}`,
     });
   }
+  if (username === null && resolvedPassword === null && plain.length > 0) {
+    advisories.push(
+      `cluster.etcd: no authentication over plain http:// (${plain.map(redactUrl).join(', ')}): whatever reaches etcd there, any job of this node included, can revoke the leader's lease or overwrite the election; set username and password with https:// endpoints, or keep etcd reachable by this daemon alone`,
+    );
+  }
   const tls = {
     ca: typed.tls?.ca ?? null,
     cert: typed.tls?.cert ?? null,
