@@ -12,11 +12,14 @@
  * kernel never coalesces two handles into one read; a handle is resent on the daemon's NACK (at
  * most three times, then reported lost). After the daemon's ACK the helper watches its own copy of
  * the pipe and tells the daemon when there is output to read, or that the pipe ended empty
- * ("captured pipes" below).
+ * ("captured pipes" below). When the daemon gives a run up (`forget`), the helper drops what it
+ * still holds for it. A `uid`/`gid` that is not a whole number from 0 to 4294967294 fails the
+ * launch: it is never cast into another id.
  *
  * Must not: read a job's output (it only peeks); exit on SIGINT/SIGTERM (a Ctrl-C reaches the
  * whole foreground group: the daemon decides when to stop); leak its channel or its pipes into a
- * job; outlive the daemon's channel (EOF or `stop`: exit 0, the jobs run on in their own sessions).
+ * job; outlive the daemon's channel (EOF or `stop`: exit 0, the jobs run on in their own sessions);
+ * drop or cut a reply.
  */
 #define _GNU_SOURCE /* posix_spawn flags, signalfd, pipe2, strchrnul */
 #include <errno.h>
@@ -321,15 +324,31 @@ static void write_all(const char *data, size_t length) {
   }
 }
 
+/*
+ * One reply line: formatted on the stack when it fits, else into a buffer of its size (a reply is
+ * never cut or dropped: a lost `exit` would leave its run waiting for ever). A reply that cannot
+ * be formatted at all ends the helper loudly; the daemon then restarts it.
+ */
 static void reply(const char *format, ...) {
-  char line[512];
-  va_list args;
+  char small[512];
+  va_list args, again;
   va_start(args, format);
-  int length = vsnprintf(line, sizeof line - 1, format, args);
+  va_copy(again, args);
+  int length = vsnprintf(small, sizeof small, format, args);
   va_end(args);
-  if (length < 0 || (size_t)length >= sizeof line - 1) return;
+  if (length < 0 || length == INT_MAX) {
+    va_end(again);
+    die("cannot format a reply");
+  }
+  char *line = small;
+  if ((size_t)length + 1 >= sizeof small) {
+    line = xmalloc((size_t)length + 2);
+    vsnprintf(line, (size_t)length + 1, format, again);
+  }
+  va_end(again);
   line[length++] = '\n';
   write_all(line, (size_t)length);
+  if (line != small) free(line);
 }
 
 /* `text` as a JSON string (quotes included) into a malloc'd buffer. */
@@ -378,17 +397,14 @@ static const char *errno_name(int error) {
   }
 }
 
-static void reply_failed(long long id, const char *file, const char *code) {
-  size_t size = strlen(file) + strlen(code) + 8;
+/* A launch that did not start: Node's `spawn <file> <code>` message, then `: <detail>` if any. */
+static void reply_failed(long long id, const char *file, const char *code, const char *detail) {
+  size_t size = strlen(file) + strlen(code) + (detail != NULL ? strlen(detail) + 2 : 0) + 8;
   char *message = xmalloc(size);
-  snprintf(message, size, "spawn %s %s", file, code);
+  snprintf(message, size, "spawn %s %s%s%s", file, code, detail != NULL ? ": " : "",
+           detail != NULL ? detail : "");
   char *quoted = json_string(message);
-  size_t line_size = strlen(quoted) + 128;
-  char *line = xmalloc(line_size);
-  int length = snprintf(line, line_size, "{\"type\":\"failed\",\"id\":%lld,\"message\":%s,\"code\":\"%s\"}\n",
-                        id, quoted, code);
-  write_all(line, (size_t)length);
-  free(line);
+  reply("{\"type\":\"failed\",\"id\":%lld,\"message\":%s,\"code\":\"%s\"}", id, quoted, code);
   free(quoted);
   free(message);
 }
@@ -421,6 +437,7 @@ typedef struct {
   long long id;
   const char *stream;
   int retransmissions;
+  int forgotten; /* the daemon gave its run up before answering it: closed on the answer */
 } sent_handle;
 
 static sent_handle *unacked;
@@ -496,7 +513,9 @@ static void handle_answered(int acknowledged) {
   sent_handle handle = unacked[unacked_head];
   unacked_head = (unacked_head + 1) % unacked_capacity;
   unacked_count--;
-  if (acknowledged) {
+  if (handle.forgotten) {
+    close(handle.fd);
+  } else if (acknowledged) {
     watch(handle);
   } else if (handle.retransmissions++ < MAX_RETRANSMISSIONS) {
     send_pipe(handle.id, handle.stream, handle.fd);
@@ -758,7 +777,7 @@ static char **shell_argv(const char *path, char *const argv[], arena *a) {
  * cannot). The child reports an exec failure's errno through a close-on-exec pipe.
  */
 static int fork_spawn(pid_t *pid, const char *path, int out_fd, int err_fd, char *const argv[],
-                      char *const envp[], long uid, long gid) {
+                      char *const envp[], long long uid, long long gid) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) return errno;
   pid_t child = fork();
@@ -805,13 +824,37 @@ static int fork_spawn(pid_t *pid, const char *path, int out_fd, int err_fd, char
   return 0;
 }
 
+/* The largest uid or gid a run may switch to: 4294967295 is (uid_t)-1, "leave unchanged". */
+#define MAX_ID 4294967294.0
+
+/*
+ * A launch's `uid` or `gid` into `out`: -1 when it is null (no switch); else a whole number from 0
+ * to MAX_ID. Anything else is refused (-1 returned, the reason in `problem`), never cast: a cast
+ * would turn 2^32 into 0, root.
+ */
+static int read_id(const jvalue *value, const char *kind, long long *out, char *problem, size_t size) {
+  *out = -1;
+  if (value == NULL || value->kind == J_NULL) return 0;
+  if (value->kind == J_NUMBER && value->number >= 0 && value->number <= MAX_ID &&
+      (double)(long long)value->number == value->number) {
+    *out = (long long)value->number;
+    return 0;
+  }
+  if (value->kind == J_NUMBER)
+    snprintf(problem, size, "%s %.17g is outside 0..4294967294: refused", kind, value->number);
+  else
+    snprintf(problem, size, "%s is not a number: refused", kind);
+  return -1;
+}
+
 static void launch(const jvalue *request, arena *a) {
   const jvalue *id_value = member(request, "id");
   if (id_value == NULL || id_value->kind != J_NUMBER) return;
   long long id = (long long)id_value->number;
   const jvalue *file = member(request, "file"), *args = member(request, "args");
   if (file == NULL || file->kind != J_STRING || args == NULL || args->kind != J_ARRAY) {
-    reply_failed(id, file != NULL && file->kind == J_STRING ? file->string : "?", "ERR_INVALID_ARG_VALUE");
+    reply_failed(id, file != NULL && file->kind == J_STRING ? file->string : "?", "ERR_INVALID_ARG_VALUE",
+                 NULL);
     return;
   }
   char **argv = arena_alloc(a, (args->count + 2) * sizeof *argv);
@@ -825,20 +868,24 @@ static void launch(const jvalue *request, arena *a) {
   argv[args->count + 1] = NULL;
   char **envp = valid ? launch_env(member(request, "env"), a) : NULL;
   if (envp == NULL) {
-    reply_failed(id, file->string, "ERR_INVALID_ARG_VALUE");
+    reply_failed(id, file->string, "ERR_INVALID_ARG_VALUE", NULL);
     return;
   }
   const jvalue *out_flag = member(request, "captureStdout"), *err_flag = member(request, "captureStderr");
-  const jvalue *uid_value = member(request, "uid"), *gid_value = member(request, "gid");
-  long uid = uid_value != NULL && uid_value->kind == J_NUMBER ? (long)uid_value->number : -1;
-  long gid = gid_value != NULL && gid_value->kind == J_NUMBER ? (long)gid_value->number : -1;
+  long long uid, gid;
+  char id_problem[96];
+  if (read_id(member(request, "uid"), "uid", &uid, id_problem, sizeof id_problem) != 0 ||
+      read_id(member(request, "gid"), "gid", &gid, id_problem, sizeof id_problem) != 0) {
+    reply_failed(id, file->string, "EINVAL", id_problem);
+    return;
+  }
   int capture_out = out_flag != NULL && out_flag->kind == J_BOOL && out_flag->boolean;
   int capture_err = err_flag != NULL && err_flag->kind == J_BOOL && err_flag->boolean;
 
   char path[PATH_MAX];
   int error = resolve(file->string, envp, path, sizeof path);
   if (error != 0) {
-    reply_failed(id, file->string, errno_name(error));
+    reply_failed(id, file->string, errno_name(error), NULL);
     return;
   }
   int out_pair[2] = {-1, -1}, err_pair[2] = {-1, -1};
@@ -870,7 +917,7 @@ static void launch(const jvalue *request, arena *a) {
   if (error != 0) {
     if (out_pair[0] >= 0) close(out_pair[0]);
     if (err_pair[0] >= 0) close(err_pair[0]);
-    reply_failed(id, file->string, errno_name(error));
+    reply_failed(id, file->string, errno_name(error), NULL);
     return;
   }
   add_run(pid, id);
@@ -909,6 +956,29 @@ static void reap(void) {
   }
 }
 
+/*
+ * The daemon gave run `id` up (a process that left the run's group holds its output open, and the
+ * daemon closed its side): drop all the helper still holds for it, so nothing of the run's stays
+ * open here for as long as that process lives. Its watched pipes are closed; a handle the daemon
+ * has not answered yet is closed on its answer (the answers come in order); its exit, should it
+ * come, goes unreported.
+ */
+static void forget(long long id) {
+  for (size_t i = 0; i < watched_count;) {
+    if (watched[i].id == id) unwatch(i);
+    else i++;
+  }
+  for (size_t i = 0; i < unacked_count; i++) {
+    sent_handle *handle = &unacked[(unacked_head + i) % unacked_capacity];
+    if (handle->id == id) handle->forgotten = 1;
+  }
+  for (size_t i = 0; i < run_count; i++) {
+    if (runs[i].id != id) continue;
+    runs[i] = runs[--run_count];
+    break;
+  }
+}
+
 /* One request line from the daemon. */
 static void handle_line(const char *line, size_t length) {
   arena a = {0};
@@ -937,6 +1007,11 @@ static void handle_line(const char *line, size_t length) {
   } else if (type != NULL && strcmp(type, "base-env") == 0) {
     if (set_base(member(message, "env")) != 0)
       fprintf(stderr, "yacron2 spawn helper: a base-env without an env object was ignored\n");
+  } else if (type != NULL && strcmp(type, "forget") == 0) {
+    const jvalue *id = member(message, "id");
+    /* A launch id is the daemon's counter: a safe integer (a cast of anything else is undefined). */
+    if (id != NULL && id->kind == J_NUMBER && id->number >= 0 && id->number <= 9007199254740991.0)
+      forget((long long)id->number);
   } else if (type != NULL && strcmp(type, "stop") == 0) {
     exit(0);
   }

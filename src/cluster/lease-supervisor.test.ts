@@ -40,6 +40,7 @@ function leaseConfig(
       ttlSeconds: 9,
       username: null,
       password: null,
+      passwordEnvVar: null,
       tls: { ca: null, cert: null, key: null },
     },
     ...overrides,

@@ -159,6 +159,7 @@ void test('a lease backend whose store does not answer starts, warns, and fails 
       ttlSeconds: 15,
       username: null,
       password: null,
+      passwordEnvVar: null,
       tls: { ca: null, cert: null, key: null },
     },
   };

@@ -29,6 +29,8 @@ export interface ResolvedEtcdBlock {
   readonly username: string | null;
   /** Resolved at load. Never logged. */
   readonly password: string | null;
+  /** The variable `password.fromEnvVar` names, as written: kept out of job environments. */
+  readonly passwordEnvVar: string | null;
   readonly tls: {
     readonly ca: string | null;
     readonly cert: string | null;
@@ -204,6 +206,11 @@ export async function resolveEtcdBlock(
       message: `cluster.etcd: authentication (username/password) requires https:// endpoints, so the credentials never cross the network in clear: ${plain.map(redactUrl).join(', ')}`,
     });
   }
+  if (username === null && resolvedPassword === null && plain.length > 0) {
+    advisories.push(
+      `cluster.etcd: no authentication over plain http:// (${plain.map(redactUrl).join(', ')}): whatever reaches etcd there, any job of this node included, can revoke the leader's lease or overwrite the election; set username and password with https:// endpoints, or keep etcd reachable by this daemon alone`,
+    );
+  }
   const tls = {
     ca: typed.tls?.ca ?? null,
     cert: typed.tls?.cert ?? null,
@@ -235,6 +242,7 @@ export async function resolveEtcdBlock(
         ttlSeconds: ttl,
         username,
         password: resolvedPassword,
+        passwordEnvVar: typed.password?.fromEnvVar ?? null,
         tls: Object.freeze(tls),
       },
     },

@@ -424,15 +424,29 @@ void test('etcd: defaults, and each endpoint is http(s)://host[:port] without cr
 });
 
 void test('etcd: ttl >= 3, with a budget advisory for short ttls', async () => {
-  assert.match(
-    await error('backend: etcd\netcd:\n  ttl: 2'),
-    /cluster\.etcd\.ttl must be >= 3 seconds/,
+  // https without authentication: no advisory of its own (plain http has one, below).
+  const etcd = 'backend: etcd\netcd:\n  endpoints:\n    - https://etcd:2379\n';
+  assert.match(await error(`${etcd}  ttl: 2`), /cluster\.etcd\.ttl must be >= 3 seconds/);
+  assert.match((await cluster(`${etcd}  ttl: 5`)).advisories[0] ?? '', /^cluster\.etcd\.ttl is 5s/);
+  assert.deepEqual((await cluster(`${etcd}  ttl: 9`)).advisories, []);
+});
+
+void test('etcd: no authentication over http:// is accepted with one advisory naming those endpoints', async () => {
+  const plain = await cluster(
+    'backend: etcd\netcd:\n  endpoints:\n    - http://etcd-a:2379\n    - https://etcd-b:2379\n    - HTTP://etcd-c:2379\n',
   );
+  assert.deepEqual(plain.advisories, [
+    "cluster.etcd: no authentication over plain http:// (http://etcd-a:2379, HTTP://etcd-c:2379): whatever reaches etcd there, any job of this node included, can revoke the leader's lease or overwrite the election; set username and password with https:// endpoints, or keep etcd reachable by this daemon alone",
+  ]);
+  // The default endpoint is plain http on loopback: every job of the node reaches it.
   assert.match(
-    (await cluster('backend: etcd\netcd:\n  ttl: 5')).advisories[0] ?? '',
-    /^cluster\.etcd\.ttl is 5s/,
+    (await cluster('backend: etcd\n')).advisories.join('\n'),
+    /plain http:\/\/ \(http:\/\/127\.0\.0\.1:2379\)/,
   );
-  assert.deepEqual((await cluster('backend: etcd\netcd:\n  ttl: 9')).advisories, []);
+  const https = 'backend: etcd\netcd:\n  endpoints:\n    - https://etcd:2379\n';
+  assert.deepEqual((await cluster(https)).advisories, [], 'https without a password: no advisory');
+  const authenticated = await cluster(`${https}  username: root\n  password:\n    value: pw\n`);
+  assert.deepEqual(authenticated.advisories, [], 'authenticated over https: no advisory');
 });
 
 void test('etcd: the password resolves once from exactly one source; auth needs https', async () => {

@@ -1,7 +1,13 @@
 // User and group lookup for `user`/`group` (docs/configuration.md "User and group"). Node has no
 // getpwnam, so the passwd and group files are parsed here; a missing or unreadable file simply has
-// no entries.
+// no entries. An id is refused unless it is a whole number from 0 to MAX_POSIX_ID.
+// Must not: let an id through that a 32-bit uid_t/gid_t would turn into another one (2^32 is 0,
+// root; 4294967295 is (uid_t)-1, "leave unchanged", so the daemon's root).
 import { readFile } from 'node:fs/promises';
+import { parseFloatText } from './scalars.js';
+
+/** The largest uid or gid a job may run as (4294967295 is (uid_t)-1: "no change"). */
+export const MAX_POSIX_ID = 4_294_967_294;
 
 export interface PasswdEntry {
   readonly name: string;
@@ -82,6 +88,35 @@ export interface ResolvedIdentity {
   readonly userName: string | null;
 }
 
+type IdField = 'user' | 'group';
+
+function idRangeError(field: IdField, written: string | number): string {
+  return `${field} id must be a whole number from 0 to ${MAX_POSIX_ID}, got ${written}`;
+}
+
+/** A problem with a written `user`/`group`: a number out of range, or a number that is not whole. */
+function writtenIdProblem(field: IdField, value: string | number): string | null {
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && value >= 0 && value <= MAX_POSIX_ID
+      ? null
+      : idRangeError(field, value);
+  }
+  // `1.5`, `1e3`, `.inf`: a number, though not a whole one, never the name of a user.
+  return parseFloatText(value) !== undefined ? idRangeError(field, value) : null;
+}
+
+/** An id found in the passwd or group file for a name (the files may hold any digits). */
+function foundIdProblem(
+  file: 'passwd' | 'group',
+  name: string,
+  kind: 'uid' | 'gid',
+  id: number,
+): string | null {
+  if (Number.isSafeInteger(id) && id <= MAX_POSIX_ID) return null;
+  const subject = file === 'passwd' ? 'User' : 'Group';
+  return `${subject} '${name}' has ${kind} ${id} in the ${file} file, outside 0..${MAX_POSIX_ID}`;
+}
+
 /**
  * Numeric user: need not exist; when it does, its primary gid and login name are derived, and
  * when it does not, the gid is NOGROUP_GID unless `group` is given. Named user/group: must exist.
@@ -96,8 +131,14 @@ export function resolveIdentity(
   let uid: number | null = null;
   let gid: number | null = null;
   let userName: string | null = null;
+  for (const [field, value] of [
+    ['user', user],
+    ['group', group],
+  ] as const) {
+    const error = value === null ? null : writtenIdProblem(field, value);
+    if (error !== null) return { error, field };
+  }
   if (typeof user === 'number') {
-    if (user < 0) return { error: `user id must not be negative: ${user}`, field: 'user' };
     uid = user;
     const entry = db.usersByUid.get(user);
     if (entry) {
@@ -109,16 +150,21 @@ export function resolveIdentity(
   } else if (user !== null) {
     const entry = db.usersByName.get(user);
     if (!entry) return { error: `User not found: '${user}'`, field: 'user' };
+    const error =
+      foundIdProblem('passwd', user, 'uid', entry.uid) ??
+      foundIdProblem('passwd', user, 'gid', entry.gid);
+    if (error !== null) return { error, field: 'user' };
     uid = entry.uid;
     gid = entry.gid;
     userName = entry.name;
   }
   if (typeof group === 'number') {
-    if (group < 0) return { error: `group id must not be negative: ${group}`, field: 'group' };
     gid = group;
   } else if (group !== null) {
     const found = db.groupsByName.get(group);
     if (found === undefined) return { error: `Group not found: '${group}'`, field: 'group' };
+    const error = foundIdProblem('group', group, 'gid', found);
+    if (error !== null) return { error, field: 'group' };
     gid = found;
   }
   return { uid, gid, userName };

@@ -561,6 +561,50 @@ void test('an unknown user is refused', async () => {
   );
 });
 
+void test('a user or group id outside 0..4294967294, or not a whole number, is refused at its field', async () => {
+  // 2^32 would wrap to uid 0 (root) in a 32-bit uid_t; 2^32-1 is (uid_t)-1, "leave unchanged".
+  const cases: readonly [string, string][] = [
+    [
+      'user: 4294967296',
+      'jobs[0].user (line 5): Job test: user id must be a whole number from 0 to 4294967294, got 4294967296',
+    ],
+    [
+      'user: 4294967295',
+      'jobs[0].user (line 5): Job test: user id must be a whole number from 0 to 4294967294, got 4294967295',
+    ],
+    [
+      'user: "4294967296"',
+      'jobs[0].user (line 5): Job test: user id must be a whole number from 0 to 4294967294, got 4294967296',
+    ],
+    [
+      'user: -1',
+      'jobs[0].user (line 5): Job test: user id must be a whole number from 0 to 4294967294, got -1',
+    ],
+    [
+      'user: 1.5',
+      'jobs[0].user (line 5): Job test: user id must be a whole number from 0 to 4294967294, got 1.5',
+    ],
+    [
+      'user: 1e3',
+      'jobs[0].user (line 5): Job test: user id must be a whole number from 0 to 4294967294, got 1e3',
+    ],
+    [
+      'user: 0\ngroup: 4294967296',
+      'jobs[0].group (line 6): Job test: group id must be a whole number from 0 to 4294967294, got 4294967296',
+    ],
+  ];
+  for (const [keys, where] of cases) {
+    assert.equal(await errorFor(singleJob(keys)), `Cannot load jobs.yaml at ${where}`, keys);
+  }
+  assert.equal(
+    await expectConfigError({
+      'jobs.yaml':
+        'defaults:\n  user: 4294967296\njobs:\n  - name: test\n    command: "true"\n    schedule: "* * * * *"\n',
+    }),
+    'Cannot load jobs.yaml at defaults.user (line 2): Job test: user id must be a whole number from 0 to 4294967294, got 4294967296',
+  );
+});
+
 void test('an unknown group is refused at the group field', async () => {
   assert.equal(
     await errorFor(singleJob('user: root\ngroup: no-such-group-here')),

@@ -1,12 +1,15 @@
 // The test door of config/ (never built into dist/: tsconfig.build.json leaves `testing.ts` out,
 // and lint forbids shipped code to import it): a ResolvedJob carrying the built-in defaults of
 // job-schema.ts — through the same mapping resolution uses — and a ResolvedConfig around a job
-// list. The schedule is given as text and parsed with the real cron engine.
+// list. The schedule is given as text and parsed with the real cron engine. And the secret
+// source paths the schema tables declare (test-secret-source-paths.ts).
 import { createHash } from 'node:crypto';
 import { collapseScheduleWhitespace, localTimezone, parseSchedule } from '../schedule/index.js';
 import { computeJobSetId } from './fingerprint.js';
 import { buildResolvedJob } from './job-values.js';
 import type { FailsWhen, JobSchedule, ResolvedConfig, ResolvedJob, RetryPolicy } from './types.js';
+
+export { secretSourcePaths } from './test-secret-source-paths.js';
 
 export type MakeJobOverrides = Partial<Omit<ResolvedJob, 'schedule' | 'retry' | 'failsWhen'>> & {
   /** Cron text or '@reboot' (default '* * * * *'), or a ready JobSchedule. */

@@ -20,6 +20,7 @@ import {
 import { buildChildEnvironment } from './child-environment.js';
 import { buildCommandArgv, needsIdentitySwitch, wrapWithSetpriv } from './command-line.js';
 import { decideFailReason } from './fail-reason.js';
+import { posixIdProblem } from './posix-id.js';
 import { exitCodeFromStatus, signalProcessGroup } from './process-group.js';
 import { closeOutput, type SpawnedChild, type Spawner } from './spawner.js';
 import { StreamCapture } from './stream-capture.js';
@@ -131,6 +132,11 @@ export class ChildRun implements RunHandle {
       detached: true,
     };
     if (needsIdentitySwitch(job)) {
+      const idProblem = posixIdProblem('uid', job.uid) ?? posixIdProblem('gid', job.gid);
+      if (idProblem !== null) {
+        this.#failSpawn(new Error(idProblem));
+        return;
+      }
       const setpriv = this.#ctx.setprivPath();
       if (setpriv !== null) {
         argv = wrapWithSetpriv(setpriv, job, argv);

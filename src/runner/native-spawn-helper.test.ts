@@ -7,13 +7,14 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeferred } from '../common/index.js';
 import { within } from '../state/testing.js';
+import { isPidGone } from './process-group.js';
 import { helperProgram } from './test-spawn-paths.js';
 
 interface Harness {
@@ -244,6 +245,51 @@ void test('native helper: what cannot start is a failed reply with Node’s erro
   });
 });
 
+void test('native helper: a uid or gid outside 0..4294967294, or not a whole number, fails the launch; it is never cast', async () => {
+  await withHarness(async (h) => {
+    // Run as root, the first would have run as uid 0 if 2^32 were cast to a 32-bit uid_t.
+    const refused: [Record<string, unknown>, string][] = [
+      [{ uid: 4_294_967_296 }, 'uid 4294967296 is outside 0..4294967294: refused'],
+      [{ uid: 4_294_967_295 }, 'uid 4294967295 is outside 0..4294967294: refused'],
+      [{ gid: 4_294_967_296 }, 'gid 4294967296 is outside 0..4294967294: refused'],
+      [{ uid: -1 }, 'uid -1 is outside 0..4294967294: refused'],
+      [{ uid: 1.5 }, 'uid 1.5 is outside 0..4294967294: refused'],
+      [{ gid: '0' }, 'gid is not a number: refused'],
+    ];
+    spawnBatch(h, { PATH: '/usr/bin:/bin' }, [
+      ...refused.map(([ids], index) => launch(index + 1, '/bin/sh', ['-c', 'echo ran'], ids)),
+      launch(99, '/bin/sh', ['-c', 'echo after the refusals']),
+    ]);
+    const replies = await until(h, (reply) => reply.type === 'exit' && reply.id === 99);
+    assert.deepEqual(
+      replies.filter((reply) => reply.type === 'failed'),
+      refused.map(([, detail], index) => ({
+        type: 'failed',
+        id: index + 1,
+        message: `spawn /bin/sh EINVAL: ${detail}`,
+        code: 'EINVAL',
+      })),
+    );
+    await h.printed('after the refusals\n');
+    assert.equal(h.stdout(), 'after the refusals\n', 'none of the refused launches ran');
+  });
+});
+
+void test('native helper: a reply longer than 511 bytes arrives whole', async () => {
+  await withHarness(async (h) => {
+    const file = `/nonexistent/${'d'.repeat(60)}/`.repeat(10) + 'program';
+    spawnBatch(h, {}, [launch(1, file, [])]);
+    const reply = await h.next();
+    assert.ok(JSON.stringify(reply).length > 600);
+    assert.deepEqual(reply, {
+      type: 'failed',
+      id: 1,
+      message: `spawn ${file} ENOENT`,
+      code: 'ENOENT',
+    });
+  });
+});
+
 void test('native helper: a captured pipe is a raw Node handle message; refused, it is sent again, then reported lost', async () => {
   await withHarness(async (h) => {
     h.send({ type: 'base-env', env: {} });
@@ -365,6 +411,62 @@ void test('native helper: a held pipe a background process keeps open ends after
       assert.deepEqual(await h.next(), { type: 'empty', id: 2, stream: 'stderr' });
     });
   } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** The helper's open fds (its copies of the held pipes among them). */
+function openFds(h: Harness): number {
+  return readdirSync(`/proc/${h.helper.pid}/fd`).length;
+}
+
+/** A request answered after every earlier one was handled (the channel keeps the order). */
+async function roundTrip(h: Harness, id: number): Promise<void> {
+  h.send({ type: 'spawn', launches: [launch(id, '/nonexistent', [])] });
+  await until(h, (reply) => reply.type === 'failed' && reply.id === id);
+}
+
+void test('native helper: `forget` closes its copies of a given-up run’s pipes, watched or not yet answered', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'yacron2-native-forget-'));
+  const pids: number[] = [];
+  try {
+    await withHarness(async (h) => {
+      h.send({ type: 'base-env', env: {} });
+      // Run 1: both pipes watched, held open by a background process after the exit.
+      const pidFile = join(dir, 'one.pid');
+      const gate = await gatedLaunch(h, dir, 1, `sleep 60 & echo $! > "${pidFile}"`, {
+        captureStdout: true,
+        captureStderr: true,
+      });
+      await gate.open();
+      const exit = (await until(h, (reply) => reply.type === 'exit')).at(-1);
+      assert.deepEqual(exit, { type: 'exit', id: 1, code: 0, signal: null, empty: [] });
+      pids.push(Number(readFileSync(pidFile, 'utf8')));
+      const watching = openFds(h);
+      h.send({ type: 'forget', id: 1 });
+      await roundTrip(h, 1001);
+      assert.equal(openFds(h), watching - 2, 'both watched pipes closed');
+
+      // Run 2: its handle not answered yet when it is forgotten; closed on the answer.
+      h.send({
+        type: 'spawn',
+        launches: [launch(2, '/bin/sh', ['-c', 'sleep 60 & echo $!'], { captureStderr: true })],
+      });
+      await until(h, (reply) => reply.cmd === 'NODE_HANDLE');
+      await h.printed('\n');
+      pids.push(Number(h.stdout().trim()));
+      const unanswered = openFds(h);
+      h.send({ type: 'forget', id: 2 });
+      h.send({ cmd: 'NODE_HANDLE_ACK' });
+      await roundTrip(h, 1002);
+      assert.equal(openFds(h), unanswered - 1, 'the unanswered handle closed on its answer');
+      // Neither run is spoken of again: the next reply is the next request's.
+      for (const pid of pids) process.kill(pid, 'SIGKILL');
+      h.send({ type: 'spawn', launches: [launch(1003, '/nonexistent', [])] });
+      assert.equal((await h.next()).id, 1003);
+    });
+  } finally {
+    for (const pid of pids) if (!isPidGone(pid)) process.kill(pid, 'SIGKILL');
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -86,6 +86,24 @@ describeForEachSpawnPath('identity switches', () => {
     },
   );
 
+  test('a uid or gid outside 0..4294967294 fails the launch and nothing runs, with setpriv or without', async () => {
+    // Cast into a 32-bit uid_t, 2^32 is 0 (root) and 2^32 - 1 is "leave unchanged".
+    const cases = [
+      [{ uid: 4_294_967_296, gid: 65534, userName: null }, 'uid 4294967296'],
+      [{ uid: 4_294_967_295, gid: 65534, userName: null }, 'uid 4294967295'],
+      [{ uid: 65534, gid: 4_294_967_296, userName: null }, 'gid 4294967296'],
+      [{ uid: 1.5, gid: null, userName: null }, 'uid 1.5'],
+    ] as const;
+    for (const setpriv of [undefined, null]) {
+      for (const [identity, id] of cases) {
+        const outcome = await runId(identity, setpriv);
+        assert.equal(outcome.kind, 'spawn-failed', id);
+        assert.equal(outcome.spawnError, `${id} is outside 0..4294967294: refused`);
+        assert.equal(outcome.stdout?.text, '', `${id}: nothing ran`);
+      }
+    }
+  });
+
   const member = userWithSupplementaryGroup();
 
   test(

@@ -1,7 +1,7 @@
 // The messages between the daemon and its spawn helper (JSON over the fork IPC channel; a
 // `pipe` reply carries the pipe's read end as the message's handle: the native helper's are held
 // pipes, docs/performance.md "The spawn path"). Types only: the helper program imports nothing
-// else of yacron2 but the dependency-free env-delta.ts.
+// else of yacron2 but the dependency-free env-delta.ts and posix-id.ts.
 import type { EnvPayload } from './env-delta.js';
 import type { OutputStream } from './types.js';
 
@@ -14,6 +14,7 @@ export interface HelperLaunch {
   readonly env: EnvPayload;
   readonly captureStdout: boolean;
   readonly captureStderr: boolean;
+  /** null: no switch. Else 0..4294967294 (posix-id.ts); both helpers refuse any other value. */
   readonly uid: number | null;
   readonly gid: number | null;
 }
@@ -26,6 +27,12 @@ export type HelperRequest =
    * before any `spawn` (the channel keeps the order). The helper's own is not the daemon's.
    */
   | { readonly type: 'base-env'; readonly env: Readonly<Record<string, string>> }
+  /**
+   * The daemon gave run `id` up (it stopped reading its output: a process outside the run's group
+   * holds it open): the helper drops all it still holds for the run (the native one its copies of
+   * the held pipes) and sends nothing more about it.
+   */
+  | { readonly type: 'forget'; readonly id: number }
   | { readonly type: 'stop' };
 
 export type HelperReply =

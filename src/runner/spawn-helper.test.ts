@@ -3,7 +3,8 @@
 // cancel that comes before the pid still kills the run, and the daemon's switch and fallback.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
@@ -389,7 +390,7 @@ void test('a run whose helper died after one pipe closed and before the other wa
     true,
     true,
     { clock: systemClock, logger: silentLogger(), env: {} },
-    () => {},
+    { forget: () => {}, giveUp: () => {} },
   );
   const closed = once(child, 'close');
   child.spawned(gone.pid!);
@@ -401,3 +402,80 @@ void test('a run whose helper died after one pipe closed and before the other wa
   child.helperDied(); // stderr was never handed over: lost with the helper
   assert.deepEqual(await within(closed, 5_000, 'the run closed'), [null, null]);
 });
+
+/** A launch sent to the helper itself (never the in-process fallback: the helper is ready). */
+function launchOn(
+  helper: SpawnHelper,
+  file: string,
+  args: readonly string[],
+  options: SpawnOptions,
+): HelperChild {
+  const child = helper.spawn(file, args, options);
+  assert.ok(child instanceof HelperChild, 'launched through the helper');
+  return child;
+}
+
+for (const kind of HELPER_KINDS) {
+  void test(`a run the daemon gives up (closeOutput) is forgotten by the helper, which holds none of its pipes after [${kind} helper]`, async () => {
+    const helper = await startTestHelper(kind);
+    let background: number | undefined;
+    try {
+      await withTempDir(async (dir) => {
+        const pidFile = join(dir, 'background.pid');
+        const options = { env: process.env, detached: true } as const;
+        const child = launchOn(helper, '/bin/sh', ['-c', `sleep 60 & echo $! > "${pidFile}"`], {
+          ...options,
+          stdio: ['inherit', 'pipe', 'pipe'],
+        });
+        const closed = once(child, 'close');
+        await within(once(child, 'exit'), 5_000, 'the command exited');
+        background = Number(await readFile(pidFile, 'utf8'));
+        // A launch answered after every earlier message was handled (the channel keeps the order).
+        const roundTrip = async (): Promise<void> => {
+          const next = launchOn(helper, '/bin/true', [], { ...options, stdio: 'inherit' });
+          await within(once(next, 'exit'), 5_000, 'the next launch exited');
+        };
+        await roundTrip();
+        const fds = (): number => readdirSync(`/proc/${helper.pid}/fd`).length;
+        const holding = fds();
+        child.closeOutput();
+        await within(closed, 5_000, 'the given-up run closed');
+        await roundTrip();
+        // The native helper watched both held pipes: their copies are closed now. The Node helper
+        // held none (its pipes went to the daemon whole): it took the message and serves on.
+        assert.equal(fds(), kind === 'native' ? holding - 2 : holding);
+      });
+    } finally {
+      if (background !== undefined && !isPidGone(background)) process.kill(background, 'SIGKILL');
+      await helper.close();
+    }
+  });
+}
+
+for (const kind of HELPER_KINDS) {
+  void test(`the helper refuses a uid or gid outside 0..4294967294 sent to it, and nothing runs [${kind} helper]`, async () => {
+    const helper = await startTestHelper(kind);
+    try {
+      for (const ids of [{ uid: 4_294_967_296 }, { gid: 4_294_967_295 }]) {
+        const child = launchOn(helper, '/bin/sh', ['-c', 'echo ran'], {
+          env: process.env,
+          detached: true,
+          stdio: ['inherit', 'pipe', 'inherit'],
+          ...ids,
+        });
+        const [error] = (await within(once(child, 'error'), 5_000, 'the refusal')) as [
+          NodeJS.ErrnoException,
+        ];
+        const [key, value] = Object.entries(ids)[0]!;
+        assert.equal(
+          error.message,
+          `spawn /bin/sh EINVAL: ${key} ${value} is outside 0..4294967294: refused`,
+        );
+        assert.equal(error.code, 'EINVAL');
+        assert.equal(child.pid, undefined, 'nothing was started');
+      }
+    } finally {
+      await helper.close();
+    }
+  });
+}

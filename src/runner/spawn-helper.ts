@@ -4,7 +4,8 @@
 // channel costs more than the JSON in it) and turns its replies into a SpawnedChild per run. The
 // captured pipes come back as handles (the native helper's held: read once the helper says they
 // have output, docs/performance.md "The spawn path"), so output capture, process-group signals
-// (the daemon signals -pid itself), executionTimeout and the drain stay in ChildRun, unchanged.
+// (the daemon signals -pid itself), executionTimeout and the drain stay in ChildRun, unchanged;
+// a run the drain gives up is `forget`-ed, so the helper drops its copies of the run's pipes.
 // A dead helper is restarted at once; meanwhile and whenever it cannot be used, launches take
 // the in-process path. A launch whose message provably never reached the helper (the send
 // failed) is retried in-process; one that reached it unanswered is reported as a spawn failure
@@ -140,9 +141,10 @@ export class SpawnHelper implements Spawner {
       uid: options.uid ?? null,
       gid: options.gid ?? null,
     };
-    const child = new HelperChild(launch.captureStdout, launch.captureStderr, this.#deps, () =>
-      this.#children.delete(launch.id),
-    );
+    const child = new HelperChild(launch.captureStdout, launch.captureStderr, this.#deps, {
+      forget: () => this.#children.delete(launch.id),
+      giveUp: () => this.#giveUp(launch.id),
+    });
     this.#children.set(launch.id, child);
     helper.ref();
     helper.channel?.ref();
@@ -178,6 +180,16 @@ export class SpawnHelper implements Spawner {
     helper.send(message, (error) => {
       if (error !== null) startHere();
     });
+  }
+
+  /**
+   * The daemon stopped reading run `id`'s output (ChildRun's drain gave up on it): the helper
+   * drops what it still holds for the run (`forget`). Nothing to tell a helper that is gone.
+   */
+  #giveUp(id: number): void {
+    const helper = this.#process;
+    if (helper === null || !helper.connected) return;
+    helper.send({ type: 'forget', id } satisfies HelperRequest);
   }
 
   /** Asks the helper to exit once the daemon is done launching; resolves when it has. */
@@ -397,6 +409,14 @@ function socketFor(handle: HeldPipe): Socket {
   return new Socket({ handle, readable: true, writable: true } as SocketConstructorOpts);
 }
 
+/** What a HelperChild tells its SpawnHelper. */
+export interface HelperChildOwner {
+  /** The run is over (exited, every pipe closed): drop it from the launches in flight. */
+  forget(): void;
+  /** The daemon stopped reading the run's output: tell the helper to drop what it holds for it. */
+  giveUp(): void;
+}
+
 /**
  * One run launched through the helper, shaped like a ChildProcess for ChildRun (exported for its
  * tests).
@@ -415,14 +435,14 @@ export class HelperChild extends EventEmitter implements SpawnedChild {
   #exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   #poll: TimerHandle | undefined;
   readonly #deps: SpawnHelperDeps;
-  readonly #forget: () => void;
+  readonly #owner: HelperChildOwner;
 
-  constructor(stdout: boolean, stderr: boolean, deps: SpawnHelperDeps, forget: () => void) {
+  constructor(stdout: boolean, stderr: boolean, deps: SpawnHelperDeps, owner: HelperChildOwner) {
     super();
     this.#pipesExpected = (stdout ? 1 : 0) + (stderr ? 1 : 0);
     this.#pipesOpen = this.#pipesExpected;
     this.#deps = deps;
-    this.#forget = forget;
+    this.#owner = owner;
   }
 
   spawned(pid: number): void {
@@ -469,8 +489,12 @@ export class HelperChild extends EventEmitter implements SpawnedChild {
     this.#pipeClosed();
   }
 
-  /** Stops reading the captured pipes: the drain gave up on a process that holds them open. */
+  /**
+   * Stops reading the captured pipes: the drain gave up on a process that holds them open. The
+   * helper is told to drop its own copies too (a held pipe's, watched for output).
+   */
   closeOutput(): void {
+    this.#owner.giveUp();
     for (const stream of ['stdout', 'stderr'] as const) this.empty(stream);
     this.stdout?.destroy();
     this.stderr?.destroy();
@@ -554,7 +578,7 @@ export class HelperChild extends EventEmitter implements SpawnedChild {
 
   #maybeClosed(): void {
     if (this.#exit === null || this.#pipesOpen > 0) return;
-    this.#forget();
+    this.#owner.forget();
     this.emit('close', this.#exit.code, this.#exit.signal);
   }
 }

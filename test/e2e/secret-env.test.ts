@@ -1,7 +1,7 @@
 // E2E: a variable of the daemon's environment that a secret source names (secrets[].fromEnvVar,
-// web.authToken.fromEnvVar, the mail password, the Sentry DSN, the webhook URL) never reaches a
-// job's environment, whoever the job runs as; `inheritSecretEnvVars: true` lets a job keep them
-// (docs/configuration.md "Environment").
+// web.authToken.fromEnvVar, cluster.etcd.password.fromEnvVar, the mail password, the Sentry DSN,
+// the webhook URL) never reaches a job's environment, whoever the job runs as;
+// `inheritSecretEnvVars: true` lets a job keep them (docs/configuration.md "Environment").
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startDaemon, type DaemonProcess } from './harness.js';
@@ -13,7 +13,11 @@ const SECRET_VARIABLES = {
   E2E_SENTRY_DSN: 'https://key@sentry.invalid/1',
   E2E_HOOK_URL: 'https://hooks.invalid/T000/B000/secret',
   E2E_API_TOKEN: 'tok-api',
+  E2E_ETCD_PASSWORD: 'pw-etcd',
 };
+
+/** The etcd lease below is never reached: these jobs run without leadership. */
+const EVERY_NODE = '    clusterPolicy: EveryNode\n';
 
 /** A job printing its uid and sorted environment once, then a marker line. */
 function envJob(name: string, extra = ''): string {
@@ -52,10 +56,19 @@ test(
     - http://127.0.0.1:0
   authToken:
     fromEnvVar: E2E_WEB_TOKEN
+cluster:
+  backend: etcd
+  connectTimeout: 1
+  etcd:
+    endpoints:
+      - https://127.0.0.1:9
+    username: root
+    password:
+      fromEnvVar: E2E_ETCD_PASSWORD
 jobs:
 ${envJob(
   'plain',
-  `    onFailure:
+  `${EVERY_NODE}    onFailure:
       report:
         mail:
           from: cron@example.invalid
@@ -73,11 +86,11 @@ ${envJob(
 `,
 )}${envJob(
       'with-secret',
-      `    secrets:
+      `${EVERY_NODE}    secrets:
       - name: API
         fromEnvVar: E2E_API_TOKEN
 `,
-    )}${envJob('nobody', '    user: 65534\n')}`);
+    )}${envJob('nobody', `${EVERY_NODE}    user: 65534\n`)}`);
     const daemon = startDaemon(t, ['-c', config], {
       env: { ...setup.env, ...SECRET_VARIABLES, E2E_PLAIN: 'still-here' },
     });

@@ -21,7 +21,8 @@ import {
 import { asObject } from '../json-http.js';
 import { EtcdGateway, b64, int64Text, unb64 } from './etcd-gateway.js';
 
-export interface EtcdLeaseOptions extends ResolvedEtcdBlock {
+/** The block as resolved, less where the password came from (the backend needs only the password). */
+export interface EtcdLeaseOptions extends Omit<ResolvedEtcdBlock, 'passwordEnvVar'> {
   readonly nodeName: string;
   readonly connectTimeoutMs: number;
 }
