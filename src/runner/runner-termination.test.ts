@@ -312,6 +312,11 @@ describeForEachSpawnPath('timeouts and cancels', () => {
     );
     // An executionTimeout is armed inside start(): the next timer is the drain's.
     assert.equal(await clock.nextTimer(), OUTPUT_DRAIN_MS, 'the shell exited');
+    // The shell's line is read before the tests move the fake clock past the drain bounds: real
+    // I/O does not wait for fake time. (The native helper may report the exit before it reports
+    // that the pipe has output; advancing at once closed the pipes with the line unread — the
+    // once-in-four loss seen on Node 26.)
+    await run.line(/^started/);
     return { run, childPid: Number(await readFile(pidFile, 'utf8')) };
   }
 
