@@ -18,6 +18,7 @@ import { AttemptOutputs } from './attempt-outputs.js';
 import { NO_DAG_OBSERVER, type DagObserver } from './dag-observer.js';
 import { RunAdvancer, type AdvancerDeps } from './run-advancer.js';
 import { newRunDocument, type RunDocument, type RunKind } from './run-document.js';
+import { runEndReason } from './run-end.js';
 import { logicalDateText, manualRunKey, scheduledRunKey } from './run-keys.js';
 import { backfillSlots, catchupSlots, dueSlots } from './run-slots.js';
 import { changeRun, createRunIfAbsent, listRuns, pruneRuns } from './run-store.js';
@@ -170,37 +171,54 @@ export class DagEngine {
   ): Promise<string> {
     const dag = this.dag(name);
     const nowMs = this.#deps.clock.now();
-    const state = await changeRun(this.store(), name, runKey, (current) => {
-      if (current === undefined)
-        throw new YacronError(
-          'YC_ERR_DAG_RUN_UNKNOWN',
-          `Cannot decide on run '${runKey}' of DAG '${name}': no such run`,
-        );
-      const entry = current.tasks[taskKey];
-      const task = entry && dag.tasks.find((candidate) => candidate.id === entry.id);
-      if (entry === undefined || task === undefined) {
-        throw new YacronError(
-          'YC_ERR_DAG_TASK_UNKNOWN',
-          `Cannot decide on task '${taskKey}' of run '${runKey}': no such task`,
-        );
-      }
-      const next = decidedEntry(task, entry, decision, by, nowMs);
-      if (next === null)
-        throw new YacronError(
-          'YC_ERR_DAG_NOT_AWAITING',
-          `Cannot decide on task '${taskKey}' of run '${runKey}': it is not awaiting approval`,
-        );
-      return {
-        doc: {
-          ...current,
-          updatedAt: next.updatedAt,
-          tasks: { ...current.tasks, [taskKey]: next },
-        },
-        result: next.state,
-      };
-    });
+    const change = await changeRun(
+      this.store(),
+      name,
+      runKey,
+      (current) => {
+        if (current === undefined)
+          throw new YacronError(
+            'YC_ERR_DAG_RUN_UNKNOWN',
+            `Cannot decide on run '${runKey}' of DAG '${name}': no such run`,
+          );
+        const entry = current.tasks[taskKey];
+        const task = entry && dag.tasks.find((candidate) => candidate.id === entry.id);
+        if (entry === undefined || task === undefined) {
+          throw new YacronError(
+            'YC_ERR_DAG_TASK_UNKNOWN',
+            `Cannot decide on task '${taskKey}' of run '${runKey}': no such task`,
+          );
+        }
+        const next = decidedEntry(task, entry, decision, by, nowMs);
+        if (next === null)
+          throw new YacronError(
+            'YC_ERR_DAG_NOT_AWAITING',
+            `Cannot decide on task '${taskKey}' of run '${runKey}': it is not awaiting approval`,
+          );
+        return {
+          doc: {
+            ...current,
+            updatedAt: next.updatedAt,
+            tasks: { ...current.tasks, [taskKey]: next },
+          },
+          result: next.state,
+        };
+      },
+      this.#deps.runDocumentLimitBytes,
+    );
     this.#advance(name, runKey);
-    return state;
+    if (change.kind === 'too-large') throw this.#endedTooLarge(name, runKey, change.run);
+    return change.result;
+  }
+
+  #endedTooLarge(name: string, runKey: string, run: RunDocument): YacronError {
+    const reason = run.ended === undefined ? 'it ended' : runEndReason(run.ended);
+    this.#deps.logger.error(`DAG ${name} run ${runKey}: failed: ${reason}`);
+    this.#advancerDeps.observer.runFinished(name, 'failed');
+    return new YacronError(
+      'YC_ERR_DAG_RUN_ENDED',
+      `Cannot change run '${runKey}' of DAG '${name}': ${reason}; the run failed`,
+    );
   }
 
   async #create(

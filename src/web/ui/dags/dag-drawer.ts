@@ -9,6 +9,7 @@ import {
   awaitingGates,
   dagPath,
   dagRunPath,
+  instanceItem,
   mappedInstances,
   runProgress,
   STATE_META,
@@ -361,7 +362,7 @@ export class DagRunDrawer {
           : dataTable(
               caption,
               ATTEMPT_HEAD,
-              entries.map(([k, entry]) => attemptRow(k, entry)),
+              entries.map(([k, entry]) => attemptRow(k, entry, instanceItem(run, entry))),
               (index) => ({ 'data-taskkey': entries[index]![0] }),
             ),
       );
