@@ -1,7 +1,8 @@
 // The engine over a memory store, a FakeClock and FakeRunners: two daemons on one store never run
 // a task twice, scheduled runs converge on one key, boot catch-up, retention, crash resume of an
 // orphaned attempt, sensor timeouts, mapping limits (count and bytes), the run document's byte cap
-// (a run over it ends for good, and is not resumed), and the refusals of trigger and decide.
+// (a run over it ends for good, and is not resumed), and the refusals of trigger and decide (a
+// `by` too long or not plain among them).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, isYacronError } from '../common/index.js';
@@ -568,4 +569,24 @@ void test('a change over the run document cap ends the run too-large, stops its 
   assert.deepEqual(two.runner.running(), []);
   assert.deepEqual(await runOf(w, 'doc', runKey), run);
   await two.engine.close();
+});
+
+void test('decide refuses a by that is too long or holds control characters', async () => {
+  const w = await world();
+  const dag = makeDag('g', [{ id: 'gate', kind: 'approval' }]);
+  const node = w.node([dag]);
+  await node.engine.start(START);
+  const runKey = await node.engine.trigger('g');
+  await w.settle();
+  for (const by of ['x'.repeat(201), 'ops\nDAG g: run approved by admin', 'a\u202eb', 'a\u0000']) {
+    await assert.rejects(
+      () => node.engine.decide('g', runKey, 'gate', 'approve', by),
+      (error: unknown) => isYacronError(error, 'YC_ERR_REQUEST_INVALID'),
+    );
+  }
+  assert.equal((await runOf(w, 'g', runKey)).tasks['gate']?.awaitingApproval, true);
+  const name = 'Zoë 👍 '.padEnd(200, '.');
+  assert.equal(await node.engine.decide('g', runKey, 'gate', 'approve', name), 'success');
+  assert.equal((await runOf(w, 'g', runKey)).tasks['gate']?.approval?.by, name);
+  await node.engine.close();
 });

@@ -16,6 +16,7 @@ import type { RunOutput } from '../runner/index.js';
 import type { StateStore } from '../state/index.js';
 import { AttemptOutputs } from './attempt-outputs.js';
 import { NO_DAG_OBSERVER, type DagObserver } from './dag-observer.js';
+import { actorOf } from './actor.js';
 import { RunAdvancer, type AdvancerDeps } from './run-advancer.js';
 import { newRunDocument, type RunDocument, type RunKind } from './run-document.js';
 import { runEndReason } from './run-end.js';
@@ -24,6 +25,13 @@ import { backfillSlots, catchupSlots, dueSlots } from './run-slots.js';
 import { changeRun, createRunIfAbsent, listRuns, pruneRuns } from './run-store.js';
 import { decidedEntry } from './task-transitions.js';
 import { nextFireTime } from '../schedule/index.js';
+
+/** `by` as given, or YC_ERR_REQUEST_INVALID with the reason it is refused. */
+function checkedActor(by: string): string {
+  const verdict = actorOf(by);
+  if (verdict.kind === 'refused') throw new YacronError('YC_ERR_REQUEST_INVALID', verdict.reason);
+  return verdict.by;
+}
 
 /** How often the store is scanned for running runs nobody advances. */
 export const ADOPT_SCAN_INTERVAL_MS = 15_000;
@@ -170,6 +178,7 @@ export class DagEngine {
     by: string,
   ): Promise<string> {
     const dag = this.dag(name);
+    const decider = checkedActor(by);
     const nowMs = this.#deps.clock.now();
     const change = await changeRun(
       this.store(),
@@ -189,7 +198,7 @@ export class DagEngine {
             `Cannot decide on task '${taskKey}' of run '${runKey}': no such task`,
           );
         }
-        const next = decidedEntry(task, entry, decision, by, nowMs);
+        const next = decidedEntry(task, entry, decision, decider, nowMs);
         if (next === null)
           throw new YacronError(
             'YC_ERR_DAG_NOT_AWAITING',

@@ -22,6 +22,7 @@ export { parseLogicalDate } from './run-keys.js';
 export { listXcom, type XcomEntry, type XcomListing } from './xcom-store.js';
 export { MAX_MAPPED_ITEMS, MAX_MAPPED_ITEM_BYTES, MAX_MAPPED_TOTAL_BYTES } from './expansion.js';
 export { MAX_RUN_DOCUMENT_BYTES } from './run-size.js';
+export { actorOf, MAX_ACTOR_CHARS, type ActorVerdict } from './actor.js';
 export { MAX_INSTANCE_LAUNCHES_PER_PASS } from './advance-plan.js';
 export type { DagObserver } from './dag-observer.js';
 export type { TaskStatsd } from './task-launch.js';

@@ -1,6 +1,6 @@
 // The DAG routes over a real engine and a memory store, through inject(): the list and its
 // roll-ups, run summaries and documents, the XCom listing, the task log stream (over a loopback
-// listener), and the error table of the POSTs.
+// listener), and the error table of the POSTs (a refused `by` of a decision is a 400 naming it).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
@@ -83,11 +83,21 @@ async function dagWorld(options: { store?: boolean } = {}): Promise<DagWorld> {
   };
 }
 
-async function call(api: ApiFixture, method: 'GET' | 'POST', url: string, payload?: string) {
+async function call(
+  api: ApiFixture,
+  method: 'GET' | 'POST',
+  url: string,
+  payload?: string,
+  headers: Record<string, string> = {},
+) {
   const response = await api.app.inject({
     method,
     url,
-    ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }),
+    headers: {
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(payload === undefined ? {} : { payload }),
   });
   return {
     status: response.statusCode,
@@ -257,6 +267,37 @@ void test('decision: 400 for a bad value or body, 409 with the reason for every 
     '{"decision": "approve", "by": "ops"}',
   );
   assert.deepEqual(approved.json(), { ok: true, state: 'success' });
+  await w.finish();
+});
+
+void test('decision: a by over 200 characters, with control characters or not a string is a 400 naming it', async () => {
+  const w = await dagWorld();
+  const { runKey } = (await call(w.api, 'POST', '/dags/etl/trigger')).json() as { runKey: string };
+  await w.settle();
+  w.runner.last('etl.a').succeed();
+  await w.settle();
+  const url = `/dags/etl/runs/${runKey}/tasks/gate/decision`;
+  const cases: [unknown, string][] = [
+    ['x'.repeat(65_000), "'by' is 65000 characters, over the limit of 200"],
+    ['ops\nforged line', "'by' holds the control or formatting character U+000A at 3"],
+    ['\u001b[31mred', "'by' holds the control or formatting character U+001B at 0"],
+    ['abc\u202e', "'by' holds the control or formatting character U+202E at 3"],
+    [42, "'by' must be a string"],
+  ];
+  for (const [by, reason] of cases) {
+    const refused = await call(w.api, 'POST', url, JSON.stringify({ decision: 'approve', by }));
+    assert.deepEqual([refused.status, refused.body], [400, reason]);
+  }
+  const run = (await call(w.api, 'GET', `/dags/etl/runs/${runKey}`)).json() as {
+    tasks: Record<string, { awaitingApproval?: boolean }>;
+  };
+  assert.equal(run.tasks['gate']?.awaitingApproval, true, 'no refused decision was recorded');
+  const approved = await call(w.api, 'POST', url, '{"decision": "approve", "by": null}');
+  assert.deepEqual(approved.json(), { ok: true, state: 'success' });
+  const decided = (await call(w.api, 'GET', `/dags/etl/runs/${runKey}`)).json() as {
+    tasks: Record<string, { approval?: { by: string } }>;
+  };
+  assert.equal(decided.tasks['gate']?.approval?.by, 'api');
   await w.finish();
 });
 
