@@ -1,8 +1,8 @@
 // The engine over a memory store, a FakeClock and FakeRunners: two daemons on one store never run
 // a task twice, scheduled runs converge on one key, boot catch-up, retention, crash resume of an
 // orphaned attempt, sensor timeouts, mapping limits (count and bytes), the run document's byte cap
-// (a run over it ends for good, and is not resumed), and the refusals of trigger and decide (a
-// `by` too long or not plain among them).
+// (a run over it ends for good, and is not resumed), cancels, and the refusals of trigger, decide
+// and cancel.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, isYacronError } from '../common/index.js';
@@ -571,7 +571,83 @@ void test('a change over the run document cap ends the run too-large, stops its 
   await two.engine.close();
 });
 
-void test('decide refuses a by that is too long or holds control characters', async () => {
+void test('cancel: the run fails with ended cancelled; its running attempt is stopped and its end not recorded over it', async () => {
+  const w = await world();
+  const dag = makeDag('c', [
+    { id: 'a' },
+    { id: 'b', dependsOn: ['a'] },
+    { id: 'gate', kind: 'approval' },
+    { id: 'r', retries: 2, retryDelayMs: 60_000 },
+  ]);
+  const node = w.node([dag]);
+  await node.engine.start(START);
+  const runKey = await node.engine.trigger('c');
+  await w.settle();
+  node.runner.last('c.r').fail();
+  await w.settle();
+  let run = await runOf(w, 'c', runKey);
+  assert.deepEqual(
+    [run.tasks['a']?.state, run.tasks['gate']?.state, run.tasks['r']?.state],
+    ['running', 'running', 'up_for_retry'],
+  );
+  const cancelled = await node.engine.cancel('c', runKey, 'ops');
+  const at = w.clock.now() / 1000;
+  assert.deepEqual(cancelled.ended, { kind: 'cancelled', by: 'ops', at });
+  await w.settle();
+  const attempt = node.runner.last('c.a');
+  assert.deepEqual(attempt.cancels, ['cancelled'], 'stopped as a job cancel stops a run');
+  assert.equal(node.runner.running().length, 0);
+  run = await runOf(w, 'c', runKey);
+  assert.deepEqual(run, cancelled, 'the killed attempt did not overwrite the cancel');
+  const reason = 'the run was cancelled by ops';
+  assert.equal(run.state, 'failed');
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(run.tasks).map(([key, e]) => [key, [e.state, e.failReason]])),
+    {
+      a: ['failed', reason],
+      b: ['skipped', reason],
+      gate: ['failed', reason],
+      r: ['failed', reason],
+    },
+  );
+  assert.equal(run.tasks['gate']?.awaitingApproval, undefined);
+  assert.equal(run.tasks['r']?.retryAt, undefined);
+  await assertQuiet(w, node, 'c', runKey);
+  assert.equal(node.runner.runsOf('c.r').length, 1, 'the retry never came');
+  const refused = async (work: () => Promise<unknown>, code: string): Promise<void> => {
+    await assert.rejects(work, (error: unknown) => isYacronError(error) && error.code === code);
+  };
+  await refused(() => node.engine.cancel('c', runKey, 'ops'), 'YC_ERR_DAG_RUN_ENDED');
+  await refused(() => node.engine.cancel('c', 'manual-nope', 'ops'), 'YC_ERR_DAG_RUN_UNKNOWN');
+  await refused(() => node.engine.cancel('nope', runKey, 'ops'), 'YC_ERR_DAG_UNKNOWN');
+  await node.engine.close();
+});
+
+void test('cancel on one node: the node running the attempt stops it at its next pass', async () => {
+  const w = await world();
+  const dag = makeDag('x', CHAIN);
+  const runs = w.node([dag]);
+  const asks = w.node([dag]);
+  await runs.engine.start(START);
+  await asks.engine.start(START);
+  const runKey = await runs.engine.trigger('x');
+  await w.settle();
+  await asks.engine.cancel('x', runKey, 'ops');
+  await w.settle();
+  assert.deepEqual(runs.runner.last('x.a').cancels, [], 'not before its next pass');
+  await w.clock.advance(10_000);
+  await w.settle();
+  assert.deepEqual(runs.runner.last('x.a').cancels, ['cancelled']);
+  assert.equal(
+    (await runOf(w, 'x', runKey)).tasks['a']?.failReason,
+    'the run was cancelled by ops',
+  );
+  assert.equal(runs.runner.runsOf('x.b').length, 0);
+  await runs.engine.close();
+  await asks.engine.close();
+});
+
+void test('decide and cancel refuse a by that is too long or holds control characters', async () => {
   const w = await world();
   const dag = makeDag('g', [{ id: 'gate', kind: 'approval' }]);
   const node = w.node([dag]);
@@ -581,6 +657,10 @@ void test('decide refuses a by that is too long or holds control characters', as
   for (const by of ['x'.repeat(201), 'ops\nDAG g: run approved by admin', 'a\u202eb', 'a\u0000']) {
     await assert.rejects(
       () => node.engine.decide('g', runKey, 'gate', 'approve', by),
+      (error: unknown) => isYacronError(error, 'YC_ERR_REQUEST_INVALID'),
+    );
+    await assert.rejects(
+      () => node.engine.cancel('g', runKey, by),
       (error: unknown) => isYacronError(error, 'YC_ERR_REQUEST_INVALID'),
     );
   }

@@ -1,7 +1,8 @@
 // The DAG runs of this daemon (docs/dags.md): creating runs (scheduled, catch-up at boot, manual,
 // backfill; create-if-absent by run key), one RunAdvancer per run this node advances, a periodic
 // scan that adopts the running runs whose advance lease lapsed (a crashed daemon's, ours before a
-// restart), approval decisions, and retention. Reloads swap the DAG set; runs keep advancing.
+// restart), approval decisions, cancels (docs/dags.md "Ending a run early"), and retention.
+// Reloads swap the DAG set; runs keep advancing.
 // Must not: advance a run itself (RunAdvancer does) or decide a task's state (the pure planners).
 import {
   YacronError,
@@ -19,7 +20,7 @@ import { NO_DAG_OBSERVER, type DagObserver } from './dag-observer.js';
 import { actorOf } from './actor.js';
 import { RunAdvancer, type AdvancerDeps } from './run-advancer.js';
 import { newRunDocument, type RunDocument, type RunKind } from './run-document.js';
-import { runEndReason } from './run-end.js';
+import { endRun, runEndReason } from './run-end.js';
 import { logicalDateText, manualRunKey, scheduledRunKey } from './run-keys.js';
 import { backfillSlots, catchupSlots, dueSlots } from './run-slots.js';
 import { changeRun, createRunIfAbsent, listRuns, pruneRuns } from './run-store.js';
@@ -218,6 +219,44 @@ export class DagEngine {
     this.#advance(name, runKey);
     if (change.kind === 'too-large') throw this.#endedTooLarge(name, runKey, change.run);
     return change.result;
+  }
+
+  /**
+   * Cancel a running run (docs/dags.md "Ending a run early"): every entry not terminal ends, the
+   * run fails with `ended: {kind: cancelled, by, at}`, and the node running an attempt of it
+   * stops that attempt's process (this one at once; another at its next pass, within
+   * RENEW_INTERVAL_MS). Resolves to the ended run.
+   */
+  async cancel(name: string, runKey: string, by: string): Promise<RunDocument> {
+    this.dag(name);
+    const canceller = checkedActor(by);
+    const at = this.#deps.clock.now() / 1000;
+    const change = await changeRun(
+      this.store(),
+      name,
+      runKey,
+      (current) => {
+        if (current === undefined)
+          throw new YacronError(
+            'YC_ERR_DAG_RUN_UNKNOWN',
+            `Cannot cancel run '${runKey}' of DAG '${name}': no such run`,
+          );
+        if (current.state !== 'running')
+          throw new YacronError(
+            'YC_ERR_DAG_RUN_ENDED',
+            `Cannot cancel run '${runKey}' of DAG '${name}': it has already ended (${current.state})`,
+          );
+        const doc = endRun(current, { kind: 'cancelled', by: canceller, at });
+        return { doc, result: doc };
+      },
+      this.#deps.runDocumentLimitBytes,
+    );
+    const run = change.kind === 'changed' ? change.result : change.run;
+    this.#advancerDeps.observer.runFinished(name, 'failed');
+    this.#deps.logger.info(`DAG ${name}: run ${runKey} cancelled by ${canceller}`);
+    // The pass sees the run ended: it stops the attempts running here and retires the run.
+    this.#advance(name, runKey);
+    return run;
   }
 
   #endedTooLarge(name: string, runKey: string, run: RunDocument): YacronError {

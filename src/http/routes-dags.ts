@@ -1,13 +1,13 @@
 // The DAG routes (docs/dags.md "HTTP"): the DAG list with run roll-ups, run summaries, a run's
 // document and XCom, the log stream of a task attempt running here, and the POSTs — trigger,
-// backfill, approval decision — with the reference's error table
+// backfill, approval decision, and cancel (a yacron2 addition) — with the reference's error table
 // (backfill refusals are 400s, every decision refusal but a bad value or `by` is a 409 whose body
 // is the reason). A refused `by` is a 400 whose body is the reason. Store trouble on a read omits
 // the roll-ups or empties a list.
 // Until the store has opened, every route that needs it answers 503 with Retry-After.
 // Served on every listener; without DAGs the list is [] and the rest 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError, isYacronError } from '../common/index.js';
+import { describeError, httpStatusOf, isYacronError } from '../common/index.js';
 import type { ResolvedDag } from '../config/index.js';
 import {
   actorOf,
@@ -299,4 +299,30 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       }
     },
   );
+
+  // A yacron2 addition (docs/dags.md "Ending a run early"): 404 for an unknown DAG or run, 409
+  // with the reason as text for a run that has already ended.
+  app.post<{ Params: RunParams }>('/dags/:name/runs/:runKey/cancel', async (request, reply) => {
+    const body = bodyObject(request);
+    if (body === null) return badRequest(reply, 'the body must be a JSON object');
+    const actor = actorOf(body['by']);
+    if (actor.kind === 'refused') return badRequest(reply, actor.reason);
+    const found = lookup(request.params.name, reply);
+    if (found === null) return reply;
+    try {
+      const run = await found.engine.cancel(found.dag.name, request.params.runKey, actor.by);
+      return json(reply, 200, { ok: true, dag: run.dag, runKey: run.runKey, state: run.state });
+    } catch (error) {
+      const refused = storeNotOpen(reply, error);
+      if (refused !== null) return refused;
+      if (isYacronError(error, 'YC_ERR_DAG_RUN_UNKNOWN')) return sendError(reply, 404);
+      if (isYacronError(error, 'YC_ERR_DAG_RUN_ENDED')) {
+        return text(reply, httpStatusOf(error), describeError(error));
+      }
+      context.logger.error(
+        `web: cannot cancel run ${request.params.runKey} of DAG ${found.dag.name}: ${describeError(error)}`,
+      );
+      return sendError(reply, 500, `cannot cancel the run: ${describeError(error)}`);
+    }
+  });
 }
