@@ -9,7 +9,6 @@ export {
 export { ADVANCE_LEASE_TTL_MS, RENEW_INTERVAL_MS } from './run-advancer.js';
 export {
   countTaskStates,
-  mapItemOf,
   type RunDocument,
   type RunEnd,
   type RunKind,
