@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   YC_ERR_DAG_TASK_UNKNOWN: 'the DAG run has no task with this key',
   YC_ERR_DAG_NOT_AWAITING: 'the DAG task is not awaiting an approval decision',
   YC_ERR_DAG_NOT_SCHEDULED: 'the DAG has no schedule',
+  YC_ERR_DAG_RUN_ENDED: 'the DAG run has already ended',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

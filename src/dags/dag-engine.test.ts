@@ -1,16 +1,23 @@
 // The engine over a memory store, a FakeClock and FakeRunners: two daemons on one store never run
 // a task twice, scheduled runs converge on one key, boot catch-up, retention, crash resume of an
-// orphaned attempt, sensor timeouts, mapping limits and the refusals of trigger and decide.
+// orphaned attempt, sensor timeouts, mapping limits (count and bytes), the run document's byte cap
+// (a run over it ends for good, and is not resumed), cancels, and the refusals of trigger, decide
+// and cancel.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, isYacronError } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 import { makeSchedule } from '../config/testing.js';
 import type { ResolvedDag } from '../config/index.js';
 import { FakeRunner } from '../scheduler/index.js';
 import { MemoryStateStore, artifactStream, dagXcomScope, type StateStore } from '../state/index.js';
 import { DagEngine, type DagEngineDeps } from './dag-engine.js';
-import { MAX_MAPPED_ITEMS } from './expansion.js';
+import {
+  expansionRefusal,
+  MAX_MAPPED_ITEM_BYTES,
+  MAX_MAPPED_ITEMS,
+  MAX_MAPPED_TOTAL_BYTES,
+} from './expansion.js';
 import { newRunDocument, type RunDocument } from './run-document.js';
 import { scheduledRunKey } from './run-keys.js';
 import { createRunIfAbsent, listRuns, readRun } from './run-store.js';
@@ -22,6 +29,7 @@ interface Node {
   readonly engine: DagEngine;
   readonly runner: FakeRunner;
   readonly ended: string[];
+  readonly logger: RecordingLogger;
 }
 
 interface World {
@@ -44,11 +52,12 @@ async function world(): Promise<World> {
     node(dags, extra = {}) {
       const runner = new FakeRunner({ clock });
       const ended: string[] = [];
+      const logger = recordingLogger();
       token += 1;
       const engine = new DagEngine(
         {
           clock,
-          logger: recordingLogger(),
+          logger,
           host: 'host-a',
           processToken: `proc${String(token).padStart(8, '0')}`,
           runner,
@@ -63,7 +72,7 @@ async function world(): Promise<World> {
         },
         dags,
       );
-      return { engine, runner, ended };
+      return { engine, runner, ended, logger };
     },
     async settle() {
       for (let i = 0; i < 20; i += 1) {
@@ -432,5 +441,232 @@ void test('a reload that drops a DAG mid-attempt records the end; re-adding it r
   run = await runOf(w, 'd', runKey);
   assert.equal(run.state, 'success');
   assert.equal(node.runner.runsOf('d.a').length, 1);
+  await node.engine.close();
+});
+
+const MAPPED: readonly TaskSpec[] = [
+  { id: 'src' },
+  { id: 'm', dependsOn: ['src'], expand: { fromTask: 'src', key: 'k' } },
+  { id: 'after', dependsOn: ['m'] },
+];
+
+/** Advance a minute in advancer intervals; the run must not be written again. */
+async function assertQuiet(w: World, node: Node, dag: string, runKey: string): Promise<void> {
+  const before = await runOf(w, dag, runKey);
+  for (let step = 0; step < 6; step += 1) {
+    await w.clock.advance(10_000);
+    await w.settle();
+  }
+  assert.deepEqual(await runOf(w, dag, runKey), before, 'the ended run is never written again');
+  assert.deepEqual(
+    node.logger.messages('error').filter((line) => line.includes('cannot advance')),
+    [],
+    'no pass is retried',
+  );
+  const lease = await w.store.inspectLease(`dagadvance/${dag}/${runKey}`);
+  assert.equal(lease?.expiresAtMs, 0, 'the advance lease was released');
+}
+
+void test('mapping: the 20 MB list of 1,000 items fails the mapped task with the reason; the run ends, nothing retried', async () => {
+  const w = await world();
+  const dag = makeDag('big', MAPPED);
+  const node = w.node([dag]);
+  await node.engine.start(START);
+  const runKey = await node.engine.trigger('big');
+  await w.settle();
+  // The review's shape: 1,000 items of 20,000 characters each.
+  const value = JSON.stringify(
+    Array.from({ length: 1000 }, (_, i) => String(i).padEnd(20_000, 'x')),
+  );
+  await pushXcom(w, await runOf(w, 'big', runKey), 'src/k', value);
+  node.runner.last('big.src').succeed();
+  await w.settle();
+  const run = await runOf(w, 'big', runKey);
+  assert.equal(run.tasks['m']?.state, 'failed');
+  assert.equal(
+    run.tasks['m']?.failReason,
+    `expand: the XCom list is ${value.length} bytes, over the limit of ${MAX_MAPPED_TOTAL_BYTES} bytes`,
+  );
+  assert.equal(run.tasks['after']?.state, 'upstream_failed');
+  assert.equal(run.state, 'failed');
+  assert.deepEqual(run.mapped, {});
+  assert.equal(node.runner.runsOf('big.m').length, 0);
+  await assertQuiet(w, node, 'big', runKey);
+  await node.engine.close();
+});
+
+void test('mapping: an item over the per-item cap fails the mapped task; the caps are measured as JSON', async () => {
+  const w = await world();
+  const dag = makeDag('item', MAPPED);
+  const node = w.node([dag]);
+  await node.engine.start(START);
+  const runKey = await node.engine.trigger('item');
+  await w.settle();
+  const item = 'y'.repeat(MAX_MAPPED_ITEM_BYTES); // 2 bytes more with its quotes
+  await pushXcom(w, await runOf(w, 'item', runKey), 'src/k', JSON.stringify(['ok', item]));
+  node.runner.last('item.src').succeed();
+  await w.settle();
+  const run = await runOf(w, 'item', runKey);
+  assert.equal(run.tasks['m']?.state, 'failed');
+  assert.equal(
+    run.tasks['m']?.failReason,
+    `expand: item 1 is ${MAX_MAPPED_ITEM_BYTES + 2} bytes, over the limit of ${MAX_MAPPED_ITEM_BYTES} bytes per item`,
+  );
+  assert.equal(run.state, 'failed');
+  await node.engine.close();
+  // The total is the items' JSON (an over-long list that was read whole, as recorded items are).
+  const many = Array.from({ length: 80 }, () => 'z'.repeat(60_000));
+  assert.match(
+    expansionRefusal({ kind: 'items', items: many }) ?? '',
+    /^expand: the items are 4800160 bytes, over the limit of 4194304 bytes$/,
+  );
+  assert.equal(expansionRefusal({ kind: 'items', items: many.slice(0, 60) }), null);
+  assert.equal(expansionRefusal({ kind: 'none' }), null);
+});
+
+void test('a change over the run document cap ends the run too-large, stops its attempts, and is not resumed after a restart', async () => {
+  const w = await world();
+  const dag = makeDag('doc', [...MAPPED, { id: 'side' }]);
+  const limit = 16 * 1024;
+  const one = w.node([dag], { runDocumentLimitBytes: limit });
+  await one.engine.start(START);
+  const runKey = await one.engine.trigger('doc');
+  await w.settle();
+  // Within the expansion caps, over this run document cap once expanded.
+  const items = Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(200, 'x'));
+  await pushXcom(w, await runOf(w, 'doc', runKey), 'src/k', JSON.stringify(items));
+  one.runner.last('doc.src').succeed();
+  await w.settle();
+  const run = await runOf(w, 'doc', runKey);
+  assert.equal(run.state, 'failed');
+  assert.equal(run.ended?.kind, 'too-large');
+  const bytes = run.ended?.kind === 'too-large' ? run.ended.bytes : 0;
+  assert.ok(bytes > limit, `${bytes} bytes`);
+  const reason = `the run document would be ${bytes} bytes, over the limit of ${limit} bytes`;
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(run.tasks).map(([key, e]) => [key, [e.state, e.failReason]])),
+    {
+      src: ['success', null],
+      m: ['skipped', reason],
+      after: ['skipped', reason],
+      side: ['failed', reason],
+    },
+  );
+  assert.equal(one.runner.runsOf('doc.m').length, 0, 'nothing of the refused pass was launched');
+  assert.deepEqual(
+    one.runner.last('doc.side').cancels,
+    ['cancelled'],
+    'the running attempt stopped',
+  );
+  assert.deepEqual(one.logger.messages('error'), [`DAG doc run ${runKey}: failed: ${reason}`]);
+  await assertQuiet(w, one, 'doc', runKey);
+  await one.engine.close();
+  // A restart (a new process on the same store) does not pick the run up again.
+  const two = w.node([dag], { runDocumentLimitBytes: limit });
+  await two.engine.start(w.clock.now());
+  await w.clock.advance(15_000);
+  await w.settle();
+  assert.deepEqual(two.runner.running(), []);
+  assert.deepEqual(await runOf(w, 'doc', runKey), run);
+  await two.engine.close();
+});
+
+void test('cancel: the run fails with ended cancelled; its running attempt is stopped and its end not recorded over it', async () => {
+  const w = await world();
+  const dag = makeDag('c', [
+    { id: 'a' },
+    { id: 'b', dependsOn: ['a'] },
+    { id: 'gate', kind: 'approval' },
+    { id: 'r', retries: 2, retryDelayMs: 60_000 },
+  ]);
+  const node = w.node([dag]);
+  await node.engine.start(START);
+  const runKey = await node.engine.trigger('c');
+  await w.settle();
+  node.runner.last('c.r').fail();
+  await w.settle();
+  let run = await runOf(w, 'c', runKey);
+  assert.deepEqual(
+    [run.tasks['a']?.state, run.tasks['gate']?.state, run.tasks['r']?.state],
+    ['running', 'running', 'up_for_retry'],
+  );
+  const cancelled = await node.engine.cancel('c', runKey, 'ops');
+  const at = w.clock.now() / 1000;
+  assert.deepEqual(cancelled.ended, { kind: 'cancelled', by: 'ops', at });
+  await w.settle();
+  const attempt = node.runner.last('c.a');
+  assert.deepEqual(attempt.cancels, ['cancelled'], 'stopped as a job cancel stops a run');
+  assert.equal(node.runner.running().length, 0);
+  run = await runOf(w, 'c', runKey);
+  assert.deepEqual(run, cancelled, 'the killed attempt did not overwrite the cancel');
+  const reason = 'the run was cancelled by ops';
+  assert.equal(run.state, 'failed');
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(run.tasks).map(([key, e]) => [key, [e.state, e.failReason]])),
+    {
+      a: ['failed', reason],
+      b: ['skipped', reason],
+      gate: ['failed', reason],
+      r: ['failed', reason],
+    },
+  );
+  assert.equal(run.tasks['gate']?.awaitingApproval, undefined);
+  assert.equal(run.tasks['r']?.retryAt, undefined);
+  await assertQuiet(w, node, 'c', runKey);
+  assert.equal(node.runner.runsOf('c.r').length, 1, 'the retry never came');
+  const refused = async (work: () => Promise<unknown>, code: string): Promise<void> => {
+    await assert.rejects(work, (error: unknown) => isYacronError(error) && error.code === code);
+  };
+  await refused(() => node.engine.cancel('c', runKey, 'ops'), 'YC_ERR_DAG_RUN_ENDED');
+  await refused(() => node.engine.cancel('c', 'manual-nope', 'ops'), 'YC_ERR_DAG_RUN_UNKNOWN');
+  await refused(() => node.engine.cancel('nope', runKey, 'ops'), 'YC_ERR_DAG_UNKNOWN');
+  await node.engine.close();
+});
+
+void test('cancel on one node: the node running the attempt stops it at its next pass', async () => {
+  const w = await world();
+  const dag = makeDag('x', CHAIN);
+  const runs = w.node([dag]);
+  const asks = w.node([dag]);
+  await runs.engine.start(START);
+  await asks.engine.start(START);
+  const runKey = await runs.engine.trigger('x');
+  await w.settle();
+  await asks.engine.cancel('x', runKey, 'ops');
+  await w.settle();
+  assert.deepEqual(runs.runner.last('x.a').cancels, [], 'not before its next pass');
+  await w.clock.advance(10_000);
+  await w.settle();
+  assert.deepEqual(runs.runner.last('x.a').cancels, ['cancelled']);
+  assert.equal(
+    (await runOf(w, 'x', runKey)).tasks['a']?.failReason,
+    'the run was cancelled by ops',
+  );
+  assert.equal(runs.runner.runsOf('x.b').length, 0);
+  await runs.engine.close();
+  await asks.engine.close();
+});
+
+void test('decide and cancel refuse a by that is too long or holds control characters', async () => {
+  const w = await world();
+  const dag = makeDag('g', [{ id: 'gate', kind: 'approval' }]);
+  const node = w.node([dag]);
+  await node.engine.start(START);
+  const runKey = await node.engine.trigger('g');
+  await w.settle();
+  for (const by of ['x'.repeat(201), 'ops\nDAG g: run approved by admin', 'a\u202eb', 'a\u0000']) {
+    await assert.rejects(
+      () => node.engine.decide('g', runKey, 'gate', 'approve', by),
+      (error: unknown) => isYacronError(error, 'YC_ERR_REQUEST_INVALID'),
+    );
+    await assert.rejects(
+      () => node.engine.cancel('g', runKey, by),
+      (error: unknown) => isYacronError(error, 'YC_ERR_REQUEST_INVALID'),
+    );
+  }
+  assert.equal((await runOf(w, 'g', runKey)).tasks['gate']?.awaitingApproval, true);
+  const name = 'Zoë 👍 '.padEnd(200, '.');
+  assert.equal(await node.engine.decide('g', runKey, 'gate', 'approve', name), 'success');
+  assert.equal((await runOf(w, 'g', runKey)).tasks['gate']?.approval?.by, name);
   await node.engine.close();
 });

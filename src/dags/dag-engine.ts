@@ -1,7 +1,8 @@
 // The DAG runs of this daemon (docs/dags.md): creating runs (scheduled, catch-up at boot, manual,
 // backfill; create-if-absent by run key), one RunAdvancer per run this node advances, a periodic
 // scan that adopts the running runs whose advance lease lapsed (a crashed daemon's, ours before a
-// restart), approval decisions, and retention. Reloads swap the DAG set; runs keep advancing.
+// restart), approval decisions, cancels (docs/dags.md "Ending a run early"), and retention.
+// Reloads swap the DAG set; runs keep advancing.
 // Must not: advance a run itself (RunAdvancer does) or decide a task's state (the pure planners).
 import {
   YacronError,
@@ -16,13 +17,22 @@ import type { RunOutput } from '../runner/index.js';
 import type { StateStore } from '../state/index.js';
 import { AttemptOutputs } from './attempt-outputs.js';
 import { NO_DAG_OBSERVER, type DagObserver } from './dag-observer.js';
+import { actorOf } from './actor.js';
 import { RunAdvancer, type AdvancerDeps } from './run-advancer.js';
 import { newRunDocument, type RunDocument, type RunKind } from './run-document.js';
+import { endRun, runEndReason } from './run-end.js';
 import { logicalDateText, manualRunKey, scheduledRunKey } from './run-keys.js';
 import { backfillSlots, catchupSlots, dueSlots } from './run-slots.js';
 import { changeRun, createRunIfAbsent, listRuns, pruneRuns } from './run-store.js';
 import { decidedEntry } from './task-transitions.js';
 import { nextFireTime } from '../schedule/index.js';
+
+/** `by` as given, or YC_ERR_REQUEST_INVALID with the reason it is refused. */
+function checkedActor(by: string): string {
+  const verdict = actorOf(by);
+  if (verdict.kind === 'refused') throw new YacronError('YC_ERR_REQUEST_INVALID', verdict.reason);
+  return verdict.by;
+}
 
 /** How often the store is scanned for running runs nobody advances. */
 export const ADOPT_SCAN_INTERVAL_MS = 15_000;
@@ -169,38 +179,94 @@ export class DagEngine {
     by: string,
   ): Promise<string> {
     const dag = this.dag(name);
+    const decider = checkedActor(by);
     const nowMs = this.#deps.clock.now();
-    const state = await changeRun(this.store(), name, runKey, (current) => {
-      if (current === undefined)
-        throw new YacronError(
-          'YC_ERR_DAG_RUN_UNKNOWN',
-          `Cannot decide on run '${runKey}' of DAG '${name}': no such run`,
-        );
-      const entry = current.tasks[taskKey];
-      const task = entry && dag.tasks.find((candidate) => candidate.id === entry.id);
-      if (entry === undefined || task === undefined) {
-        throw new YacronError(
-          'YC_ERR_DAG_TASK_UNKNOWN',
-          `Cannot decide on task '${taskKey}' of run '${runKey}': no such task`,
-        );
-      }
-      const next = decidedEntry(task, entry, decision, by, nowMs);
-      if (next === null)
-        throw new YacronError(
-          'YC_ERR_DAG_NOT_AWAITING',
-          `Cannot decide on task '${taskKey}' of run '${runKey}': it is not awaiting approval`,
-        );
-      return {
-        doc: {
-          ...current,
-          updatedAt: next.updatedAt,
-          tasks: { ...current.tasks, [taskKey]: next },
-        },
-        result: next.state,
-      };
-    });
+    const change = await changeRun(
+      this.store(),
+      name,
+      runKey,
+      (current) => {
+        if (current === undefined)
+          throw new YacronError(
+            'YC_ERR_DAG_RUN_UNKNOWN',
+            `Cannot decide on run '${runKey}' of DAG '${name}': no such run`,
+          );
+        const entry = current.tasks[taskKey];
+        const task = entry && dag.tasks.find((candidate) => candidate.id === entry.id);
+        if (entry === undefined || task === undefined) {
+          throw new YacronError(
+            'YC_ERR_DAG_TASK_UNKNOWN',
+            `Cannot decide on task '${taskKey}' of run '${runKey}': no such task`,
+          );
+        }
+        const next = decidedEntry(task, entry, decision, decider, nowMs);
+        if (next === null)
+          throw new YacronError(
+            'YC_ERR_DAG_NOT_AWAITING',
+            `Cannot decide on task '${taskKey}' of run '${runKey}': it is not awaiting approval`,
+          );
+        return {
+          doc: {
+            ...current,
+            updatedAt: next.updatedAt,
+            tasks: { ...current.tasks, [taskKey]: next },
+          },
+          result: next.state,
+        };
+      },
+      this.#deps.runDocumentLimitBytes,
+    );
     this.#advance(name, runKey);
-    return state;
+    if (change.kind === 'too-large') throw this.#endedTooLarge(name, runKey, change.run);
+    return change.result;
+  }
+
+  /**
+   * Cancel a running run (docs/dags.md "Ending a run early"): every entry not terminal ends, the
+   * run fails with `ended: {kind: cancelled, by, at}`, and the node running an attempt of it
+   * stops that attempt's process (this one at once; another at its next pass, within
+   * RENEW_INTERVAL_MS). Resolves to the ended run.
+   */
+  async cancel(name: string, runKey: string, by: string): Promise<RunDocument> {
+    this.dag(name);
+    const canceller = checkedActor(by);
+    const at = this.#deps.clock.now() / 1000;
+    const change = await changeRun(
+      this.store(),
+      name,
+      runKey,
+      (current) => {
+        if (current === undefined)
+          throw new YacronError(
+            'YC_ERR_DAG_RUN_UNKNOWN',
+            `Cannot cancel run '${runKey}' of DAG '${name}': no such run`,
+          );
+        if (current.state !== 'running')
+          throw new YacronError(
+            'YC_ERR_DAG_RUN_ENDED',
+            `Cannot cancel run '${runKey}' of DAG '${name}': it has already ended (${current.state})`,
+          );
+        const doc = endRun(current, { kind: 'cancelled', by: canceller, at });
+        return { doc, result: doc };
+      },
+      this.#deps.runDocumentLimitBytes,
+    );
+    const run = change.kind === 'changed' ? change.result : change.run;
+    this.#advancerDeps.observer.runFinished(name, 'failed');
+    this.#deps.logger.info(`DAG ${name}: run ${runKey} cancelled by ${canceller}`);
+    // The pass sees the run ended: it stops the attempts running here and retires the run.
+    this.#advance(name, runKey);
+    return run;
+  }
+
+  #endedTooLarge(name: string, runKey: string, run: RunDocument): YacronError {
+    const reason = run.ended === undefined ? 'it ended' : runEndReason(run.ended);
+    this.#deps.logger.error(`DAG ${name} run ${runKey}: failed: ${reason}`);
+    this.#advancerDeps.observer.runFinished(name, 'failed');
+    return new YacronError(
+      'YC_ERR_DAG_RUN_ENDED',
+      `Cannot change run '${runKey}' of DAG '${name}': ${reason}; the run failed`,
+    );
   }
 
   async #create(

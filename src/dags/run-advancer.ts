@@ -4,7 +4,9 @@
 // tasks, applies the pure pass under the document's lock and launches what it claimed. Passes are
 // serialised; a kick during a pass runs one more. An attempt's spawn and end are written back
 // under the lock only while the entry is still that attempt (proc + attempt), so a run adopted by
-// another node is never overwritten by a stale outcome.
+// another node is never overwritten by a stale outcome. A run that ended while attempts of it run
+// here (cancelled, or ended too large: docs/dags.md "Ending a run early") has them stopped as a
+// job cancel stops a run: SIGTERM to the process group, then SIGKILL after its killTimeout.
 // Must not: run a pass without the lease, or start an attempt it did not claim.
 import type { Clock, Logger, TimerHandle } from '../common/index.js';
 import type { ResolvedDag } from '../config/index.js';
@@ -12,8 +14,14 @@ import { dagAdvanceLeaseName, type StateStore } from '../state/index.js';
 import { isInFlight, lostAttempts, type ProcessLiveness } from './resume-plan.js';
 import { applyPass, type LostAttempt } from './run-pass.js';
 import type { RunDocument, TaskEntry } from './run-document.js';
+import { runEndReason } from './run-end.js';
 import { changeRun, readRun } from './run-store.js';
-import { startAttempt, type LaunchDeps, type LaunchableTask } from './task-launch.js';
+import {
+  startAttempt,
+  type LaunchDeps,
+  type LaunchableTask,
+  type StartedAttempt,
+} from './task-launch.js';
 import { endedEntry, spawnedEntry } from './task-transitions.js';
 import { readXcomList } from './xcom-store.js';
 import type { XcomList } from './expansion.js';
@@ -38,13 +46,18 @@ export interface AdvancerDeps extends LaunchDeps {
   /** Whether new attempts may start (false once the daemon stops). */
   readonly launching: () => boolean;
   readonly observer: DagObserver;
+  /** The run document's byte cap (docs/dags.md "Ending a run early"); MAX_RUN_DOCUMENT_BYTES. */
+  readonly runDocumentLimitBytes?: number;
   /** The run is over here (finished, gone, or owned elsewhere): forget this advancer. */
   readonly retire: (advancer: RunAdvancer, finished: RunDocument | null) => void;
 }
 
 interface LiveAttempt {
   readonly attempt: number;
+  readonly started: StartedAttempt;
   readonly done: Promise<void>;
+  /** The run ended: its process is being stopped. */
+  stopping: boolean;
 }
 
 export class RunAdvancer {
@@ -126,13 +139,7 @@ export class RunAdvancer {
       return;
     }
     const seen = await readRun(store, this.dagName, this.runKey);
-    if (seen === undefined || seen.state !== 'running') {
-      if (this.#attempts.size === 0) {
-        await this.#releaseLease(store);
-        return this.#retire(seen ?? null);
-      }
-      return;
-    }
+    if (seen === undefined || seen.state !== 'running') return this.#ended(store, seen);
     const lost: LostAttempt[] = lostAttempts(seen, (taskKey, entry) =>
       this.#liveness(taskKey, entry),
     ).map((taskKey) => ({
@@ -143,18 +150,30 @@ export class RunAdvancer {
     const expansions = new Map<string, XcomList>();
     for (let round = 0; round < 2; round += 1) {
       const nowMs = deps.clock.now();
-      const result = await changeRun(store, this.dagName, this.runKey, (current) => {
-        const pass = applyPass(current, {
-          dag,
-          nowMs,
-          claimer: { proc: deps.processToken, host: deps.host },
-          lost: round === 0 ? lost : [],
-          expansions,
-          random: deps.random,
-          launching: deps.launching(),
-        });
-        return { doc: pass.doc, result: { pass, doc: pass.doc ?? current } };
-      });
+      const change = await changeRun(
+        store,
+        this.dagName,
+        this.runKey,
+        (current) => {
+          const pass = applyPass(current, {
+            dag,
+            nowMs,
+            claimer: { proc: deps.processToken, host: deps.host },
+            lost: round === 0 ? lost : [],
+            expansions,
+            random: deps.random,
+            launching: deps.launching(),
+          });
+          return { doc: pass.doc, result: { pass, doc: pass.doc ?? current } };
+        },
+        deps.runDocumentLimitBytes,
+      );
+      if (change.kind === 'too-large') {
+        // Nothing of the refused pass happened (no claim was written).
+        this.#endedTooLarge(change.run);
+        return this.#ended(store, change.run);
+      }
+      const result = change.result;
       const written = result.pass.doc;
       if (written !== null && written.state !== 'running')
         deps.observer.runFinished(this.dagName, written.state);
@@ -186,6 +205,42 @@ export class RunAdvancer {
       }
     }
     this.#arm(0);
+  }
+
+  #endedTooLarge(run: RunDocument): void {
+    const reason = run.ended === undefined ? 'ended' : runEndReason(run.ended);
+    this.#deps.logger.error(`DAG ${this.dagName} run ${this.runKey}: failed: ${reason}`);
+    this.#deps.observer.runFinished(this.dagName, 'failed');
+  }
+
+  /**
+   * The run ended (or is gone): retire it once no attempt of it runs here; until then stop them
+   * (each one's end kicks a pass, and the last one retires the run).
+   */
+  async #ended(store: StateStore, seen: RunDocument | undefined): Promise<void> {
+    if (this.#attempts.size === 0) {
+      await this.#releaseLease(store);
+      return this.#retire(seen ?? null);
+    }
+    this.#stopAttempts(seen);
+  }
+
+  #stopAttempts(seen: RunDocument | undefined): void {
+    for (const [taskKey, live] of this.#attempts) {
+      if (live.stopping) continue;
+      live.stopping = true;
+      this.#deps.logger.info(
+        `DAG ${this.dagName} run ${this.runKey}: stopping task ${taskKey} attempt ${live.attempt}: the run ${seen === undefined ? 'is gone' : `ended ${seen.state}`}`,
+      );
+      live.started.handle
+        .cancel('cancelled')
+        .catch((error: unknown) =>
+          this.#deps.logger.error(
+            { err: error },
+            `DAG ${this.dagName} run ${this.runKey}: cannot stop task ${taskKey}`,
+          ),
+        );
+    }
   }
 
   #arm(delayMs: number): void {
@@ -235,8 +290,9 @@ export class RunAdvancer {
   #launch(dag: ResolvedDag, doc: RunDocument, taskKey: string, entry: TaskEntry): void {
     const task = dag.tasks.find((candidate) => candidate.id === entry.id);
     if (task === undefined || task.kind === 'approval') return;
-    const done = this.#watch(task, doc, taskKey, entry);
-    this.#attempts.set(taskKey, { attempt: entry.attempt, done });
+    const started = startAttempt(this.#deps, { doc, task, taskKey, entry });
+    const done = this.#watch(task, doc, taskKey, entry, started);
+    this.#attempts.set(taskKey, { attempt: entry.attempt, started, done, stopping: false });
   }
 
   async #watch(
@@ -244,9 +300,9 @@ export class RunAdvancer {
     doc: RunDocument,
     taskKey: string,
     entry: TaskEntry,
+    started: StartedAttempt,
   ): Promise<void> {
     const deps = this.#deps;
-    const started = startAttempt(deps, { doc, task, taskKey, entry });
     const counted = task.kind === 'task';
     if (counted) deps.observer.attemptStarted(doc.dag, task.id);
     const mine = (current: TaskEntry | undefined): current is TaskEntry =>
@@ -299,22 +355,30 @@ export class RunAdvancer {
     }
   }
 
-  #record(
+  async #record(
     store: StateStore,
     taskKey: string,
     change: (current: TaskEntry | undefined) => TaskEntry | null,
   ): Promise<void> {
-    return changeRun(store, this.dagName, this.runKey, (current) => {
-      const next = current === undefined ? null : change(current.tasks[taskKey]);
-      if (current === undefined || next === null) return { doc: null, result: undefined };
-      return {
-        doc: {
-          ...current,
-          updatedAt: next.updatedAt,
-          tasks: { ...current.tasks, [taskKey]: next },
-        },
-        result: undefined,
-      };
-    });
+    const changed = await changeRun(
+      store,
+      this.dagName,
+      this.runKey,
+      (current) => {
+        const next = current === undefined ? null : change(current.tasks[taskKey]);
+        if (current === undefined || next === null) return { doc: null, result: undefined };
+        return {
+          doc: {
+            ...current,
+            updatedAt: next.updatedAt,
+            tasks: { ...current.tasks, [taskKey]: next },
+          },
+          result: undefined,
+        };
+      },
+      this.#deps.runDocumentLimitBytes,
+    );
+    // The attempt's end kicks a pass, which stops the rest and retires the run.
+    if (changed.kind === 'too-large') this.#endedTooLarge(changed.run);
   }
 }

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
+  mapItemOf,
   readRunDocument,
   RunDocumentError,
   rollUpRunState,
@@ -23,13 +24,35 @@ void test('a run document survives JSON and the strict reader unchanged', () => 
       exitCode: 0,
       approval: { decision: 'approved', by: 'x', at: 1 },
     },
-    'm#0': { state: 'up_for_retry', mapItem: { deep: [1] }, retryAt: 5, pokeCount: 2 },
+    'm#0': { state: 'up_for_retry', retryAt: 5, pokeCount: 2 },
   });
   const read = readRunDocument(
     JSON.parse(JSON.stringify({ ...doc, mapped: { m: { items: [1], expandedAt: 3 } } })),
   );
   assert.deepEqual(read, { ...doc, mapped: { m: { items: [1], expandedAt: 3 } } });
   assert.deepEqual(countTaskStates(read), { success: 1, pending: 1, up_for_retry: 1 });
+});
+
+void test('the old shape (an item copy in every instance) reads: items come from mapped, held once', () => {
+  const dag = makeDag('d', [
+    { id: 'a' },
+    { id: 'm', dependsOn: ['a'], expand: { fromTask: 'a', key: 'k' } },
+  ]);
+  const doc = makeRun(dag, { a: 'success', m: 'expanded', 'm#0': 'pending', 'm#1': 'running' });
+  const items = ['x', { deep: [1] }];
+  // As the reference and builds before this one write it: `mapItem` beside mapped[id].items.
+  const oldShape = JSON.parse(JSON.stringify({ ...doc, mapped: { m: { items, expandedAt: 3 } } }));
+  oldShape.tasks['m#0'].mapItem = 'x';
+  oldShape.tasks['m#1'].mapItem = { deep: [1] };
+  oldShape.ended = { kind: 'unknown-to-us', at: 1 };
+  const read = readRunDocument(oldShape);
+  assert.deepEqual(mapItemOf(read, read.tasks['m#0']!), 'x');
+  assert.deepEqual(mapItemOf(read, read.tasks['m#1']!), { deep: [1] });
+  assert.equal(mapItemOf(read, read.tasks['a']!), undefined);
+  assert.equal(read.ended, undefined, 'an ended field this build does not know is left out');
+  const written = JSON.stringify(read);
+  assert.equal(written.match(/deep/g)?.length, 1, 'the item is stored once');
+  assert.ok(!written.includes('mapItem'));
 });
 
 void test('hostile bodies are refused with the reason, never guessed', () => {

@@ -1,8 +1,8 @@
-// The dag_run document (docs/dags.md "Fleet coordination and crash resume"): one mutable store
-// document per run, in the reference's shape so a Python node reads the runs we write and we read
-// its. This module owns the shape, reading a stored body strictly (a hostile or foreign body is
-// refused, never guessed), a fresh run's body, and the run-state roll-up. Must not: read a clock or
-// the store (callers hand in instants and bodies).
+// The dag_run document (docs/dags.md "Runs"): one mutable store document per run, in
+// the reference's shape so a Python node reads the runs we write and we read its. This module owns
+// the shape, reading a stored body strictly (a hostile or foreign body is refused, never guessed),
+// a fresh run's body, and the run-state roll-up.
+// Must not: read a clock or the store (callers hand in instants and bodies).
 import type { ResolvedDag } from '../config/index.js';
 
 export const TASK_STATES = [
@@ -53,8 +53,6 @@ export interface TaskEntry {
   readonly updatedAt: number;
   /** An unexpanded mapped placeholder. */
   readonly mapped?: true;
-  /** A mapped instance's item. */
-  readonly mapItem?: unknown;
   /** up_for_retry: when the next attempt is due (this build's field; readers ignore it). */
   readonly retryAt?: number;
   readonly pokeCount?: number;
@@ -69,6 +67,21 @@ export interface MappedItems {
   readonly expandedAt: number;
 }
 
+/**
+ * Why a run ended other than by its tasks' outcomes (this build's field; the reference and older
+ * builds ignore it and see a failed run): cancelled through the control API, or failed because a
+ * change would have made its document too large to store (docs/dags.md "Ending a run early").
+ * Times are epoch seconds.
+ */
+export type RunEnd =
+  | { readonly kind: 'cancelled'; readonly by: string; readonly at: number }
+  | {
+      readonly kind: 'too-large';
+      readonly bytes: number;
+      readonly limit: number;
+      readonly at: number;
+    };
+
 export interface RunDocument {
   readonly dag: string;
   readonly runKey: string;
@@ -81,7 +94,19 @@ export interface RunDocument {
   readonly updatedAt: number;
   /** By task key (`id`, or `id#i` for a mapped instance). */
   readonly tasks: Readonly<Record<string, TaskEntry>>;
+  /**
+   * The items of each expanded task, stored once: an instance `id#i` has item `items[i]`
+   * (mapItemOf). Documents of the old shape also carry a copy in each instance (`mapItem`);
+   * the reader drops it, so a run this build rewrites stores its items once.
+   */
   readonly mapped: Readonly<Record<string, MappedItems>>;
+  readonly ended?: RunEnd;
+}
+
+/** A mapped instance's item (undefined for an entry that is not one). */
+export function mapItemOf(doc: RunDocument, entry: TaskEntry): unknown {
+  if (entry.mapIndex === null) return undefined;
+  return doc.mapped[entry.id]?.items[entry.mapIndex];
 }
 
 /** `id` or `id#i`. */
@@ -219,7 +244,8 @@ function entryOf(key: string, raw: unknown): TaskEntry {
     updatedAt: num(raw['updatedAt']) ? raw['updatedAt'] : 0,
   };
   if (raw['mapped'] === true) entry['mapped'] = true;
-  if ('mapItem' in raw) entry['mapItem'] = raw['mapItem'];
+  // An instance's `mapItem` (the reference's copy of mapped[id].items[i]) is not kept: the item
+  // is read from `mapped` (mapItemOf), as the reference itself reads it.
   for (const name of ['retryAt', 'pokeCount', 'nextPokeAt', 'firstPokeAt'] as const) {
     const value = raw[name];
     if (value === undefined || value === null) continue;
@@ -258,6 +284,7 @@ export function readRunDocument(body: unknown): RunDocument {
       };
     }
   }
+  const ended = runEndOf(body['ended']);
   return {
     dag,
     runKey,
@@ -269,5 +296,18 @@ export function readRunDocument(body: unknown): RunDocument {
     updatedAt: num(updatedAt) ? updatedAt : createdAt,
     tasks: entries,
     mapped: mappedItems,
+    ...(ended === undefined ? {} : { ended }),
   };
+}
+
+/** This build's `ended` field; anything else there (another writer's) is left out. */
+function runEndOf(raw: unknown): RunEnd | undefined {
+  if (!isObject(raw) || !num(raw['at'])) return undefined;
+  const at = raw['at'];
+  if (raw['kind'] === 'cancelled' && str(raw['by']))
+    return { kind: 'cancelled', by: raw['by'], at };
+  if (raw['kind'] === 'too-large' && num(raw['bytes']) && num(raw['limit'])) {
+    return { kind: 'too-large', bytes: raw['bytes'], limit: raw['limit'], at };
+  }
+  return undefined;
 }

@@ -1,7 +1,9 @@
 // DAG runs in the store (docs/dags.md "Runs"): the documents `dagrun/<dag>/<runKey>` created if
 // absent (so racing nodes and repeated backfills converge on one run), read, changed by a
 // read-modify-write under the document's lock (the compare-and-set every claim goes through),
-// listed, and pruned to `retainRuns` terminal runs.
+// listed, and pruned to `retainRuns` terminal runs. Every change is measured before it is written:
+// one over MAX_RUN_DOCUMENT_BYTES ends the run `too-large` instead (docs/dags.md "Ending a run
+// early"), so a run can never be left retrying a write the store will always refuse.
 // Must not: decide a task's next state (the planner and the transitions do, inside `change`).
 import {
   dagRunNamespace,
@@ -10,6 +12,7 @@ import {
   type StateStore,
 } from '../state/index.js';
 import { readRunDocument, RunDocumentError, type RunDocument } from './run-document.js';
+import { MAX_RUN_DOCUMENT_BYTES, oversizeEnd, runDocumentBytes } from './run-size.js';
 
 export interface CreatedRun {
   /** False when a run with that key already existed (it is returned as it is). */
@@ -68,9 +71,17 @@ function tryRead(document: StateDocument): RunDocument | undefined {
   }
 }
 
+/** What a change of a run did. */
+export type RunChange<T> =
+  /** Written as decided (or nothing to write). */
+  | { readonly kind: 'changed'; readonly result: T }
+  /** The change was over the size cap: not written; the run was ended `too-large` instead. */
+  | { readonly kind: 'too-large'; readonly run: RunDocument };
+
 /**
  * Change the run under its lock: `change` sees the current run (undefined when absent) and
- * returns the new run, or null to write nothing. Resolves to what was written (or null).
+ * returns the new run, or null to write nothing. A new run over `limit` bytes is not written:
+ * the current run is ended `too-large` (its time the new run's updatedAt) and that is written.
  */
 export function changeRun<T>(
   store: StateStore,
@@ -80,13 +91,24 @@ export function changeRun<T>(
     readonly doc: RunDocument | null;
     readonly result: T;
   },
-): Promise<T> {
-  return store.updateDocument(dagRunNamespace(dag), runKey, (current) => {
-    const decided = change(current === undefined ? undefined : readRunDocument(current.body));
-    return decided.doc === null
-      ? { kind: 'keep', result: decided.result }
-      : { kind: 'write', body: decided.doc, result: decided.result };
-  });
+  limit = MAX_RUN_DOCUMENT_BYTES,
+): Promise<RunChange<T>> {
+  return store.updateDocument(
+    dagRunNamespace(dag),
+    runKey,
+    (stored): DocumentChange<RunChange<T>> => {
+      const current = stored === undefined ? undefined : readRunDocument(stored.body);
+      const decided = change(current);
+      const changed = { kind: 'changed', result: decided.result } as const;
+      if (decided.doc === null) return { kind: 'keep', result: changed };
+      const bytes = runDocumentBytes(decided.doc);
+      if (bytes <= limit || current === undefined) {
+        return { kind: 'write', body: decided.doc, result: changed };
+      }
+      const ended = oversizeEnd(current, bytes, limit, decided.doc.updatedAt);
+      return { kind: 'write', body: ended, result: { kind: 'too-large', run: ended } };
+    },
+  );
 }
 
 /**

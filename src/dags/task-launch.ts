@@ -18,7 +18,7 @@ import {
 import type { AttemptOutputs } from './attempt-outputs.js';
 import { runScrubOf, type RunEnvironment, type RunEnvironmentHook } from '../scheduler/index.js';
 import { dagXcomScope } from '../state/index.js';
-import type { RunDocument, TaskEntry } from './run-document.js';
+import { mapItemOf, type RunDocument, type TaskEntry } from './run-document.js';
 
 export type LaunchableTask = Extract<ResolvedDagTask, { readonly kind: 'task' | 'sensor' }>;
 
@@ -40,7 +40,8 @@ export function dagVariables(request: AttemptRequest): Record<string, string> {
     YACRON2_DAG_TASK: task.id,
     YACRON2_DAG_TASKKEY: taskKey,
     YACRON2_DAG_MAP_INDEX: entry.mapIndex === null ? '' : String(entry.mapIndex),
-    YACRON2_DAG_MAP_ITEM: entry.mapIndex === null ? '' : (JSON.stringify(entry.mapItem) ?? 'null'),
+    YACRON2_DAG_MAP_ITEM:
+      entry.mapIndex === null ? '' : (JSON.stringify(mapItemOf(doc, entry)) ?? 'null'),
     YACRON2_DAG_XCOM_SCOPE: dagXcomScope(doc.dag, doc.runId),
   };
 }

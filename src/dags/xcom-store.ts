@@ -1,6 +1,7 @@
 // XCom over the artifact store (docs/dags.md "XCom"): scope `dagxcom/<dag>/<runId>`, artifact
 // name `<taskkey>/<key>`, newest version per name wins. Read here for dynamic mapping (an
-// upstream's JSON list) and for the HTTP listing (values up to 64 KiB inlined, 500 entries).
+// upstream's JSON list, at most MAX_MAPPED_TOTAL_BYTES of it: a larger value is not fetched) and
+// for the HTTP listing (values up to 64 KiB inlined, 500 entries).
 // Must not: write (tasks push through the job API, `yacron2 xcom push`).
 import {
   artifactStream,
@@ -8,7 +9,7 @@ import {
   newestArtifactPerName,
   type StateStore,
 } from '../state/index.js';
-import type { XcomList } from './expansion.js';
+import { MAX_MAPPED_TOTAL_BYTES, type XcomList } from './expansion.js';
 import type { RunDocument } from './run-document.js';
 
 export const XCOM_INLINE_LIMIT_BYTES = 65_536;
@@ -24,8 +25,13 @@ export async function readXcomList(
   const records = await store.list(artifactStream(dagXcomScope(doc.dag, doc.runId)));
   const entry = newestArtifactPerName(records).get(`${taskKey}/${key}`);
   if (entry === undefined) return { kind: 'none' };
+  // The record's size is checked before the blob is fetched, the blob's own length after.
+  if (entry.size > MAX_MAPPED_TOTAL_BYTES) return { kind: 'too-large', bytes: entry.size };
   const bytes = await store.getBlob(entry.sha256);
   if (bytes === undefined) return { kind: 'none' };
+  if (bytes.byteLength > MAX_MAPPED_TOTAL_BYTES) {
+    return { kind: 'too-large', bytes: bytes.byteLength };
+  }
   try {
     const value: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
     return Array.isArray(value) ? { kind: 'items', items: value } : { kind: 'none' };

@@ -1,6 +1,6 @@
 // The DAG routes over a real engine and a memory store, through inject(): the list and its
 // roll-ups, run summaries and documents, the XCom listing, the task log stream (over a loopback
-// listener), and the error table of the POSTs.
+// listener), the error table of the POSTs, and the cancel route (a yacron2 addition).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
@@ -27,7 +27,9 @@ interface DagWorld {
   finish(): Promise<void>;
 }
 
-async function dagWorld(options: { store?: boolean } = {}): Promise<DagWorld> {
+async function dagWorld(
+  options: { store?: boolean; web?: { authToken: string } } = {},
+): Promise<DagWorld> {
   const clock = new FakeClock(T0);
   const store = new MemoryStateStore({ clock });
   await store.open();
@@ -59,7 +61,10 @@ async function dagWorld(options: { store?: boolean } = {}): Promise<DagWorld> {
       makeDag('hourly', [{ id: 'only' }], { schedule, enabled: false }),
     ],
   );
-  const api = await createApiFixture([], { dags: () => engine });
+  const api = await createApiFixture([], {
+    dags: () => engine,
+    ...(options.web === undefined ? {} : { web: options.web }),
+  });
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 10; i += 1) {
       await clock.advance(0);
@@ -83,11 +88,21 @@ async function dagWorld(options: { store?: boolean } = {}): Promise<DagWorld> {
   };
 }
 
-async function call(api: ApiFixture, method: 'GET' | 'POST', url: string, payload?: string) {
+async function call(
+  api: ApiFixture,
+  method: 'GET' | 'POST',
+  url: string,
+  payload?: string,
+  headers: Record<string, string> = {},
+) {
   const response = await api.app.inject({
     method,
     url,
-    ...(payload === undefined ? {} : { payload, headers: { 'content-type': 'application/json' } }),
+    headers: {
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(payload === undefined ? {} : { payload }),
   });
   return {
     status: response.statusCode,
@@ -260,6 +275,99 @@ void test('decision: 400 for a bad value or body, 409 with the reason for every 
   await w.finish();
 });
 
+void test('decision: a by over 200 characters, with control characters or not a string is a 400 naming it', async () => {
+  const w = await dagWorld();
+  const { runKey } = (await call(w.api, 'POST', '/dags/etl/trigger')).json() as { runKey: string };
+  await w.settle();
+  w.runner.last('etl.a').succeed();
+  await w.settle();
+  const url = `/dags/etl/runs/${runKey}/tasks/gate/decision`;
+  const cases: [unknown, string][] = [
+    ['x'.repeat(65_000), "'by' is 65000 characters, over the limit of 200"],
+    ['ops\nforged line', "'by' holds the control or formatting character U+000A at 3"],
+    ['\u001b[31mred', "'by' holds the control or formatting character U+001B at 0"],
+    ['abc\u202e', "'by' holds the control or formatting character U+202E at 3"],
+    [42, "'by' must be a string"],
+  ];
+  for (const [by, reason] of cases) {
+    const refused = await call(w.api, 'POST', url, JSON.stringify({ decision: 'approve', by }));
+    assert.deepEqual([refused.status, refused.body], [400, reason]);
+  }
+  const run = (await call(w.api, 'GET', `/dags/etl/runs/${runKey}`)).json() as {
+    tasks: Record<string, { awaitingApproval?: boolean }>;
+  };
+  assert.equal(run.tasks['gate']?.awaitingApproval, true, 'no refused decision was recorded');
+  const approved = await call(w.api, 'POST', url, '{"decision": "approve", "by": null}');
+  assert.deepEqual(approved.json(), { ok: true, state: 'success' });
+  const decided = (await call(w.api, 'GET', `/dags/etl/runs/${runKey}`)).json() as {
+    tasks: Record<string, { approval?: { by: string } }>;
+  };
+  assert.equal(decided.tasks['gate']?.approval?.by, 'api');
+  await w.finish();
+});
+
+void test('cancel: 200 ends a running run and stops its attempt; 404, 409 once ended, 400 for a bad body', async () => {
+  const w = await dagWorld();
+  const { runKey } = (await call(w.api, 'POST', '/dags/etl/trigger')).json() as { runKey: string };
+  await w.settle();
+  const attempt = w.runner.last('etl.a');
+  const url = `/dags/etl/runs/${runKey}/cancel`;
+  assert.deepEqual(
+    [(await call(w.api, 'POST', url, '[1]')).status, (await call(w.api, 'POST', url, 'x')).body],
+    [400, 'the body must be a JSON object'],
+  );
+  assert.equal((await call(w.api, 'POST', url, '{"by": "a\\u0007"}')).status, 400);
+  assert.equal((await call(w.api, 'POST', '/dags/nope/runs/x/cancel')).status, 404);
+  assert.equal((await call(w.api, 'POST', '/dags/etl/runs/manual-nope/cancel')).status, 404);
+  assert.equal((await call(w.api, 'GET', url)).status, 405);
+  const cancelled = await call(w.api, 'POST', url, '{"by": "ops"}');
+  assert.deepEqual(cancelled.json(), { ok: true, dag: 'etl', runKey, state: 'failed' });
+  await w.settle();
+  assert.deepEqual(attempt.cancels, ['cancelled']);
+  const run = (await call(w.api, 'GET', `/dags/etl/runs/${runKey}`)).json() as {
+    state: string;
+    ended: { kind: string; by: string };
+    tasks: Record<string, { state: string; failReason: string | null }>;
+  };
+  assert.deepEqual([run.state, run.ended.kind, run.ended.by], ['failed', 'cancelled', 'ops']);
+  assert.deepEqual(run.tasks['a'], {
+    ...run.tasks['a'],
+    state: 'failed',
+    failReason: 'the run was cancelled by ops',
+  });
+  const again = await call(w.api, 'POST', url);
+  assert.equal(again.status, 409);
+  assert.equal(
+    again.body,
+    `Cannot cancel run '${runKey}' of DAG 'etl': it has already ended (failed)`,
+  );
+  await w.finish();
+});
+
+void test('cancel is authorised like the other DAG POSTs: the bearer token', async () => {
+  const w = await dagWorld({ web: { authToken: 'sesame' } });
+  const bearer = { authorization: 'Bearer sesame' };
+  const trigger = await call(w.api, 'POST', '/dags/etl/trigger', undefined, bearer);
+  const { runKey } = trigger.json() as { runKey: string };
+  await w.settle();
+  const url = `/dags/etl/runs/${runKey}/cancel`;
+  assert.equal((await call(w.api, 'POST', url)).status, 401);
+  assert.equal(
+    (await call(w.api, 'POST', url, undefined, { authorization: 'Bearer nope' })).status,
+    401,
+  );
+  const read = async (): Promise<unknown> =>
+    (
+      (await call(w.api, 'GET', `/dags/etl/runs/${runKey}`, undefined, bearer)).json() as {
+        state: string;
+      }
+    ).state;
+  assert.equal(await read(), 'running', 'a refused cancel changes nothing');
+  assert.equal((await call(w.api, 'POST', url, undefined, bearer)).status, 200);
+  assert.equal(await read(), 'failed');
+  await w.finish();
+});
+
 void test('before the store opens: the list has no roll-ups, every store route is a 503 with Retry-After', async () => {
   const w = await dagWorld({ store: false });
   const list = (await call(w.api, 'GET', '/dags')).json() as Record<string, unknown>[];
@@ -272,6 +380,7 @@ void test('before the store opens: the list has no roll-ups, every store route i
     ['POST', '/dags/etl/trigger'],
     ['POST', '/dags/hourly/backfill', '{"from": "2026-01-01", "to": "2026-01-01T02:00"}'],
     ['POST', '/dags/etl/runs/x/tasks/gate/decision', '{"decision": "approve"}'],
+    ['POST', '/dags/etl/runs/x/cancel'],
   ];
   for (const [method, url, payload] of calls) {
     const response = await call(w.api, method, url, payload);

@@ -1,14 +1,16 @@
 // The DAG routes (docs/dags.md "HTTP"): the DAG list with run roll-ups, run summaries, a run's
-// document and XCom, the log stream of a task attempt running here, and the three POSTs — trigger,
-// backfill, approval decision — with the reference's error table (backfill refusals are 400s, every
-// decision refusal but a bad value is a 409 whose body is the reason). Store trouble on a read
-// omits the roll-ups or empties a list. Until the store has opened, every route that needs it
-// answers 503 with Retry-After. Served on every listener; without DAGs the list is [] and the rest
-// 404.
+// document and XCom, the log stream of a task attempt running here, and the POSTs — trigger,
+// backfill, approval decision, and cancel (a yacron2 addition) — with the reference's error table
+// (backfill refusals are 400s, every decision refusal but a bad value or `by` is a 409 whose body
+// is the reason). A refused `by` is a 400 whose body is the reason. Store trouble on a read omits
+// the roll-ups or empties a list.
+// Until the store has opened, every route that needs it answers 503 with Retry-After.
+// Served on every listener; without DAGs the list is [] and the rest 404.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError, isYacronError } from '../common/index.js';
+import { describeError, httpStatusOf, isYacronError } from '../common/index.js';
 import type { ResolvedDag } from '../config/index.js';
 import {
+  actorOf,
   countTaskStates,
   listRuns,
   listXcom,
@@ -83,6 +85,9 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
   const engineOf = (): DagEngine | null => context.dags?.() ?? null;
   const text = (reply: FastifyReply, status: number, body: string): FastifyReply =>
     reply.code(status).headers(headers).type(TEXT_TYPE).send(body);
+  /** A 400 whose body says what is wrong (a bare `400: Bad Request` would not). */
+  const badRequest = (reply: FastifyReply, reason: string): FastifyReply =>
+    reply.code(400).type(TEXT_TYPE).send(reason);
   const json = (reply: FastifyReply, status: number, body: unknown): FastifyReply =>
     reply.code(status).headers(headers).type(JSON_TYPE).send(JSON.stringify(body));
   /** A 503 with Retry-After when `error` says the store is not open yet; else null. */
@@ -282,21 +287,43 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       if (decision !== 'approve' && decision !== 'reject') {
         return sendError(reply, 400, "decision must be 'approve' or 'reject'");
       }
+      const actor = actorOf(by);
+      if (actor.kind === 'refused') return badRequest(reply, actor.reason);
       const { name, runKey, taskKey } = request.params;
       const engine = engineOf();
       if (engine === null) return text(reply, 409, `unknown DAG '${name}'`);
       try {
-        const state = await engine.decide(
-          name,
-          runKey,
-          taskKey,
-          decision,
-          typeof by === 'string' && by !== '' ? by : 'api',
-        );
+        const state = await engine.decide(name, runKey, taskKey, decision, actor.by);
         return json(reply, 200, { ok: true, state });
       } catch (error) {
         return storeNotOpen(reply, error) ?? text(reply, 409, describeError(error));
       }
     },
   );
+
+  // A yacron2 addition (docs/dags.md "Ending a run early"): 404 for an unknown DAG or run, 409
+  // with the reason as text for a run that has already ended.
+  app.post<{ Params: RunParams }>('/dags/:name/runs/:runKey/cancel', async (request, reply) => {
+    const body = bodyObject(request);
+    if (body === null) return badRequest(reply, 'the body must be a JSON object');
+    const actor = actorOf(body['by']);
+    if (actor.kind === 'refused') return badRequest(reply, actor.reason);
+    const found = lookup(request.params.name, reply);
+    if (found === null) return reply;
+    try {
+      const run = await found.engine.cancel(found.dag.name, request.params.runKey, actor.by);
+      return json(reply, 200, { ok: true, dag: run.dag, runKey: run.runKey, state: run.state });
+    } catch (error) {
+      const refused = storeNotOpen(reply, error);
+      if (refused !== null) return refused;
+      if (isYacronError(error, 'YC_ERR_DAG_RUN_UNKNOWN')) return sendError(reply, 404);
+      if (isYacronError(error, 'YC_ERR_DAG_RUN_ENDED')) {
+        return text(reply, httpStatusOf(error), describeError(error));
+      }
+      context.logger.error(
+        `web: cannot cancel run ${request.params.runKey} of DAG ${found.dag.name}: ${describeError(error)}`,
+      );
+      return sendError(reply, 500, `cannot cancel the run: ${describeError(error)}`);
+    }
+  });
 }

@@ -1,16 +1,24 @@
 // Browser tests of the dashboard's DAG cards and run drawer against the real built daemon with a
 // `dags:` config and a store in a temp dir: a run triggered from the page advances to success
 // in the drawer without a reload (every task node turns success, the mapped task's instances
-// and the XCom value show), a task's live output streams into the drawer, a waiting gate is
-// approved from the drawer, a backfill is created from the card's form; the state inspector's
+// and the XCom value show), a running run is cancelled from the drawer by keyboard (its task's
+// process ends), a task's live output streams into the drawer, a waiting gate is approved from
+// the drawer, a backfill is created from the card's form; the state inspector's
 // cursor, claim and artifact lists show what a task wrote; no console errors;
 // screenshots at 1280×800 and 390×844. Every wait is on a page or file condition.
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { getJson, shellQuote, startDaemon, webUrlOf, writeConfig } from '../e2e/harness.js';
+import {
+  getJson,
+  shellQuote,
+  startDaemon,
+  waitUntil,
+  webUrlOf,
+  writeConfig,
+} from '../e2e/harness.js';
 import { useJobState } from '../e2e/job-fixture.test.js';
 import { auditAccessibility } from './audit.js';
 import { ARTIFACTS, launchBrowser, openPage, unexpectedErrors } from './browser.js';
@@ -20,6 +28,7 @@ const OPTIONAL_404 = [/^\/node 404$/];
 
 function config(dir: string, store: string): string {
   const go = shellQuote(join(dir, 'go'));
+  const pid = shellQuote(join(dir, 'prepare.pid'));
   return `jobs:
   - name: heartbeat
     command: "true"
@@ -51,7 +60,7 @@ dags:
     tasks:
       - id: prepare
         captureStdout: true
-        command: echo "waiting for go"; while [ ! -e ${go} ]; do sleep 0.05; done; echo "got go"
+        command: echo $$ > ${pid}; echo "waiting for go"; while [ ! -e ${go} ]; do sleep 0.05; done; echo "got go"
       - id: gate
         type: approval
         dependsOn:
@@ -174,6 +183,49 @@ test('DAG cards and the run drawer in a real browser', { timeout: 180_000 }, asy
     await page.keyboard.press('Escape');
     await sheet.waitFor({ state: 'hidden' });
   });
+
+  await t.test(
+    'Cancel run stops a running run from the keyboard; its task process ends',
+    async () => {
+      await page.keyboard.press('Control+k');
+      await page.locator('.palette-input').fill('Trigger DAG release');
+      await page.keyboard.press('Enter');
+      const drawer = page.locator('.dag-drawer:not([hidden])');
+      await drawer.locator('.dag-node[data-task="prepare"][data-state="running"]').waitFor();
+      const runKey = decodeURIComponent((await page.evaluate(() => location.hash)).split('/')[2]!);
+      const pid = await waitUntil(async () => {
+        const text = (await readFile(join(dir, 'prepare.pid'), 'utf8').catch(() => '')).trim();
+        return text === '' ? undefined : Number(text);
+      }, 'the prepare task wrote its pid');
+      const cancel = drawer.getByRole('button', { name: `Cancel run ${runKey}` });
+      await cancel.focus();
+      await page.keyboard.press('Enter');
+      await page.locator('.toast', { hasText: `Cancelled release run ${runKey}` }).waitFor();
+      await drawer.locator('.status[data-state="failed"]').waitFor();
+      await drawer.locator('.dag-ended', { hasText: /^cancelled by dashboard at / }).waitFor();
+      await cancel.waitFor({ state: 'detached' });
+      assert.deepEqual(await nodeStates(page), {
+        prepare: 'failed',
+        gate: 'skipped',
+        publish: 'skipped',
+      });
+      await waitUntil(() => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      }, `the prepare task's process ${pid} ended`);
+      const run = await getJson<{ ended?: { kind: string; by: string } }>(
+        `${base}/dags/release/runs/${encodeURIComponent(runKey)}`,
+      );
+      assert.deepEqual([run.ended?.kind, run.ended?.by], ['cancelled', 'dashboard']);
+      assert.equal(formatAudit(await page.evaluate(auditAccessibility)), '');
+      await page.keyboard.press('Escape');
+      await page.locator('.dag-drawer').waitFor({ state: 'hidden' });
+    },
+  );
 
   await t.test('a task streams its output; a gate is approved from the drawer', async () => {
     // Triggered from the command palette this time.

@@ -14,7 +14,7 @@ export interface TaskEntry {
   pid: number | null;
   host: string | null;
   proc: string | null;
-  mapItem?: unknown;
+  failReason?: string | null;
   approval?: { decision: string; by: string; at: number };
   awaitingApproval?: boolean;
 }
@@ -26,6 +26,7 @@ export interface RunDoc {
   kind: string;
   tasks: Record<string, TaskEntry>;
   mapped: Record<string, { items: unknown[] }>;
+  ended?: { kind: string; by?: string; at: number };
 }
 
 export const WEB = 'web:\n  listen:\n    - http://127.0.0.1:0\n';

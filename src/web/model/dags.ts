@@ -249,6 +249,15 @@ export function isTerminalState(state: TaskState): boolean {
   return TERMINAL.has(state);
 }
 
+/**
+ * A mapped instance's item: the run stores each expansion's items once, in `mapped`, and an
+ * instance keeps its index (docs/dags.md "Runs"). Undefined for an entry that is not an instance.
+ */
+export function instanceItem(run: RunDocument, entry: TaskEntry): unknown {
+  if (entry.mapIndex === null) return undefined;
+  return run.mapped[entry.id]?.items[entry.mapIndex];
+}
+
 /** The instances of mapped task `id` (`id#0`, `id#1`, …), in index order. */
 export function mappedInstances(run: RunDocument, id: string): TaskEntry[] {
   const prefix = `${id}#`;

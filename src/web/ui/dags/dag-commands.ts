@@ -1,7 +1,7 @@
 // The DAG writes of the page (docs/dashboard.md "DAG cards and the run drawer"): trigger a run,
-// backfill a date range, approve or reject a waiting gate. Each says what happened in a toast
-// (the daemon's refusal text included) and asks for a fresh poll; the cards, the run drawer and
-// the command palette share them.
+// backfill a date range, approve or reject a waiting gate, cancel a run. Each says what happened
+// in a toast (the daemon's refusal text included) and asks for a fresh poll; the cards, the run
+// drawer and the command palette share them.
 // Must not: retry a write on its own.
 import { backfillBody, dagPath, dagRunPath, type DagWire } from '../../model/dags.js';
 import type { AppContext } from '../context.js';
@@ -64,6 +64,21 @@ export class DagCommands {
       this.#ctx.toast(
         `${decision === 'approve' ? 'Approved' : 'Rejected'} ${taskKey}: ${reply.state}`,
       );
+      void this.#ctx.poller.refresh();
+      return true;
+    } catch (error) {
+      this.#ctx.toast(message(error), 'error');
+      return false;
+    }
+  }
+
+  /** Cancels a running run (recorded `by: dashboard`); answers whether the daemon did. */
+  async cancelRun(dag: string, runKey: string): Promise<boolean> {
+    try {
+      await this.#ctx.api.postJson<{ state: string }>(dagRunPath(dag, runKey, 'cancel'), {
+        by: 'dashboard',
+      });
+      this.#ctx.toast(`Cancelled ${dag} run ${runKey}`);
       void this.#ctx.poller.refresh();
       return true;
     } catch (error) {

@@ -1,6 +1,7 @@
 // The DAG run drawer (docs/dashboard.md "DAG cards and the run drawer"), opened from a card or
 // the deep link `#dag/<name>/<runKey>` (`#dag/<name>` opens the newest run): the run's state,
-// kind, logical date and progress; Approve / Reject for every gate waiting; the task graph
+// kind, logical date and progress (and why it ended early: cancelled, too large); Cancel run while
+// it runs; Approve / Reject for every gate waiting; the task graph
 // coloured by state (task-graph.ts); the selected task's attempts (a mapped task's instances)
 // with its live output (task-log.ts); the run's XCom values. While open it polls the run
 // document with the jobs — every round while the run is running, every fifth once it ended —
@@ -9,6 +10,7 @@ import {
   awaitingGates,
   dagPath,
   dagRunPath,
+  instanceItem,
   mappedInstances,
   runProgress,
   STATE_META,
@@ -28,6 +30,19 @@ import { ATTEMPT_HEAD, attemptRow, when, xcomSection } from './run-tables.js';
 import { TaskLog } from './task-log.js';
 
 const ENDED_EVERY = 5;
+
+/** Why the run ended early, in words. */
+function endedText(run: RunDocument): string {
+  const ended = run.ended;
+  if (ended === undefined) return '';
+  switch (ended.kind) {
+    case 'cancelled':
+      return `cancelled by ${ended.by} at ${when(ended.at)}`;
+    case 'too-large':
+      return `failed: the run document would be ${ended.bytes} bytes, over ${ended.limit}`;
+  }
+}
+
 export class DagRunDrawer {
   readonly element: HTMLElement;
   readonly #ctx: AppContext;
@@ -37,6 +52,7 @@ export class DagRunDrawer {
   readonly #title: HTMLElement;
   readonly #facts: HTMLElement;
   readonly #gates: HTMLElement;
+  readonly #actions: HTMLElement;
   readonly #graphHost: HTMLElement;
   readonly #task: HTMLElement;
   readonly #xcom: HTMLElement;
@@ -63,6 +79,7 @@ export class DagRunDrawer {
     this.#title = h('h2', { id: titleId, class: 'drawer-title' });
     this.#facts = h('div', { class: 'drawer-facts' });
     this.#gates = h('div', { class: 'dag-gates', 'aria-live': 'polite' });
+    this.#actions = h('div', { class: 'dag-run-actions' });
     this.#graphHost = h('div', { class: 'dag-graph-host' });
     this.#note = h('p', { class: 'muted', role: 'status' });
     this.#task = h('section', { class: 'dag-task', 'aria-label': 'Selected task' });
@@ -93,6 +110,7 @@ export class DagRunDrawer {
         ),
       ),
       this.#facts,
+      this.#actions,
       h(
         'div',
         { class: 'dag-drawer-body', tabindex: '0', role: 'region', 'aria-label': 'Run details' },
@@ -179,7 +197,8 @@ export class DagRunDrawer {
     this.#endedRounds = 0;
     this.#status.className = 'status';
     this.#status.replaceChildren();
-    for (const part of [this.#facts, this.#gates, this.#task, this.#xcom]) part.replaceChildren();
+    for (const part of [this.#facts, this.#actions, this.#gates, this.#task, this.#xcom])
+      part.replaceChildren();
   }
 
   async #dagTasks(dag: string): Promise<readonly DagTaskWire[] | null> {
@@ -244,8 +263,10 @@ export class DagRunDrawer {
       h('span', { class: 'fact' }, `created ${when(run.createdAt)}`),
       h('span', { class: 'fact' }, `updated ${when(run.updatedAt)}`),
       h('span', { class: 'fact dag-progress' }, `${progress.done}/${progress.total} tasks done`),
+      run.ended === undefined ? null : h('span', { class: 'fact dag-ended' }, endedText(run)),
       this.#runPicker(run),
     );
+    this.#renderActions(run);
     const graphKey = JSON.stringify([run.dag, this.#tasks]);
     if (this.#graph === null || this.#graphKey !== graphKey) {
       this.#graph = new TaskGraph(this.#tasks, (id) => this.#select(id));
@@ -280,6 +301,35 @@ export class DagRunDrawer {
     );
     select.addEventListener('change', () => this.#ctx.nav.openDagRun(run.dag, select.value));
     return h('span', { class: 'fact' }, h('label', { for: id }, 'Run '), select);
+  }
+
+  #renderActions(run: RunDocument): void {
+    if (run.state !== 'running') {
+      this.#actions.replaceChildren();
+      return;
+    }
+    // Kept across the polls of one run, so keyboard focus stays on it.
+    if (this.#actions.dataset['run'] === run.runKey && this.#actions.firstChild !== null) return;
+    this.#actions.dataset['run'] = run.runKey;
+    this.#actions.replaceChildren(
+      h(
+        'button',
+        {
+          class: 'btn btn-small btn-danger',
+          type: 'button',
+          'aria-label': `Cancel run ${run.runKey}`,
+          onclick: (event) => void this.#cancel(event, run.dag, run.runKey),
+        },
+        'Cancel run',
+      ),
+    );
+  }
+
+  async #cancel(event: Event, dag: string, runKey: string): Promise<void> {
+    const button = event.currentTarget;
+    if (button instanceof HTMLButtonElement) button.disabled = true;
+    if (await this.#commands.cancelRun(dag, runKey)) await this.#load();
+    else if (button instanceof HTMLButtonElement) button.disabled = false;
   }
 
   #renderGates(run: RunDocument): void {
@@ -361,7 +411,7 @@ export class DagRunDrawer {
           : dataTable(
               caption,
               ATTEMPT_HEAD,
-              entries.map(([k, entry]) => attemptRow(k, entry)),
+              entries.map(([k, entry]) => attemptRow(k, entry, instanceItem(run, entry))),
               (index) => ({ 'data-taskkey': entries[index]![0] }),
             ),
       );

@@ -27,13 +27,14 @@ function stateCell(state: TaskEntry['state']): HTMLElement {
   );
 }
 
-export function attemptRow(key: string, entry: TaskEntry): Child[] {
+/** One row of the attempts table; `item` is a mapped instance's item (undefined otherwise). */
+export function attemptRow(key: string, entry: TaskEntry, item: unknown): Child[] {
   const duration =
     entry.startedAt === null || entry.finishedAt === null
       ? null
       : entry.finishedAt - entry.startedAt;
   const extra = [
-    entry.mapItem === undefined ? null : `item ${boundedText(JSON.stringify(entry.mapItem))}`,
+    item === undefined ? null : `item ${boundedText(JSON.stringify(item))}`,
     entry.pokeCount === undefined
       ? null
       : `${entry.pokeCount} poke${entry.pokeCount === 1 ? '' : 's'}`,
