@@ -73,3 +73,4 @@ export {
 export { seededRandom } from './seeded-random.js';
 export { REDACTED, replaceOrder, replaceValues } from './replace-values.js';
 export { compactHeap, keepYoungGenerationSmall } from './heap.js';
+export { guardConnections, serverTimeouts, type ConnectionLimits } from './connection-guard.js';
