@@ -1,7 +1,8 @@
 // One fastify instance of the control API (docs/http-api.md), for one listener: hardened options
-// (small bodies, no body parsing, bounded params, bounded connections: common/connection-guard.ts), the Host and cross-site checks
-// (request-origin.ts) then bearer auth before routing (so an unknown path answers 401 before
-// 404), 405 for a known path with the wrong method, and errors without stack traces.
+// (small bodies, no body parsing, bounded params, bounded connections:
+// common/connection-guard.ts), the Host and cross-site checks (request-origin.ts) then bearer
+// auth before routing (so an unknown path answers 401 before 404), 405 for a known path with the
+// wrong method, and errors without stack traces.
 // Routes live in routes-api.ts and routes-streams.ts; binding lives in web-server.ts.
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
