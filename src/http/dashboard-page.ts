@@ -1,11 +1,11 @@
 // The bytes served at `GET /` and their Content-Security-Policy: the dashboard page that
 // `npm run build` bundles from src/web into dist/web/index.html, with the sha256 hashes of its
-// inline blocks that the same build writes to dist/web/csp-hashes.txt (docs/dashboard.md
-// "Delivery and security headers"). The daemon only reads the two files and serves them; the page
-// is public like the placeholder it replaces because it holds no data (docs/http-api.md
-// "Authentication"). A checkout that was never built (or whose hashes file is missing or
-// malformed, so the page could not run under its policy) serves the placeholder instead of
-// failing.
+// inline blocks that the same build writes to dist/web/csp-hashes.txt
+// (docs/dashboard.md "Delivery and security headers"). The daemon only reads the two files and
+// serves them; the page is public like the placeholder it replaces because it holds no data
+// (docs/http-api.md "Authentication"). A checkout that was never built (or whose hashes file is
+// missing or malformed, so the page could not run under its policy) serves the placeholder
+// instead of failing.
 // Must not: serve a page under a policy that was not built for its bytes.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

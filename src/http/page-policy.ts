@@ -1,7 +1,8 @@
-// The Content-Security-Policy of the page at `GET /` (docs/dashboard.md "Delivery and security
-// headers"): the page's inline `<script>` and `<style>` blocks are allowed by their sha256
-// hashes, which `npm run build` writes beside the page (dist/web/csp-hashes.txt); nothing else
-// inline runs. Pure: the parser of that file and the policy built from its hashes.
+// The Content-Security-Policy of the page at `GET /`
+// (docs/dashboard.md "Delivery and security headers"): the page's inline `<script>` and `<style>`
+// blocks are allowed by their sha256 hashes, which `npm run build` writes beside the page
+// (dist/web/csp-hashes.txt); nothing else inline runs. Pure: the parser of that file and the
+// policy built from its hashes.
 // Must not: emit 'unsafe-inline', or a policy that allows a script it was not given the hash of.
 
 /** The hash sources of a page's inline blocks, each as `'sha256-<base64>'`. */

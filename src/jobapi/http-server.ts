@@ -62,8 +62,8 @@ async function serve(
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const run = deps.registry.authenticate(req.headers.authorization);
-    // Not a run's request: its socket is not kept for another (docs/http-api.md "Connection
-    // limits").
+    // Not a run's request: its socket is not kept for another one
+    // (docs/http-api.md "Connection limits").
     if (run === undefined) return sendBare(res, 401, { connection: 'close' });
     const route = deps.routes.get(path);
     if (route === undefined) return sendBare(res, 404);
