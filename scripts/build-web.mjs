@@ -2,8 +2,9 @@
 // bundles of src/web/prefetch.ts (the <head> script starting the first GET /jobs), of
 // src/web/main.ts and of src/web/styles/main.css inlined into src/web/page.html. The
 // daemon serves these bytes at `GET /` (docs/dashboard.md "Delivery and security headers").
-// Also writes dist/web/csp-hashes.txt (the sha256 sources a strict Content-Security-Policy needs
-// instead of 'unsafe-inline') and dist/web/bundle-stats.json (raw and gzip sizes, for bench/).
+// Also writes dist/web/csp-hashes.txt (the sha256 sources of the inline scripts and style, which
+// the daemon reads to build the page's Content-Security-Policy: src/http/dashboard-page.ts) and
+// dist/web/bundle-stats.json (raw and gzip sizes, for bench/).
 // Usage: node scripts/build-web.mjs [--out DIR]
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -74,3 +74,4 @@ export { seededRandom } from './seeded-random.js';
 export { crc32 } from './crc32.js';
 export { REDACTED, replaceOrder, replaceValues } from './replace-values.js';
 export { compactHeap, keepYoungGenerationSmall } from './heap.js';
+export { guardConnections, serverTimeouts, type ConnectionLimits } from './connection-guard.js';

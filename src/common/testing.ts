@@ -2,3 +2,4 @@
 // test-only modules).
 export { recordingLogger, type LoggedLine, type RecordingLogger } from './test-logger.js';
 export { freePort, reservePort } from './test-ports.js';
+export { closedCount, openSocket, rawStatus, type ClientSocket } from './test-sockets.js';

@@ -1,11 +1,18 @@
 // One fastify instance of the control API (docs/http-api.md), for one listener: hardened options
-// (small bodies, no body parsing, bounded params), the Host and cross-site checks
-// (request-origin.ts) then bearer auth before routing (so an unknown path answers 401 before
-// 404), 405 for a known path with the wrong method, and errors without stack traces.
+// (small bodies, no body parsing, bounded params, bounded connections:
+// common/connection-guard.ts), the Host and cross-site checks (request-origin.ts) then bearer
+// auth before routing (so an unknown path answers 401 before 404), 405 for a known path with the
+// wrong method, and errors without stack traces.
 // Routes live in routes-api.ts and routes-streams.ts; binding lives in web-server.ts.
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import type { Clock, Logger } from '../common/index.js';
+import {
+  guardConnections,
+  serverTimeouts,
+  type Clock,
+  type ConnectionLimits,
+  type Logger,
+} from '../common/index.js';
 import type { WebListener } from '../config/index.js';
 import { createAuthPolicy, pathOf } from './auth.js';
 import type { JobListCache } from './job-list-cache.js';
@@ -41,6 +48,18 @@ export const MAX_PARAM_LENGTH = 4096;
 /** Time allowed to receive a whole request (headers and body). */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
+/**
+ * The sockets of one listener (docs/http-api.md "Connection limits"): more than the event streams
+ * (256 over all listeners, 16 per client) plus a browser's six connections per tab need, far
+ * below the descriptors the daemon's jobs need. A reverse proxy is one client address.
+ */
+export const WEB_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
+  maxConnections: 512,
+  maxConnectionsPerClient: 64,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: REQUEST_TIMEOUT_MS,
+});
+
 /** What the daemon hands the control API: the same for one app and for the web server. */
 export interface HttpSources {
   readonly view: DaemonView;
@@ -61,6 +80,8 @@ export interface HttpSources {
   readonly cluster?: ClusterApiView;
   /** The DAG routes' engine (absent, or answering null: no DAGs). */
   readonly dags?: DagSource;
+  /** Each listener's socket limits (tests); WEB_CONNECTION_LIMITS otherwise. */
+  readonly connectionLimits?: ConnectionLimits;
 }
 
 export interface HttpAppDeps extends HttpSources {
@@ -106,10 +127,12 @@ export async function buildHttpApp(
   settings: WebSettings,
   listener: WebListener,
 ): Promise<FastifyInstance> {
+  const connectionLimits = deps.connectionLimits ?? WEB_CONNECTION_LIMITS;
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: serverTimeouts(connectionLimits),
+    requestTimeout: connectionLimits.requestTimeoutMs,
     return503OnClosing: true,
     exposeHeadRoutes: true,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -212,6 +235,8 @@ export async function buildHttpApp(
     for (const stream of [...context.streams]) stream.end();
     done();
   });
+
+  guardConnections(app.server, connectionLimits, deps.logger, `web ${listener.url}`);
 
   // Node closes CONNECT requests' sockets without an answer unless someone listens.
   app.server.on('connect', (_request: unknown, socket: Duplex) => {

@@ -2,7 +2,7 @@
 // FakeRunner, built with buildHttpApp for `inject()`, plus a ResolvedWeb with the spec defaults.
 import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { FakeClock, silentLogger } from '../common/index.js';
+import { FakeClock, silentLogger, type ConnectionLimits, type Logger } from '../common/index.js';
 import type { ResolvedJob, ResolvedWeb, WebListener } from '../config/index.js';
 import { createScheduler, FakeRunner, type Scheduler } from '../scheduler/index.js';
 import { makeConfig } from '../config/testing.js';
@@ -81,6 +81,9 @@ export interface ApiFixtureOptions {
   readonly cluster?: ClusterApiView;
   /** The DAG engine (absent: no DAGs). */
   readonly dags?: DagSource;
+  readonly connectionLimits?: ConnectionLimits;
+  /** Default: a silent one. */
+  readonly logger?: Logger;
 }
 
 /** The scheduler as the DaemonView, plus getTrends when given. */
@@ -103,7 +106,7 @@ export async function createApiFixture(
       view: viewOf(scheduler, options.getTrends),
       control: scheduler,
       clock,
-      logger: silentLogger(),
+      logger: options.logger ?? silentLogger(),
       version: '1.2.3',
       jobSet: () => ({ jobSetId: config.jobSetId, jobs: jobs.length }),
       renderMetrics: options.renderMetrics === undefined ? echoMetrics : options.renderMetrics,
@@ -115,6 +118,7 @@ export async function createApiFixture(
       ...(options.stateInspector ? { stateInspector: options.stateInspector } : {}),
       ...(options.cluster ? { cluster: options.cluster } : {}),
       ...(options.dags ? { dags: options.dags } : {}),
+      ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
     },
     makeWeb(options.web),
     options.listener ?? { kind: 'tcp', url: 'http://127.0.0.1:0', host: '127.0.0.1', port: 0 },

@@ -11,12 +11,11 @@ export const TEXT_TYPE = 'text/plain; charset=utf-8';
 export const HTML_TYPE = 'text/html; charset=utf-8';
 
 /**
- * Dashboard security defaults (docs/http-api.md "Responses, errors and limits"); the operator's
- * headers are merged over them.
+ * Dashboard security defaults (docs/http-api.md "Responses, errors and limits"), beside the
+ * page's own Content-Security-Policy (page-policy.ts); the operator's headers are merged over
+ * them.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'Content-Security-Policy':
-    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',

@@ -49,9 +49,16 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
 
   if (settings.ui) {
     const page = loadDashboardPage();
-    app.get('/', (_request, reply) =>
-      reply.headers(mergeHeaders(SECURITY_HEADERS, headers)).type(HTML_TYPE).send(page),
+    if (page.kind === 'placeholder' && page.problem !== null) {
+      context.logger.warn(
+        `web: serving the placeholder page at /, not the dashboard: ${page.problem} (run npm run build)`,
+      );
+    }
+    const pageHeaders = mergeHeaders(
+      { ...SECURITY_HEADERS, 'Content-Security-Policy': page.contentSecurityPolicy },
+      headers,
     );
+    app.get('/', (_request, reply) => reply.headers(pageHeaders).type(HTML_TYPE).send(page.html));
   }
 
   app.get('/version', (_request, reply) => sendText(reply, context.version));

@@ -62,7 +62,9 @@ async function serve(
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const run = deps.registry.authenticate(req.headers.authorization);
-    if (run === undefined) return sendBare(res, 401);
+    // Not a run's request: its socket is not kept for another one
+    // (docs/http-api.md "Connection limits").
+    if (run === undefined) return sendBare(res, 401, { connection: 'close' });
     const route = deps.routes.get(path);
     if (route === undefined) return sendBare(res, 404);
     const method = req.method ?? 'GET';

@@ -5,7 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { FakeClock, createDeferred, silentLogger, type Deferred } from '../common/index.js';
+import {
+  FakeClock,
+  createDeferred,
+  silentLogger,
+  type ConnectionLimits,
+  type Deferred,
+} from '../common/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
 import { type RunContext, type RunEnvironment } from '../scheduler/index.js';
 import { makeJob, type MakeJobOverrides } from '../config/testing.js';
@@ -158,6 +164,7 @@ export interface FixtureOptions {
   readonly limits?: Partial<JobApiLimits>;
   /** Where the API makes its private upload directory. */
   readonly tempDir?: string;
+  readonly connectionLimits?: ConnectionLimits;
 }
 
 export interface ApiFixture {
@@ -205,6 +212,9 @@ export async function startFixture(
       env: options.env ?? {},
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.tempDir === undefined ? {} : { tempDir: options.tempDir }),
+      ...(options.connectionLimits === undefined
+        ? {}
+        : { connectionLimits: options.connectionLimits }),
     },
     makeSettings(options.settings),
   );

@@ -3,7 +3,7 @@
 // artifact uploads streaming at once. A request past a count is refused (429 with Retry-After:
 // the job commands retry); one past the rate waits its turn, and waiting counts as in flight,
 // so nothing queues without bound. Must not: let one chatty run starve the others' store calls.
-import type { Clock } from '../common/index.js';
+import type { Clock, ConnectionLimits } from '../common/index.js';
 import { TokenBucket } from '../state/index.js';
 
 export interface JobApiLimits {
@@ -25,6 +25,20 @@ export const DEFAULT_JOB_API_LIMITS: JobApiLimits = Object.freeze({
   jsonBodyBytesInFlight: 32 * 1024 * 1024,
   uploadsInFlight: 4,
   kvListMaxBytes: 8 * 1024 * 1024,
+});
+
+/**
+ * The sockets of the job API (docs/http-api.md "Connection limits"). Its clients all connect
+ * from the loopback address, so an address says nothing about who is asking: there is no cap per
+ * address. The client is the run, known by its token once a request's headers are in (then the
+ * per-run bounds above apply, and a request without a valid token gets its 401 and the socket
+ * closed); before that a socket is bounded by the server's cap and the header deadline.
+ */
+export const JOB_API_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
+  maxConnections: 1024,
+  maxConnectionsPerClient: null,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 300_000,
 });
 
 interface RunState {

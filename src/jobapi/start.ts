@@ -6,7 +6,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TaskSet, YacronError, describeError, formatIsoUtc } from '../common/index.js';
+import {
+  TaskSet,
+  YacronError,
+  describeError,
+  formatIsoUtc,
+  guardConnections,
+  serverTimeouts,
+} from '../common/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
 import type { RunContext, RunEnvironment } from '../scheduler/index.js';
 import { KeyedMutex } from '../state/index.js';
@@ -14,7 +21,11 @@ import { bindTarget, formatUrl, type BindTarget } from './bind-address.js';
 import { createRequestHandler } from './http-server.js';
 import { LockHolds } from './lock-holds.js';
 import { bodyCapsOf } from './request-body.js';
-import { DEFAULT_JOB_API_LIMITS, RequestLimits } from './request-limits.js';
+import {
+  DEFAULT_JOB_API_LIMITS,
+  JOB_API_CONNECTION_LIMITS,
+  RequestLimits,
+} from './request-limits.js';
 import { buildRoutes } from './routes.js';
 import { RunRegistry } from './run-registry.js';
 import { stageSecrets } from './secret-staging.js';
@@ -53,8 +64,9 @@ export async function startJobApi(deps: JobApiDeps, settings: ResolvedJobApi): P
   });
   // Uploads stream into a directory only this process can enter (mkdtemp makes it 0700).
   const uploadDir = await mkdtemp(join(deps.tempDir ?? tmpdir(), 'yacron2-job-api-'));
+  const connectionLimits = deps.connectionLimits ?? JOB_API_CONNECTION_LIMITS;
   const server = createServer(
-    { noDelay: true },
+    { noDelay: true, ...serverTimeouts(connectionLimits) },
     createRequestHandler({
       registry,
       routes,
@@ -64,6 +76,7 @@ export async function startJobApi(deps: JobApiDeps, settings: ResolvedJobApi): P
       uploadDir,
     }),
   );
+  guardConnections(server, connectionLimits, logger, 'job API');
   try {
     await listen(server, target);
   } catch (error) {

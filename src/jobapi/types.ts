@@ -2,7 +2,7 @@
 // daemon starts it beside the state store, asks it for each run's YACRON2_* variables just
 // before the spawn, and tells it when the run ended. Types only.
 import type { AsyncDisposableLike } from './disposable.js';
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock, ConnectionLimits, Logger } from '../common/index.js';
 import type { RunContext, RunEnvironment } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';
 import type { JobApiLimits } from './request-limits.js';
@@ -24,6 +24,8 @@ export interface JobApiDeps {
   readonly limits?: Partial<JobApiLimits>;
   /** Where the private upload directory is made; the system temp directory by default. */
   readonly tempDir?: string;
+  /** The server's socket limits (tests); JOB_API_CONNECTION_LIMITS otherwise. */
+  readonly connectionLimits?: ConnectionLimits;
 }
 
 export interface JobApi extends AsyncDisposableLike {

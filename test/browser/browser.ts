@@ -1,6 +1,6 @@
 // Browser-test plumbing: one headless Debian Chromium per test file (playwright-core drives it;
 // CI installs the `chromium` package), pages that record console errors, failed requests and
-// uncaught exceptions, and artifact paths under the gitignored test-artifacts/ directory.
+// uncaught exceptions and Content-Security-Policy violations, and artifact paths under the gitignored test-artifacts/ directory.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -32,6 +32,22 @@ export interface PageProblems {
 }
 
 /**
+ * Records every `securitypolicyviolation` event of a page's documents (an init script is not
+ * itself subject to the page's Content-Security-Policy), read back by cspViolations().
+ */
+const RECORD_CSP_VIOLATIONS = `globalThis.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (event) => {
+  globalThis.__cspViolations.push(event.effectiveDirective + ' blocked ' + (event.blockedURI || 'inline') + ' (' + event.disposition + ')');
+});`;
+
+/** The Content-Security-Policy violations of the page's current document so far. */
+export function cspViolations(page: Page): Promise<string[]> {
+  return page.evaluate(
+    () => (globalThis as { __cspViolations?: string[] }).__cspViolations ?? ['not recorded'],
+  );
+}
+
+/**
  * A page in its own context (own sessionStorage and localStorage). tsx compiles test code with
  * esbuild's keepNames, whose `__name` helper functions passed to page.evaluate refer to; a no-op
  * shim in the page makes them run there.
@@ -42,6 +58,7 @@ export async function openPage(
 ): Promise<{ page: Page; context: BrowserContext; problems: PageProblems }> {
   const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
   await context.addInitScript({ content: 'globalThis.__name = (target) => target;' });
+  await context.addInitScript({ content: RECORD_CSP_VIOLATIONS });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   const problems: PageProblems = { console: [], exceptions: [] };

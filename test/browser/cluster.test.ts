@@ -26,7 +26,7 @@ import {
   type DaemonProcess,
 } from '../e2e/harness.js';
 import { auditAccessibility } from './audit.js';
-import { ARTIFACTS, launchBrowser, openPage, unexpectedErrors } from './browser.js';
+import { ARTIFACTS, cspViolations, launchBrowser, openPage, unexpectedErrors } from './browser.js';
 
 const NAMES = ['a', 'b', 'c'] as const;
 type Name = (typeof NAMES)[number];
@@ -206,6 +206,7 @@ test(
         await phone.page.locator('dialog.sheet[open] th.fm-node[data-node="c"]').waitFor();
         await phone.page.screenshot({ path: join(ARTIFACTS, 'fleet-390x844.png') });
         assert.deepEqual(unexpectedErrors(phone.problems, []), []);
+        assert.deepEqual(await cspViolations(phone.page), []);
         await phone.context.close();
       },
     );
@@ -237,6 +238,7 @@ test(
     });
 
     assert.deepEqual(unexpectedErrors(problems, []), []);
+    assert.deepEqual(await cspViolations(page), []);
   },
 );
 

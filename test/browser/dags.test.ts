@@ -21,7 +21,7 @@ import {
 } from '../e2e/harness.js';
 import { useJobState } from '../e2e/job-fixture.test.js';
 import { auditAccessibility } from './audit.js';
-import { ARTIFACTS, launchBrowser, openPage, unexpectedErrors } from './browser.js';
+import { ARTIFACTS, cspViolations, launchBrowser, openPage, unexpectedErrors } from './browser.js';
 
 /** Optional routes a daemon without host sampling answers 404 (the page asks, then hides). */
 const OPTIONAL_404 = [/^\/node 404$/];
@@ -287,7 +287,9 @@ test('DAG cards and the run drawer in a real browser', { timeout: 180_000 }, asy
     await phone.page.locator('.dag-card[data-dag="pipeline"]').waitFor();
     await phone.page.screenshot({ path: join(ARTIFACTS, 'dag-cards-390x844.png') });
     assert.deepEqual(unexpectedErrors(phone.problems, OPTIONAL_404), []);
+    assert.deepEqual(await cspViolations(phone.page), []);
   });
 
   assert.deepEqual(unexpectedErrors(problems, OPTIONAL_404), []);
+  assert.deepEqual(await cspViolations(page), []);
 });

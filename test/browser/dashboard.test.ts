@@ -16,7 +16,8 @@ import {
   writeConfig,
 } from '../e2e/harness.js';
 import { auditAccessibility, focusIndicator, type AuditIssue } from './audit.js';
-import { ARTIFACTS, launchBrowser, openPage, unexpectedErrors } from './browser.js';
+import { assertPolicyCoversPage } from '../../src/http/testing.js';
+import { ARTIFACTS, cspViolations, launchBrowser, openPage, unexpectedErrors } from './browser.js';
 
 declare global {
   interface Window {
@@ -121,7 +122,10 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
       const response = await page.goto(`${base}/`);
       assert.equal(response?.status(), 200);
       const headers = response?.headers() ?? {};
-      assert.match(headers['content-security-policy'] ?? '', /script-src 'self' 'unsafe-inline'/);
+      // The default policy allows the served page's inline scripts and style by hash only.
+      const policy = headers['content-security-policy'] ?? '';
+      assertPolicyCoversPage((await response?.text()) ?? '', policy);
+      assert.match(policy, /script-src 'sha256-[^;]+; style-src 'sha256-/);
       assert.equal(headers['x-frame-options'], 'DENY');
       await page.locator('.trow[data-job="ticker"]').waitFor();
       await page.locator('.conn[data-state="live"]').waitFor();
@@ -145,6 +149,7 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
         /^\d{4}-\d{2}-\d{2} 02:30:00 \(America\/New_York\)$/,
       );
       assert.deepEqual(unexpectedErrors(problems, OPTIONAL_404), []);
+      assert.deepEqual(await cspViolations(page), []);
     },
   );
 
@@ -388,6 +393,7 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
   });
 
   assert.deepEqual(unexpectedErrors(problems, OPTIONAL_404), []);
+  assert.deepEqual(await cspViolations(page), []);
 });
 
 /**
@@ -477,5 +483,6 @@ web:
     // The strict CSP (hashes instead of 'unsafe-inline') let the page run: no violation reports.
     const allowed = [/^\/(jobs|node|cluster|dags|version|job-set-id) 401$/, /^\/node 404$/];
     assert.deepEqual(unexpectedErrors(problems, allowed), []);
+    assert.deepEqual(await cspViolations(page), []);
   },
 );
