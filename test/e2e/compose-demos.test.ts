@@ -7,11 +7,11 @@
 // naming the variable. test/container/ runs the demos themselves (podman).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { parse } from 'yaml';
-import { REPO_ROOT, runCli, useTempDir } from './harness.js';
+import { parse, parseAllDocuments } from 'yaml';
+import { CLI, REPO_ROOT, runCli, useTempDir } from './harness.js';
 
 interface Service {
   readonly image?: string;
@@ -204,3 +204,38 @@ void test('the entrypoint refuses bad input naming the variable, and DISTRIBUTIO
   assert.equal(run({ DISTRIBUTION: 'single-leader' }).status, 0);
   assert.match(readFileSync(join(dir, 'node.yaml'), 'utf8'), /distribution: single-leader\n/);
 });
+
+void test(
+  "the Kubernetes gossip StatefulSet's start script writes a valid config per pod, every other pod a peer",
+  { skip: hasOpenssl ? false : 'openssl is not installed (make-certs.sh needs it)' },
+  async (t) => {
+    const dir = await useTempDir(t);
+    const docs = parseAllDocuments(
+      readFileSync(join(REPO_ROOT, 'examples/kubernetes/gossip/statefulset.yaml'), 'utf8'),
+    ).map((doc) => doc.toJS() as { kind: string; data?: Record<string, string> });
+    const data = docs.find((doc) => doc.kind === 'ConfigMap')!.data!;
+    const names = [0, 1, 2].map((n) => `yacron2-${n}.yacron2-gossip.jobs.svc`);
+    makeCerts(join(dir, 'tls'), names);
+    writeFileSync(join(dir, 'jobs.yaml'), data['jobs.yaml']!);
+    // The pod's paths, moved into the temp dir; the daemon only validates what was written.
+    const script = data['start.sh']!.replaceAll('/tmp/yacron2', join(dir, 'out'))
+      .replaceAll('/etc/yacron2/', `${dir}/`)
+      .replace(/exec yacron2 /, `exec "${process.execPath}" "${CLI}" -v `);
+    const configs = new Set<string>();
+    for (const pod of ['yacron2-0', 'yacron2-1', 'yacron2-2']) {
+      const result = spawnSync('sh', ['-c', script], {
+        env: { PATH: process.env.PATH, POD_NAME: pod, NAMESPACE: 'jobs', REPLICAS: '3' },
+        encoding: 'utf8',
+      });
+      assert.equal(result.status, 0, result.stdout + result.stderr);
+      assert.match(result.stdout + result.stderr, /Configuration is valid\./);
+      assert.doesNotMatch(result.stdout + result.stderr, /does not exist here/);
+      const text = readFileSync(join(dir, 'out', 'node.yaml'), 'utf8');
+      assert.match(text, new RegExp(`nodeName: ${pod}\\n`));
+      assert.equal(text.match(/- host: 'yacron2-\d\.yacron2-gossip\.jobs\.svc:8443'/g)?.length, 2);
+      assert.doesNotMatch(text, new RegExp(`host: '${pod}\\.`));
+      configs.add(text);
+    }
+    assert.equal(configs.size, 3);
+  },
+);
