@@ -5,6 +5,7 @@
 #
 #   docker build -t yacron2 .                                      # the official node:24 base
 #   docker build --build-arg NODE_IMAGE=node:22-bookworm-slim -t yacron2 .
+#   podman build --format docker -t yacron2 .                     # the OCI format drops HEALTHCHECK
 #   docker run --rm -p 127.0.0.1:8080:8080 -v "$PWD/my-crontab.yaml:/etc/yacron2.d/jobs.yaml:ro" yacron2
 #
 # Both stages take the same Debian bookworm Node base, so the native helper and the addons built
@@ -51,7 +52,6 @@ RUN ln -s /opt/yacron2/bin/yacron2.js /usr/local/bin/yacron2 \
     && mkdir -p /etc/yacron2.d /var/lib/yacron2 \
     && chown 65534:65534 /var/lib/yacron2
 
-ENV NODE_ENV=production
 # Non-root by default (65534 = nobody). `user:`/`group:` jobs need root and util-linux `setpriv`
 # (in the image): run with `--user 0` (README.md "Containers").
 USER 65534:65534
