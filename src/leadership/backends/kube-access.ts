@@ -38,6 +38,11 @@ export interface KubeAccess {
   readonly tls: TlsOptions;
   /** The bearer token for the next request, or null (client certificate only). */
   token(): Promise<string | null>;
+  /**
+   * The apiserver answered 401: an exec plugin's kept credential is dropped, so the next token()
+   * runs the plugin again (as client-go does); other sources read theirs anew or cannot change.
+   */
+  rejected(): void;
   /** The kubeconfig and the files it names, or the service account's CA (rotation is tracked). */
   readonly files: readonly string[];
 }
@@ -103,6 +108,7 @@ async function inCluster(
     namespace: namespace ?? 'default',
     tls: { ca },
     token,
+    rejected: () => undefined, // the token file is re-read before every request anyway
     files: [path.join(dir, 'ca.crt')],
   };
 }
@@ -163,6 +169,7 @@ async function fromKubeconfig(
   const cert = await readPem('client-certificate-data', 'client-certificate');
   const key = await readPem('client-key-data', 'client-key');
   let token: () => Promise<string | null> = () => Promise.resolve(str(user.token));
+  let rejected = (): void => undefined;
   let tlsCert = cert;
   let tlsKey = key;
   const who = `the kubeconfig ${file}, user '${str(userEntry.name) ?? '(unnamed)'}'`;
@@ -183,6 +190,7 @@ async function fromKubeconfig(
     tlsKey = first.key;
     if (first.token !== null) {
       token = async () => (await source.credential()).token;
+      rejected = () => source.forget();
     }
   } else if (
     str(user.token) === null &&
@@ -212,6 +220,7 @@ async function fromKubeconfig(
       ...(insecure && { rejectUnauthorized: false }),
     },
     token,
+    rejected,
     files,
   };
 }

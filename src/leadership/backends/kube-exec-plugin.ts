@@ -2,8 +2,9 @@
 // "Kubernetes"): the command with its args, the daemon's environment plus the block's env and
 // KUBERNETES_EXEC_INFO, no stdin; at most EXEC_TIMEOUT_MS (then SIGKILL) and EXEC_OUTPUT_LIMIT
 // bytes of stdout. The credential is kept until its expirationTimestamp (EXPIRY_MARGIN_MS early,
-// so a request never leaves with a token about to lapse) and one run serves every caller that
-// asks while it runs. The reading of the block and the answer is kube-exec-credential.ts.
+// so a request never leaves with a token about to lapse) or until the apiserver refuses it (401),
+// and one run serves every caller that asks while it runs. The reading of the block and of the
+// answer is kube-exec-credential.ts.
 // Must not: log or throw the plugin's stdout (it holds the token), keep more than
 // STDERR_KEPT_CHARS of its stderr, or leave the plugin running past the bound.
 import { spawn } from 'node:child_process';
@@ -42,6 +43,11 @@ export class ExecCredentialSource {
   constructor(spec: ExecPluginSpec, deps: ExecPluginDeps) {
     this.#spec = spec;
     this.#deps = deps;
+  }
+
+  /** Drops the kept credential (the apiserver refused it): the next call runs the plugin. */
+  forget(): void {
+    this.#kept = null;
   }
 
   /** The kept credential while it is fresh, else the answer of a new run (shared). */

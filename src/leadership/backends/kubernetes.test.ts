@@ -217,6 +217,37 @@ void test('credentials: a wrong token is a failed round; the token of an exec pl
   );
 });
 
+void test('an exec token the apiserver refuses (401) is dropped: the plugin runs again for the next round', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kubecfg-'));
+  const runs = path.join(dir, 'runs');
+  writeFileSync(runs, '');
+  // No expirationTimestamp: kept for the process's life unless refused. The first run's token is
+  // a revoked one, every later run's the good one.
+  const plugin = path.join(dir, 'rotating.sh');
+  writeFileSync(
+    plugin,
+    `#!/bin/sh\necho run >> ${runs}\nif [ "$(wc -l < ${runs})" -eq 1 ]; then t=revoked; else t=${TOKEN}; fi\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$t"\n`,
+    { mode: 0o755 },
+  );
+  const tokenConfig = api.kubeconfig();
+  const execConfig = tokenConfig.replace(/\.yaml$/, '-rotating.yaml');
+  writeFileSync(
+    execConfig,
+    readFileSync(tokenConfig, 'utf8').replace(
+      `      token: ${TOKEN}`,
+      `      exec: {apiVersion: client.authentication.k8s.io/v1, command: ${plugin}}`,
+    ),
+  );
+  const node = client('rotating', systemClock, { kubeconfig: execConfig, leaseName: 'rotating' });
+  await node.start();
+  await assert.rejects(node.round(marks, signal()), /the apiserver answered HTTP 401/);
+  assert.equal((await node.round(marks, signal())).kind, 'leader');
+  assert.equal(readFileSync(runs, 'utf8').split('\n').length - 1, 2, 'one run per refusal');
+  assert.equal((await node.round(marks, signal())).kind, 'leader');
+  assert.equal(readFileSync(runs, 'utf8').split('\n').length - 1, 2, 'kept while accepted');
+  await node.close();
+});
+
 void test('in-cluster: the service account token (re-read per request), CA and namespace; apiServer overrides', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sa-'));
   writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`);
