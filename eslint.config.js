@@ -16,6 +16,7 @@ export default tseslint.config(
       'src/web/dist/**',
       'test/fixtures/**',
       'scripts/**',
+      'docker/**',
     ],
   },
   js.configs.recommended,

@@ -21,9 +21,12 @@ async function yamlFiles(dir: string): Promise<string[]> {
   return found.sort();
 }
 
-/** A Kubernetes manifest (examples/kubernetes/deployment.yaml) is not a yacron2 configuration. */
+/**
+ * A Kubernetes manifest (examples/kubernetes/) or a compose file (examples/etcd/docker-compose.yml)
+ * is not a yacron2 configuration; compose-demos.test.ts checks the compose files.
+ */
 async function isYacronConfig(path: string): Promise<boolean> {
-  return !/^apiVersion:/m.test(await readFile(path, 'utf8'));
+  return !/^(apiVersion|services):/m.test(await readFile(path, 'utf8'));
 }
 
 test(

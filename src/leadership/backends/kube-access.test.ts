@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { FakeClock } from '../../common/index.js';
 import { recordingLogger } from '../../common/testing.js';
 import { resolveKubeAccess } from './kube-access.js';
 
@@ -29,7 +30,10 @@ users: [{name: u, user: {client-certificate-data: ${Buffer.from('CERT').toString
 `,
   );
   writeFileSync(path.join(dir, 'key.pem'), 'KEY');
-  const access = await resolveKubeAccess({ ...settings, kubeconfig: file }, { env: {}, logger });
+  const access = await resolveKubeAccess(
+    { ...settings, kubeconfig: file },
+    { env: {}, logger, clock: new FakeClock() },
+  );
   assert.equal(access.base, 'https://10.0.0.1:6443');
   assert.equal(access.namespace, 'default');
   assert.equal(await access.token(), null);
@@ -43,7 +47,7 @@ users: [{name: u, user: {client-certificate-data: ${Buffer.from('CERT').toString
 });
 
 void test('a kubeconfig that cannot be used names the file and the missing piece', async () => {
-  const env = { env: {}, logger: recordingLogger() };
+  const env = { env: {}, logger: recordingLogger(), clock: new FakeClock() };
   await assert.rejects(
     resolveKubeAccess({ ...settings, kubeconfig: path.join(dir, 'absent.yaml') }, env),
     /^YacronError: Cannot read the kubeconfig .*absent\.yaml: /,
@@ -76,6 +80,7 @@ void test('in cluster: a missing token or CA fails; the last good token is kept 
   const env = {
     env: { KUBERNETES_SERVICE_HOST: '10.0.0.1' },
     logger: recordingLogger(),
+    clock: new FakeClock(),
     serviceAccountDir: sa,
   };
   await assert.rejects(

@@ -1,15 +1,18 @@
 // How the Kubernetes lease client reaches the apiserver (docs/clustering.md "Kubernetes"): the
 // pod's service account (token re-read before every request, the last good one kept on a read
 // error; its CA; its namespace file) or a kubeconfig (current-context; the cluster's server, CA
-// file or data, insecure-skip-tls-verify; the user's token or client certificate), `apiServer`
-// overriding the server either way, and the lease namespace resolved in the documented order.
+// file or data, insecure-skip-tls-verify; the user's token, client certificate, exec credential
+// plugin (kube-exec-plugin.ts) or an auth-provider's cached token), `apiServer` overriding the
+// server either way, and the lease namespace resolved in the documented order.
 // Must not: send a bearer token over http://, or put a token into a message.
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { YacronError, describeError, type Logger } from '../../common/index.js';
+import { YacronError, describeError, type Clock, type Logger } from '../../common/index.js';
 import type { TlsOptions } from '../json-http.js';
+import { readExecSpec } from './kube-exec-credential.js';
+import { ExecCredentialSource } from './kube-exec-plugin.js';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -22,6 +25,8 @@ export interface KubeAccessSettings {
 export interface KubeAccessEnv {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
+  /** Expiry of an exec plugin's credential and the bound on its run. */
+  readonly clock: Clock;
   /** The service-account directory (a seam for tests). */
   readonly serviceAccountDir?: string;
 }
@@ -33,6 +38,11 @@ export interface KubeAccess {
   readonly tls: TlsOptions;
   /** The bearer token for the next request, or null (client certificate only). */
   token(): Promise<string | null>;
+  /**
+   * The apiserver answered 401: an exec plugin's kept credential is dropped, so the next token()
+   * runs the plugin again (as client-go does); other sources read theirs anew or cannot change.
+   */
+  rejected(): void;
   /** The kubeconfig and the files it names, or the service account's CA (rotation is tracked). */
   readonly files: readonly string[];
 }
@@ -98,6 +108,7 @@ async function inCluster(
     namespace: namespace ?? 'default',
     tls: { ca },
     token,
+    rejected: () => undefined, // the token file is re-read before every request anyway
     files: [path.join(dir, 'ca.crt')],
   };
 }
@@ -135,7 +146,8 @@ async function fromKubeconfig(
   const contextEntry = named(doc.contexts, str(doc['current-context']), 'context', file);
   const context = obj(contextEntry.context);
   const cluster = obj(named(doc.clusters, str(context.cluster), 'cluster', file).cluster);
-  const user = obj(named(doc.users, str(context.user), 'user', file).user);
+  const userEntry = named(doc.users, str(context.user), 'user', file);
+  const user = obj(userEntry.user);
   const base = settings.apiServer ?? str(cluster.server);
   if (base === null) throw fail(`Cannot use the kubeconfig ${file}: its cluster has no server`);
   const files = [file];
@@ -156,17 +168,39 @@ async function fromKubeconfig(
   const ca = await readPem('certificate-authority-data', 'certificate-authority');
   const cert = await readPem('client-certificate-data', 'client-certificate');
   const key = await readPem('client-key-data', 'client-key');
-  const token = str(user.token);
-  if (
-    token === null &&
+  let token: () => Promise<string | null> = () => Promise.resolve(str(user.token));
+  let rejected = (): void => undefined;
+  let tlsCert = cert;
+  let tlsKey = key;
+  const who = `the kubeconfig ${file}, user '${str(userEntry.name) ?? '(unnamed)'}'`;
+  if (str(user.token) === null && cert === undefined && user.exec !== undefined) {
+    const reading = readExecSpec(user.exec, dir, cluster, base);
+    if (reading.kind === 'invalid') {
+      throw fail(`Cannot use ${who}: ${reading.field} ${reading.problem}`);
+    }
+    const source = new ExecCredentialSource(reading.spec, {
+      clock: services.clock,
+      env: services.env,
+      where: who,
+    });
+    // Run once now: a plugin that cannot work fails the start, not the first round, and a
+    // client certificate it gives is the connection's (read at start, see docs/clustering.md).
+    const first = await source.credential();
+    tlsCert = first.cert;
+    tlsKey = first.key;
+    if (first.token !== null) {
+      token = async () => (await source.credential()).token;
+      rejected = () => source.forget();
+    }
+  } else if (
+    str(user.token) === null &&
     cert === undefined &&
-    (user.exec !== undefined || user['auth-provider'] !== undefined)
+    user['auth-provider'] !== undefined
   ) {
-    throw fail(
-      `Cannot use the kubeconfig ${file}: its user authenticates with exec or auth-provider, which this build cannot run; use a token or a client certificate (the reference would need its optional native client installed)`,
-    );
+    const cached = authProviderToken(user['auth-provider'], who, services.clock);
+    token = () => Promise.resolve(cached);
   }
-  if (token !== null && !/^https:\/\//i.test(base)) {
+  if ((await token()) !== null && !/^https:\/\//i.test(base)) {
     throw fail(`Cannot send a bearer token to ${base}: the kubeconfig's server is not https://`);
   }
   const insecure = cluster['insecure-skip-tls-verify'] === true;
@@ -181,13 +215,43 @@ async function fromKubeconfig(
     namespace,
     tls: {
       ...(ca && { ca }),
-      ...(cert && { cert }),
-      ...(key && { key }),
+      ...(tlsCert && { cert: tlsCert }),
+      ...(tlsKey && { key: tlsKey }),
       ...(insecure && { rejectUnauthorized: false }),
     },
-    token: () => Promise.resolve(token),
+    token,
+    rejected,
     files,
   };
+}
+
+/**
+ * The token an auth-provider (gcp, oidc, azure; removed from kubectl in 1.26) left in the
+ * kubeconfig: `id-token` (oidc) or `access-token` (gcp, azure), refused once its `expiry` is past.
+ * Refreshing it needs the provider's own client, which the exec plugins replaced.
+ */
+function authProviderToken(provider: unknown, who: string, clock: Clock): string {
+  const block = obj(provider);
+  const name = str(block.name) ?? '(unnamed)';
+  const config = obj(block.config);
+  const cached = str(config['id-token']) ?? str(config['access-token']);
+  const switchHint =
+    'switch the user to its exec credential plugin (gke-gcloud-auth-plugin, kubelogin, aws eks get-token) or a token';
+  if (cached === null) {
+    throw fail(
+      `Cannot use ${who}: its auth-provider '${name}' has no cached id-token or access-token to send, and this build cannot refresh one; ${switchHint}`,
+    );
+  }
+  const expiry = str(config.expiry);
+  if (expiry !== null) {
+    const at = Date.parse(expiry);
+    if (!Number.isFinite(at) || clock.now() >= at) {
+      throw fail(
+        `Cannot use ${who}: the token its auth-provider '${name}' cached expired (${expiry}), and this build cannot refresh it; ${switchHint}`,
+      );
+    }
+  }
+  return cached;
 }
 
 function trimSlash(url: string): string {

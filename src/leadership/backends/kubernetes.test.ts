@@ -4,7 +4,7 @@
 // duration passes on its own clock); 409 stands the node down for the round; release on stop;
 // the written Lease body and holder format; kubeconfig and in-cluster credential resolution.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -173,7 +173,7 @@ void test('elector: election, release on stop, the follower takes over at its ne
   await b.elector.stop();
 });
 
-void test('credentials: a wrong token is a failed round; exec users, http + token, and clientLibrary library fail the start', async () => {
+void test('credentials: a wrong token is a failed round; the token of an exec plugin is sent; http + token and clientLibrary library fail the start', async () => {
   const wrong = client('x', systemClock, { kubeconfig: api.kubeconfig({ token: 'nope' }) });
   await wrong.start();
   await assert.rejects(
@@ -182,15 +182,26 @@ void test('credentials: a wrong token is a failed round; exec users, http + toke
   );
   await wrong.close();
   const dir = mkdtempSync(path.join(tmpdir(), 'kubecfg-'));
-  const execConfig = path.join(dir, 'exec.yaml');
+  // An exec credential plugin's token reaches the apiserver (kube-exec-plugin.test.ts: the rest).
+  const execPlugin = path.join(dir, 'token-plugin.sh');
+  writeFileSync(
+    execPlugin,
+    `#!/bin/sh\nprintf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"%s"}}' "$TOKEN"\n`,
+    { mode: 0o755 },
+  );
+  const tokenConfig = api.kubeconfig(); // the exec one beside it: its CA path is relative
+  const execConfig = tokenConfig.replace(/\.yaml$/, '-exec.yaml');
   writeFileSync(
     execConfig,
-    'current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {exec: {command: aws}}}]\n',
+    readFileSync(tokenConfig, 'utf8').replace(
+      `      token: ${TOKEN}`,
+      `      exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: ${execPlugin}, env: [{name: TOKEN, value: ${TOKEN}}]}`,
+    ),
   );
-  await assert.rejects(
-    client('x', systemClock, { kubeconfig: execConfig }).start(),
-    /authenticates with exec or auth-provider, which this build cannot run/,
-  );
+  const viaExec = client('exec-user', systemClock, { kubeconfig: execConfig, leaseName: 'exec' });
+  await viaExec.start();
+  assert.equal((await viaExec.round(marks, signal())).kind, 'leader');
+  await viaExec.close();
   const httpConfig = path.join(dir, 'http.yaml');
   writeFileSync(
     httpConfig,
@@ -204,6 +215,37 @@ void test('credentials: a wrong token is a failed round; exec users, http + toke
     client('x', systemClock, { clientLibrary: 'library' }).start(),
     /^YacronError: cluster.kubernetes.clientLibrary is 'library' but the native client is not importable|clientLibrary is 'library'/,
   );
+});
+
+void test('an exec token the apiserver refuses (401) is dropped: the plugin runs again for the next round', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kubecfg-'));
+  const runs = path.join(dir, 'runs');
+  writeFileSync(runs, '');
+  // No expirationTimestamp: kept for the process's life unless refused. The first run's token is
+  // a revoked one, every later run's the good one.
+  const plugin = path.join(dir, 'rotating.sh');
+  writeFileSync(
+    plugin,
+    `#!/bin/sh\necho run >> ${runs}\nif [ "$(wc -l < ${runs})" -eq 1 ]; then t=revoked; else t=${TOKEN}; fi\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$t"\n`,
+    { mode: 0o755 },
+  );
+  const tokenConfig = api.kubeconfig();
+  const execConfig = tokenConfig.replace(/\.yaml$/, '-rotating.yaml');
+  writeFileSync(
+    execConfig,
+    readFileSync(tokenConfig, 'utf8').replace(
+      `      token: ${TOKEN}`,
+      `      exec: {apiVersion: client.authentication.k8s.io/v1, command: ${plugin}}`,
+    ),
+  );
+  const node = client('rotating', systemClock, { kubeconfig: execConfig, leaseName: 'rotating' });
+  await node.start();
+  await assert.rejects(node.round(marks, signal()), /the apiserver answered HTTP 401/);
+  assert.equal((await node.round(marks, signal())).kind, 'leader');
+  assert.equal(readFileSync(runs, 'utf8').split('\n').length - 1, 2, 'one run per refusal');
+  assert.equal((await node.round(marks, signal())).kind, 'leader');
+  assert.equal(readFileSync(runs, 'utf8').split('\n').length - 1, 2, 'kept while accepted');
+  await node.close();
 });
 
 void test('in-cluster: the service account token (re-read per request), CA and namespace; apiServer overrides', async () => {
@@ -220,6 +262,7 @@ void test('in-cluster: the service account token (re-read per request), CA and n
     {
       env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: port },
       logger: recordingLogger(),
+      clock: systemClock,
       serviceAccountDir: dir,
     },
   );
@@ -233,6 +276,7 @@ void test('in-cluster: the service account token (re-read per request), CA and n
     {
       env: { KUBERNETES_SERVICE_HOST: 'fd00::1' },
       logger: recordingLogger(),
+      clock: systemClock,
       serviceAccountDir: dir,
     },
   );
@@ -240,14 +284,14 @@ void test('in-cluster: the service account token (re-read per request), CA and n
   assert.equal(v6.namespace, 'explicit');
   const override = await resolveKubeAccess(
     { kubeconfig, apiServer: 'https://override.example:6443/', leaseNamespace: null },
-    { env: {}, logger: recordingLogger() },
+    { env: {}, logger: recordingLogger(), clock: systemClock },
   );
   assert.equal(override.base, 'https://override.example:6443');
   assert.equal(override.namespace, 'jobs', 'the kubeconfig context namespace');
   await assert.rejects(
     resolveKubeAccess(
       { kubeconfig: null, apiServer: null, leaseNamespace: null },
-      { env: {}, logger: recordingLogger(), serviceAccountDir: dir },
+      { env: {}, logger: recordingLogger(), clock: systemClock, serviceAccountDir: dir },
     ),
     /not running in a pod/,
   );

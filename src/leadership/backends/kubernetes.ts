@@ -260,6 +260,7 @@ export class KubernetesLeaseClient implements LeaseClient {
   }
 
   #httpError(method: string, status: number): YacronError {
+    if (status === 401) this.#access?.rejected();
     return new YacronError(
       'YC_ERR_CLUSTER_LEASE',
       `Cannot ${method} lease ${this.namespace}/${this.#options.leaseName}: the apiserver answered HTTP ${status}`,
