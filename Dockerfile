@@ -25,11 +25,13 @@ RUN set -eux; \
     rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json ./
+# npm ci runs the package's prepare step (scripts/prepare.mjs), which builds nothing before the
+# sources are here; the build below does.
+COPY scripts ./scripts
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY native ./native
-COPY scripts ./scripts
 COPY src ./src
 RUN YACRON2_REQUIRE_NATIVE=1 npm run build \
     && npm prune --omit=dev --no-audit --no-fund \
