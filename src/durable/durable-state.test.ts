@@ -1136,9 +1136,9 @@ void describe('missed-run catch-up (runBackfill)', () => {
     await d.stop();
   });
 
-  void test('a live run that lands before the store answers does not become the watermark', async () => {
-    // Start just before a slot with a store that opens late: the live loop fires T0 + 1 h and its
-    // row reaches the ledger before the boot sequence reads the watermark.
+  void test('a live run that lands before the catch-up reads the ledger does not become the watermark', async () => {
+    // Start just before a slot with a store that opens late: the live loop fires T0 + 1 h, and its
+    // row, queued until the store opens, lands before the catch-up reads the watermark.
     const w = await world(T0 + HOUR - SECOND);
     await w.store.append('runs/report', ledgerRow('success', LAST_RUN_MS + 30 * SECOND));
     const opened = createDeferred<boolean>();
@@ -1149,10 +1149,15 @@ void describe('missed-run catch-up (runBackfill)', () => {
     });
     await tick(w.clock, 5 * SECOND);
     assert.equal(d.of('run:finished').length, 1, 'the live slot ran');
-    assert.ok((await streamData(w.store, 'runs/report')).length === 2, 'and reached the ledger');
+    assert.equal((await streamData(w.store, 'runs/report')).length, 1, 'its row waits');
     opened.resolve(true);
     await tick(w.clock, 10 * MINUTE);
     assert.deepEqual(backfills(d), MISSED, 'the downtime is still owed');
+    assert.equal(
+      (await streamData(w.store, 'runs/report')).length,
+      2 + MISSED.length,
+      'the live run reached the ledger',
+    );
     await d.stop();
   });
 

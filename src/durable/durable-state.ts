@@ -80,7 +80,7 @@ export class DurableState implements DurableCollaborator {
     this.#settings = settings;
     this.#config = config;
     this.onStoreUnavailable = settings.onStoreUnavailable;
-    this.#access = new StoreAccess(deps.store, deps.writes, deps.clock);
+    this.#access = new StoreAccess(deps.store, deps.writes, deps.clock, deps.storeOpened);
     this.#recorder = new RunRecorder(deps, settings, this.#access);
     this.#claims = new RetryClaims({
       access: this.#access,
@@ -169,6 +169,7 @@ export class DurableState implements DurableCollaborator {
     if (this.#closed) return;
     this.#closed = true;
     this.#abort.abort();
+    this.#access.close();
     for (const off of this.#unsubscribers) off();
     this.#unsubscribers = [];
     this.#markers.reject(new Error('the durable state was closed'));
