@@ -122,6 +122,8 @@ export class OrphanWatch {
   readonly #ctx: ReconcileContext;
   readonly #watched = new Map<string, LiveOrphans>();
   readonly #goneOnce = new Set<string>();
+  /** Jobs whose last reconciliation failed (logged once). */
+  readonly #failing = new Set<string>();
   readonly #onRows: (job: string, rows: readonly LedgerRun[]) => void;
   readonly #onSettled: (job: string) => void;
 
@@ -156,15 +158,20 @@ export class OrphanWatch {
         if (!this.#anyGone(orphans)) continue;
         try {
           const { rows, alive } = await reconcileJob(this.#ctx, orphans.job);
+          this.#failing.delete(name);
           if (rows.length > 0) this.#onRows(name, rows);
           if (alive.length > 0) {
             this.#watched.set(name, { job: orphans.job, opens: alive });
             continue;
           }
         } catch (error) {
-          logger.warn(
-            `State store: cannot reconcile the interrupted runs of ${name}: ${describeError(error)}; trying again`,
-          );
+          // Once per job until it succeeds: a store in trouble is asked again at every look.
+          if (!this.#failing.has(name)) {
+            this.#failing.add(name);
+            logger.warn(
+              `State store: cannot reconcile the interrupted runs of ${name}: ${describeError(error)}; trying again`,
+            );
+          }
           continue;
         }
         this.#watched.delete(name);
