@@ -1,19 +1,20 @@
-// Soak (not CI, not a bench group): crash reconciliation (docs/durable-state.md "In-flight records
-// and crash reconciliation"). One real daemon on one filesystem store directory runs a job ticking
-// every second with `onMissed: run-all` catch-up, an Allow job whose runs overlap each other, a
-// failing job with durable retries, a slow `concurrencyPolicy: Forbid` job and an `@reboot` job;
-// every job appends `start|end <job> <pid> <epoch ms>` to one witness file. The soak SIGKILLs the
-// daemon process --kills times at seeded random moments and restarts it after a seeded random
-// downtime. A crash is the daemon process alone: its jobs are orphaned and run on, as under an OOM
-// kill (they lead their own process groups; a whole-group kill would be a machine crash). At the
-// end it waits for the orphans to end, starts the daemon once more, gives the boot sequence time
-// to reconcile, stops it gracefully, and matches every witnessed run to the ledger: a run has a
-// finished row (any real outcome, its `started_at` at or before the witnessed start), or an
-// `unknown` row naming its start, or nothing (unreconciled: the property, 0).
+// Soak (not CI, not a bench group) of crash reconciliation, see
+// docs/durable-state.md "In-flight records and crash reconciliation". One real daemon on one
+// filesystem store directory runs a job ticking every second with `onMissed: run-all` catch-up, an
+// Allow job whose runs overlap each other, a failing job with durable retries, a slow
+// `concurrencyPolicy: Forbid` job and an `@reboot` job; every job appends
+// `start|end <job> <pid> <epoch ms>` to one witness file. The soak SIGKILLs the daemon process
+// --kills times at seeded random moments and restarts it after a seeded random downtime. A crash is
+// the daemon process alone: its jobs are orphaned and run on, as under an OOM kill (they lead their
+// own process groups; a whole-group kill would be a machine crash). At the end it waits for the
+// orphans to end, starts the daemon once more, gives the boot sequence time to reconcile, stops it
+// gracefully, and matches every witnessed run to the ledger: a run has a finished row (any real
+// outcome, its `started_at` at or before the witnessed start), or an `unknown` row naming its
+// start, or nothing (unreconciled: the property, 0).
 //
 //   npm run build && node --import tsx bench/crash-soak.ts [--kills 30] [--seed 1]
 //
-// Prints one JSON summary on stdout; progress (and each unreconciled run) on stderr. About 8 s per
+// Prints one JSON summary on stdout; progress (and each unreconciled run) on stderr. About 7 s per
 // kill.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,9 +1,10 @@
-// Crash reconciliation of one job (docs/durable-state.md "In-flight records and crash
-// reconciliation"): read the job's whole in-flight stream and as much of its ledger as the open
-// runs need, append a `closed` record and an `unknown` row for each run a previous daemon process
-// on this host left without a completion, and hand back the runs whose process is still alive.
-// The boot sequence calls it for every job; OrphanWatch calls it again for a job once one of its
-// live orphans is gone. The decisions are inflight-plan.ts's.
+// Crash reconciliation of one job, see
+// docs/durable-state.md "In-flight records and crash reconciliation": read the job's whole
+// in-flight stream and as much of its ledger as the open runs need, append a `closed` record and
+// an `unknown` row for each run a previous daemon process on this host left without a completion,
+// and hand back the runs whose process is still alive. The boot sequence calls it for every job;
+// OrphanWatch calls it again for a job once one of its live orphans is gone. The decisions are
+// inflight-plan.ts's.
 // Must not: kill or signal an orphaned job process, or append a row for a run the ledger has.
 import { describeError } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';

@@ -1,8 +1,8 @@
-// The scheduler's events as background writes (docs/durable-state.md "The run ledger", "In-flight
-// records and crash reconciliation", "Output archival", "Restart-durable counters"): an in-flight
-// open record per run start and a closed one on the 1->0 transition (after the last run's ledger
-// row), a ledger row per recorded run, the archived output, and throttled counter snapshots, each
-// in the reference's record shape.
+// The scheduler's events as background writes, see docs/durable-state.md "The run ledger",
+// "In-flight records and crash reconciliation", "Output archival", "Restart-durable counters": an
+// in-flight open record per run start and a closed one on the 1->0 transition (after the last run's
+// ledger row), a ledger row per recorded run, the archived output, and throttled counter snapshots,
+// each in the reference's record shape.
 // Must not: wait for a write or read the store.
 import { replaceOrder, replaceValues } from '../common/index.js';
 import type { ResolvedState } from '../config/index.js';
