@@ -5,27 +5,16 @@
 // step.
 import type { ResolvedJob } from '../config/index.js';
 import type { DurableOutcome, RunSummary } from '../scheduler/index.js';
-import {
-  newestFinishMs,
-  newestRealOutcome,
-  parseLedgerRun,
-  parseRuns,
-  reconciledRowOf,
-  type LedgerRun,
-} from './ledger-rows.js';
+import { newestFinishMs, newestRealOutcome, parseRuns, type LedgerRun } from './ledger-rows.js';
+import { reconcileJob, type LiveOrphans } from './interrupted-runs.js';
 import {
   countersStream,
-  inflightClosedData,
-  inflightStream,
-  INFLIGHT_KEEP,
   isoAt,
-  parseInflight,
   parseRebootMarker,
   rebootStream,
   REBOOT_KEEP,
   retriesStream,
   runsStream,
-  type InflightRecord,
   type RebootMarker,
 } from './records.js';
 import { parseRetry } from './retry-records.js';
@@ -35,8 +24,6 @@ import type { BootInfo, DurableDeps } from './types.js';
 
 /** Runs read per job to warm up the in-memory history (its bound) and the gate's cache. */
 export const REHYDRATE_RUNS = 50;
-/** The newest in-flight records reconciliation reads per job (a stream stays below this). */
-const INFLIGHT_SCAN = 2 * INFLIGHT_KEEP;
 /** Parallel per-job reads in the boot sequence. */
 const BOOT_READ_CONCURRENCY = 16;
 
@@ -110,62 +97,28 @@ export async function warmUpFromLedger(
   });
 }
 
-/** This host's newest in-flight record among `records` (newest first), or undefined. */
-function newestOfHost(
-  records: readonly { readonly data: Readonly<Record<string, unknown>> }[],
-  host: string,
-): InflightRecord | undefined {
-  for (const record of records) {
-    const parsed = parseInflight(record.data);
-    if (parsed?.host === host) return parsed;
-  }
-  return undefined;
-}
-
 /**
- * Same-host crash reconciliation: when this host's newest in-flight record of a job is an open
- * one of another daemon process, it is closed `reconciled-crash` and gets a synthetic `unknown`
- * ledger row (also added to `history`), unless the job runs here now or its pid still exists.
+ * Same-host crash reconciliation (interrupted-runs.ts): every run another daemon process of this
+ * host left open without a completion gets a `closed` (reason `reconciled-crash`) record and an
+ * `unknown` ledger row (also added to `history`), unless its pid still exists: those orphans are
+ * returned, to be watched until they end.
  */
 export async function reconcileInterruptedRuns(
   ctx: BootContext,
   history: HistoryRows,
-): Promise<void> {
-  const { access, deps } = ctx;
-  const { scheduler, host, process, logger, pidAlive, clock } = deps;
+): Promise<LiveOrphans[]> {
+  const orphans: LiveOrphans[] = [];
   await forEachLimited(ctx.jobs, async (job) => {
-    const stream = inflightStream(job.name);
-    const records = await access.read(
-      access.store.list(stream, { limit: INFLIGHT_SCAN }),
-      `read the in-flight records of ${job.name}`,
-    );
-    const record = newestOfHost(records, host);
-    // Guard 1: a record of this very process (a state-section reload under live runs).
-    if (record?.kind !== 'open' || record.proc === process.token) return;
-    // Guard 2: live local instances outrank the ledger.
-    if (scheduler.activeInstances(job.name) > 0) return;
-    // Guard 3: a daemon crash does not kill the job processes it spawned.
-    if (record.pid !== null && pidAlive(record.pid)) {
-      logger.warn(
-        `Job ${job.name}: an interrupted run (pid ${record.pid}) from a previous daemon process is still alive; leaving it alone`,
+    const { rows, alive } = await reconcileJob(ctx, job);
+    if (rows.length > 0) history.set(job.name, [...(history.get(job.name) ?? []), ...rows]);
+    for (const open of alive) {
+      ctx.deps.logger.warn(
+        `Job ${job.name}: an interrupted run (pid ${open.pid}) from a previous daemon process is still alive; leaving it alone until it ends`,
       );
-      return;
     }
-    const closed = await access.writeAndWait(
-      'inflight',
-      stream,
-      inflightClosedData(host, process.token, 'reconciled-crash', clock.now()),
-    );
-    if (!closed) return;
-    const row = reconciledRowOf(job.onMissed, record.startedAtMs, record.host);
-    if (await access.writeAndWait('run-record', runsStream(job.name), row)) {
-      const run = parseLedgerRun(row);
-      if (run !== undefined) history.set(job.name, [...(history.get(job.name) ?? []), run]);
-    }
-    logger.warn(
-      `Job ${job.name}: the run started at ${isoAt(record.startedAtMs)} never finished (daemon crash); recorded as outcome unknown`,
-    );
+    if (alive.length > 0) orphans.push({ job, opens: alive });
   });
+  return orphans;
 }
 
 /** Hand the collected rows to the in-memory history, oldest first. */

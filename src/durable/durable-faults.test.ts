@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
-import { createDeferred, FakeClock } from '../common/index.js';
+import { createDeferred, FakeClock, formatIsoUtc } from '../common/index.js';
 import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { MemoryStateStore, StateMetrics, type StateStore } from '../state/index.js';
 import { FaultyStateStore, type StoreFault } from '../state/index.js';
@@ -457,5 +457,36 @@ void describe('partial and transient outages', () => {
       'the retry already ran in the previous process',
     );
     await second.stop();
+  });
+});
+
+void describe('the orphan watch under store trouble', () => {
+  void test('a failing reconciliation is logged once and tried again at every look until it succeeds', async () => {
+    const r = await rig();
+    const startedAtMs = T0 - 10 * MINUTE;
+    await r.inner.append('inflight/sync', {
+      kind: 'open',
+      host: HOST,
+      proc: 'c0ffee000001',
+      pid: 4242,
+      startedAt: formatIsoUtc(startedAtMs),
+      jobDigest: 'd',
+    });
+    let alive = true;
+    const d = daemon(r, 'degrade', { jobs: [job({ name: 'sync' })], pidAlive: () => alive });
+    await flush();
+    assert.equal(d.logged('is still alive; leaving it alone until it ends').length, 1);
+    setFault(r, 'eio', ['list']);
+    alive = false;
+    await tick(r.clock, 5 * SECOND);
+    assert.equal(d.logged('cannot reconcile the interrupted runs of sync').length, 1);
+    assert.deepEqual(await streamData(r.inner, 'runs/sync'), []);
+    setFault(r, 'none');
+    await tick(r.clock, 2 * SECOND);
+    assert.deepEqual(
+      (await streamData(r.inner, 'runs/sync')).map((row) => row['outcome']),
+      ['unknown'],
+    );
+    await d.stop();
   });
 });

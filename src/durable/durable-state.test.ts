@@ -247,30 +247,31 @@ void describe('history rehydration', () => {
 // ---- in-flight records ----------------------------------------------------------------------
 
 void describe('in-flight records', () => {
-  void test('0 -> 1 live instances writes an open record, 1 -> 0 a closed one', async () => {
+  void test('every run start writes an open record of its own, the 1 -> 0 transition a closed one', async () => {
     const w = await world();
     const j = job({ name: 'etl' });
     const d = await boot(w, { jobs: [j], process: newProcess('process-1') });
     await d.scheduler.startJob('etl');
-    await d.scheduler.startJob('etl'); // Allow: a second live instance adds no record
+    await d.scheduler.startJob('etl'); // Allow: the second live instance has its own record
     await flush();
     const started = d.of('run:started');
+    const opens = started.map((event) => ({
+      kind: 'open',
+      host: HOST,
+      proc: 'process-1',
+      pid: event.pid,
+      startedAt: formatIsoUtc(event.startedAtMs),
+      jobDigest: j.digest,
+    }));
+    assert.equal(opens.length, 2);
+    assert.notEqual(opens[0]!.pid, opens[1]!.pid);
     assert.deepEqual(
       (await streamData(w.store, 'inflight/etl')).map((record) => pick(record, INFLIGHT_FIELDS)),
-      [
-        {
-          kind: 'open',
-          host: HOST,
-          proc: 'process-1',
-          pid: started[0]!.pid,
-          startedAt: formatIsoUtc(started[0]!.startedAtMs),
-          jobDigest: j.digest,
-        },
-      ],
+      opens,
     );
     d.runner.runsOf('etl')[0]!.succeed();
     await flush();
-    assert.equal((await streamData(w.store, 'inflight/etl')).length, 1, 'one instance still live');
+    assert.equal((await streamData(w.store, 'inflight/etl')).length, 2, 'one instance still live');
     d.runner.runsOf('etl')[1]!.fail();
     await flush();
     const records = await streamData(w.store, 'inflight/etl');
@@ -281,8 +282,44 @@ void describe('in-flight records', () => {
       reason: 'finished',
       at: formatIsoUtc(w.clock.now()),
     });
-    assert.equal(records.length, 2);
+    assert.equal(records.length, 3);
+    // Each open record's start is its ledger row's started_at, to the millisecond.
+    assert.deepEqual(
+      (await streamData(w.store, 'runs/etl')).map((row) => row['started_at']).sort(),
+      opens.map((open) => open.startedAt).sort(),
+    );
     await d.stop();
+  });
+
+  void test("the closed record follows the last run's ledger row: a crash between them leaves the run to reconciliation", async () => {
+    const w = await world();
+    const journal: string[] = [];
+    const observed = new ObservedStore(w.store, journal);
+    // The row's append never returns: the daemon dies with it in flight.
+    observed.hold('append', 'runs/');
+    const d = startDaemon({
+      clock: w.clock,
+      store: observed.store,
+      journal,
+      jobs: [job({ name: 'etl' })],
+      process: newProcess('process-1'),
+    });
+    await flush();
+    await d.scheduler.startJob('etl');
+    await flush();
+    d.runner.last('etl').succeed();
+    await tick(w.clock, 5 * SECOND);
+    assert.deepEqual(
+      (await streamData(w.store, 'inflight/etl')).map((record) => record['kind']),
+      ['open'],
+      'no close without its row',
+    );
+    const next = await boot(w, { jobs: [job({ name: 'etl' })], process: newProcess('process-2') });
+    assert.deepEqual(
+      (await streamData(w.store, 'runs/etl')).map((row) => row['outcome']),
+      ['unknown'],
+    );
+    await next.stop();
   });
 
   void test('a state-section reload under a live run still closes its in-flight record', async () => {
@@ -385,7 +422,9 @@ void describe('same-host crash reconciliation', () => {
     await d.stop();
   });
 
-  void test('skips while a local instance of the job is live', async () => {
+  void test("reconciles another process's open run even while this process runs the job", async () => {
+    // The reference skips the job while it has a live instance here; this process's records then
+    // bury the crashed process's open one, and no later start reconciles it.
     const w = await world();
     await seedOpen(w, 'sync');
     const opened = createDeferred<boolean>();
@@ -394,15 +433,24 @@ void describe('same-host crash reconciliation', () => {
       store: w.store,
       jobs: [job({ name: 'sync' })],
       storeOpened: opened.promise,
+      process: newProcess('process-1'),
     });
     await d.scheduler.startJob('sync');
     opened.resolve(true);
     await flush();
-    assert.equal((await streamData(w.store, 'runs/sync')).length, 0);
-    assert.ok(
-      (await streamData(w.store, 'inflight/sync')).every(
-        (record) => record['reason'] !== 'reconciled-crash',
-      ),
+    assert.deepEqual(
+      (await streamData(w.store, 'runs/sync')).map((row) => [row['outcome'], row['finished_at']]),
+      [['unknown', formatIsoUtc(STARTED_MS)]],
+    );
+    // This process's own live run is not touched: its open record is the newest but one.
+    const records = await streamData(w.store, 'inflight/sync');
+    assert.deepEqual(
+      records.map((record) => [record['kind'], record['reason'] ?? record['proc']]),
+      [
+        ['open', 'c0ffee000001'],
+        ['open', 'process-1'],
+        ['closed', 'reconciled-crash'],
+      ],
     );
     await d.stop();
   });
@@ -461,6 +509,128 @@ void describe('same-host crash reconciliation', () => {
     const d = await boot(w, { jobs: [job({ name: 'sync' })] });
     const rows = await streamData(w.store, 'runs/sync');
     assert.equal(rows[0]?.['finished_at'], formatIsoUtc(STARTED_MS + 250), 'naive is UTC');
+    await d.stop();
+  });
+  // ---- the whole stream, per process (the reference reads its newest record only) ----
+
+  /** A closed record (reason finished) of `proc`: its process's last live run of the job ended. */
+  const closedBy = (proc: string): Record<string, unknown> => ({
+    kind: 'closed',
+    host: HOST,
+    proc,
+    reason: 'finished',
+    at: formatIsoUtc(T0 - MINUTE),
+  });
+  const unknownStarts = async (w: World, name: string): Promise<unknown[]> =>
+    (await streamData(w.store, `runs/${name}`))
+      .filter((row) => row['outcome'] === 'unknown')
+      .map((row) => row['finished_at'] ?? row['interruptedAt']);
+
+  void test('overlapping runs of a crashed process each get their own row; a run the ledger has gets none', async () => {
+    const w = await world();
+    // Three runs of one process overlapped; the first finished (its row landed), then it died.
+    await seedOpen(w, 'sync', { pid: 4001 });
+    await seedOpen(w, 'sync', { pid: 4002, startedAt: formatIsoUtc(STARTED_MS + SECOND) });
+    await w.store.append(
+      'runs/sync',
+      ledgerRow('success', STARTED_MS + 2 * SECOND, { started_at: formatIsoUtc(STARTED_MS) }),
+    );
+    await seedOpen(w, 'sync', { pid: 4003, startedAt: formatIsoUtc(STARTED_MS + 3 * SECOND) });
+    const d = await boot(w, { jobs: [job({ name: 'sync' })] });
+    assert.deepEqual(await unknownStarts(w, 'sync'), [
+      formatIsoUtc(STARTED_MS + SECOND),
+      formatIsoUtc(STARTED_MS + 3 * SECOND),
+    ]);
+    assert.equal(d.logged('never finished').length, 2);
+    await d.stop();
+    // Reconciled once: the rows account for both runs at the next start.
+    const again = await boot(w, { jobs: [job({ name: 'sync' })] });
+    assert.equal((await unknownStarts(w, 'sync')).length, 2);
+    assert.equal(again.logged('never finished').length, 0);
+    await again.stop();
+  });
+
+  void test("a crashed process's open run under a later process's records is still reconciled", async () => {
+    const w = await world();
+    await seedOpen(w, 'sync');
+    // The next process ran the job to completion before it, too, was stopped.
+    await seedOpen(w, 'sync', {
+      proc: 'c0ffee000002',
+      pid: 4300,
+      startedAt: formatIsoUtc(STARTED_MS + MINUTE),
+    });
+    await w.store.append('inflight/sync', closedBy('c0ffee000002'));
+    const d = await boot(w, { jobs: [job({ name: 'sync' })] });
+    assert.deepEqual(await unknownStarts(w, 'sync'), [formatIsoUtc(STARTED_MS)]);
+    await d.stop();
+  });
+
+  void test('a run-all row (interruptedAt) accounts for its run: no second row at the next start', async () => {
+    const w = await world();
+    await seedOpen(w, 'sync');
+    const first = await boot(w, { jobs: [job({ name: 'sync', onMissed: 'run-all' })] });
+    await first.stop();
+    // Another process's run closes after it: the crashed open record is no longer the newest.
+    await w.store.append('inflight/sync', closedBy('c0ffee000002'));
+    const again = await boot(w, { jobs: [job({ name: 'sync', onMissed: 'run-all' })] });
+    assert.deepEqual(await unknownStarts(w, 'sync'), [formatIsoUtc(STARTED_MS)]);
+    await again.stop();
+  });
+
+  void test("the first open record of this process does not prune a crashed process's one away before it is read", async () => {
+    const w = await world();
+    await seedOpen(w, 'sync');
+    // Nine finished runs of later processes follow it: with this process's first open record,
+    // a prune to the newest INFLIGHT_KEEP would drop it.
+    for (let run = 0; run < 9; run++) {
+      const proc = `c0ffee1000${String(run).padStart(2, '0')}`;
+      const startedAt = formatIsoUtc(STARTED_MS + (run + 1) * SECOND);
+      await seedOpen(w, 'sync', { proc, pid: 5000 + run, startedAt });
+      await w.store.append('inflight/sync', closedBy(proc));
+    }
+    const opened = createDeferred<boolean>();
+    const d = startDaemon({
+      clock: w.clock,
+      store: w.store,
+      jobs: [job({ name: 'sync' })],
+      storeOpened: opened.promise,
+    });
+    await d.scheduler.startJob('sync');
+    await flush();
+    opened.resolve(true);
+    await flush();
+    assert.deepEqual(await unknownStarts(w, 'sync'), [formatIsoUtc(STARTED_MS)]);
+    await d.stop();
+  });
+
+  void test('a live orphan is watched: its row is appended once its pid has been gone twice in a row', async () => {
+    const w = await world();
+    await seedOpen(w, 'sync');
+    let alive = true;
+    const d = await boot(w, { jobs: [job({ name: 'sync' })], pidAlive: () => alive });
+    assert.equal(d.logged('(pid 4242) from a previous daemon process is still alive').length, 1);
+    // Its stream is not pruned meanwhile, whatever this process runs.
+    d.runner.setDefault({ exitCode: 0 });
+    for (let run = 0; run < 12; run++) {
+      await d.scheduler.startJob('sync');
+      await flush();
+    }
+    await tick(w.clock, 5 * SECOND);
+    assert.deepEqual(await unknownStarts(w, 'sync'), []);
+    assert.equal((await streamData(w.store, 'inflight/sync'))[0]?.['proc'], 'c0ffee000001');
+    alive = false;
+    await tick(w.clock, SECOND);
+    assert.deepEqual(await unknownStarts(w, 'sync'), [], 'gone once: not yet');
+    await tick(w.clock, SECOND);
+    assert.deepEqual(await unknownStarts(w, 'sync'), [formatIsoUtc(STARTED_MS)]);
+    assert.equal(d.logged('never finished').length, 1);
+    assert.ok(d.scheduler.getRuns('sync').some((run) => run.outcome === 'unknown'));
+    // Then the stream is pruned again.
+    for (let run = 0; run < 12; run++) {
+      await d.scheduler.startJob('sync');
+      await flush();
+    }
+    assert.ok((await streamData(w.store, 'inflight/sync')).length <= 16);
     await d.stop();
   });
 });
@@ -1136,9 +1306,9 @@ void describe('missed-run catch-up (runBackfill)', () => {
     await d.stop();
   });
 
-  void test('a live run that lands before the store answers does not become the watermark', async () => {
-    // Start just before a slot with a store that opens late: the live loop fires T0 + 1 h and its
-    // row reaches the ledger before the boot sequence reads the watermark.
+  void test('a live run that lands before the catch-up reads the ledger does not become the watermark', async () => {
+    // Start just before a slot with a store that opens late: the live loop fires T0 + 1 h, and its
+    // row, queued until the store opens, lands before the catch-up reads the watermark.
     const w = await world(T0 + HOUR - SECOND);
     await w.store.append('runs/report', ledgerRow('success', LAST_RUN_MS + 30 * SECOND));
     const opened = createDeferred<boolean>();
@@ -1149,10 +1319,15 @@ void describe('missed-run catch-up (runBackfill)', () => {
     });
     await tick(w.clock, 5 * SECOND);
     assert.equal(d.of('run:finished').length, 1, 'the live slot ran');
-    assert.ok((await streamData(w.store, 'runs/report')).length === 2, 'and reached the ledger');
+    assert.equal((await streamData(w.store, 'runs/report')).length, 1, 'its row waits');
     opened.resolve(true);
     await tick(w.clock, 10 * MINUTE);
     assert.deepEqual(backfills(d), MISSED, 'the downtime is still owed');
+    assert.equal(
+      (await streamData(w.store, 'runs/report')).length,
+      2 + MISSED.length,
+      'the live run reached the ledger',
+    );
     await d.stop();
   });
 

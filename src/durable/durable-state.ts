@@ -26,6 +26,7 @@ import {
   type HistoryRows,
 } from './boot-steps.js';
 import { CatchupRunner } from './catchup-runner.js';
+import { OrphanWatch, type LiveOrphans } from './interrupted-runs.js';
 import { ClusterSlots } from './cluster-slots.js';
 import { newestRealOutcome, parseLedgerRun, parseRuns } from './ledger-rows.js';
 import { rebootMarkerData, rebootStream, REBOOT_KEEP, runsStream } from './records.js';
@@ -80,7 +81,7 @@ export class DurableState implements DurableCollaborator {
     this.#settings = settings;
     this.#config = config;
     this.onStoreUnavailable = settings.onStoreUnavailable;
-    this.#access = new StoreAccess(deps.store, deps.writes, deps.clock);
+    this.#access = new StoreAccess(deps.store, deps.writes, deps.clock, deps.storeOpened);
     this.#recorder = new RunRecorder(deps, settings, this.#access);
     this.#claims = new RetryClaims({
       access: this.#access,
@@ -169,6 +170,7 @@ export class DurableState implements DurableCollaborator {
     if (this.#closed) return;
     this.#closed = true;
     this.#abort.abort();
+    this.#access.close();
     for (const off of this.#unsubscribers) off();
     this.#unsubscribers = [];
     this.#markers.reject(new Error('the durable state was closed'));
@@ -365,7 +367,17 @@ export class DurableState implements DurableCollaborator {
           this.#ledgerRead = true;
         },
       ],
-      ['reconcile interrupted runs', () => reconcileInterruptedRuns(context, history)],
+      [
+        'reconcile interrupted runs',
+        async () => {
+          try {
+            this.#watchOrphans(context, await reconcileInterruptedRuns(context, history));
+          } finally {
+            // The streams were read whole (or the store could not answer): prunes may go on.
+            this.#recorder.releaseInflightPrunes();
+          }
+        },
+      ],
       ['fill the run history', () => Promise.resolve(fillHistory(context, history))],
       [
         're-arm durable retries',
@@ -412,6 +424,29 @@ export class DurableState implements DurableCollaborator {
       tasks: this.#tasks,
       signal: this.#abort.signal,
     }).start(this.#config.jobs);
+  }
+
+  /**
+   * Watch the orphans the reconciliation left alone (their pids still existed) and reconcile
+   * each job again once one of them is gone; their streams are not pruned meanwhile.
+   */
+  #watchOrphans(context: BootContext, orphans: readonly LiveOrphans[]): void {
+    if (orphans.length === 0) return;
+    const watch = new OrphanWatch(
+      context,
+      (name, rows) => {
+        this.#deps.scheduler.rehydrateHistory(
+          name,
+          rows.map((run) => run.summary),
+        );
+      },
+      (name) => this.#recorder.releaseInflight(name),
+    );
+    for (const each of orphans) {
+      this.#recorder.holdInflight(each.job.name);
+      watch.add(each);
+    }
+    this.#tasks.run(() => watch.run(this.#abort.signal));
   }
 
   /**

@@ -1,7 +1,8 @@
-// The scheduler's events as background writes (docs/durable-state.md "The run ledger", "In-flight
-// records", "Output archival", "Restart-durable counters"): in-flight open/closed records on the
-// 0->1 / 1->0 transitions, a ledger row per recorded run, the archived output, and throttled
-// counter snapshots, each in the reference's record shape.
+// The scheduler's events as background writes, see docs/durable-state.md "The run ledger",
+// "In-flight records and crash reconciliation", "Output archival", "Restart-durable counters": an
+// in-flight open record per run start and a closed one on the 1->0 transition (after the last run's
+// ledger row), a ledger row per recorded run, the archived output, and throttled counter snapshots,
+// each in the reference's record shape.
 // Must not: wait for a write or read the store.
 import { replaceOrder, replaceValues } from '../common/index.js';
 import type { ResolvedState } from '../config/index.js';
@@ -33,9 +34,13 @@ import type { DurableDeps } from './types.js';
 export const COUNTER_SNAPSHOT_INTERVAL_MS = 15_000;
 /**
  * In-flight streams are pruned to INFLIGHT_KEEP on a job's first open and every this many opens
- * after it (a prune lists the stream), so a stream stays under INFLIGHT_KEEP + 2 * this.
+ * after it (a prune lists the stream), so a stream stays under INFLIGHT_KEEP + 2 * this. Not
+ * before the boot's reconciliation has read the streams, and not while a job's stream holds the
+ * open record of a live orphan (up to INFLIGHT_HOLD_MAX_OPENS opens of the job).
  */
 const INFLIGHT_PRUNE_EVERY = 4;
+/** A held stream is pruned again after this many opens (an orphan that never ends). */
+export const INFLIGHT_HOLD_MAX_OPENS = 400;
 /** Ledger and archive prunes happen every this many appends per job (and on the first). */
 const PRUNE_EVERY = 20;
 
@@ -56,6 +61,10 @@ export class RunRecorder {
   readonly #access: StoreAccess;
   readonly #appends = new Map<string, number>();
   readonly #opens = new Map<string, number>();
+  /** In-flight prunes wait for the boot's reconciliation to have read the streams. */
+  #inflightPrunesHeld = true;
+  /** Jobs whose in-flight stream holds a live orphan's open record: opens since it was held. */
+  readonly #heldInflight = new Map<string, number>();
   /** The output of live runs that archive it, by run id. */
   readonly #archives = new Map<string, LiveArchive>();
   #lastCountersMs = Number.NEGATIVE_INFINITY;
@@ -73,6 +82,21 @@ export class RunRecorder {
    */
   enableCounterSnapshots(): void {
     this.#countersReady = true;
+  }
+
+  /** The boot's reconciliation read the in-flight streams: they may be pruned from now on. */
+  releaseInflightPrunes(): void {
+    this.#inflightPrunesHeld = false;
+  }
+
+  /** The job's in-flight stream holds a live orphan's open record: keep it (bounded). */
+  holdInflight(name: string): void {
+    this.#heldInflight.set(name, 0);
+  }
+
+  /** The job's orphans were reconciled: its stream is pruned again. */
+  releaseInflight(name: string): void {
+    this.#heldInflight.delete(name);
   }
 
   /** Live runs whose staged job-API secret values are held for their archive's scrubbing. */
@@ -94,10 +118,10 @@ export class RunRecorder {
       });
     }
     const lives = this.#deps.process.live;
-    const live = lives.get(name) ?? 0;
-    lives.set(name, live + 1);
-    if (live > 0) return;
-    // The 0 -> 1 transition: an open in-flight record (the crash-reconciliation anchor).
+    lives.set(name, (lives.get(name) ?? 0) + 1);
+    // One open record per run, each with its own pid and start instant (the reference writes one
+    // on the 0->1 transition only; its newest-record reading sees an open either way): after a
+    // crash, every run that was live is reconciled on its own, overlapping ones included.
     const stream = inflightStream(name);
     this.#access.submit(
       'inflight',
@@ -112,7 +136,15 @@ export class RunRecorder {
     );
     const opens = (this.#opens.get(name) ?? 0) + 1;
     this.#opens.set(name, opens);
-    if (opens % INFLIGHT_PRUNE_EVERY === 1) {
+    const held = this.#heldInflight.get(name);
+    if (held !== undefined) {
+      if (held < INFLIGHT_HOLD_MAX_OPENS) {
+        this.#heldInflight.set(name, held + 1);
+        return;
+      }
+      this.#heldInflight.delete(name);
+    }
+    if (opens % INFLIGHT_PRUNE_EVERY === 1 && !this.#inflightPrunesHeld) {
       this.#access.submitPrune('inflight', stream, INFLIGHT_KEEP);
     }
   }
@@ -124,15 +156,23 @@ export class RunRecorder {
   onRunFinished(event: RunFinishedEvent): void {
     const { job } = event;
     const name = job.name;
-    this.#closeInflight(name);
+    const last = this.#endInstance(name);
     const archived =
       this.#archives.get(event.runId) ??
       (job.archiveOutput
         ? { archive: new OutputArchive(job.saveLimit), secrets: null }
         : undefined);
     this.#archives.delete(event.runId);
-    if (!event.recorded) return;
-    const prune = this.#appendLedgerRow(name, event.summary);
+    if (!event.recorded) {
+      if (last) this.#closeInflight(name, null);
+      return;
+    }
+    // The last instance's row goes on the in-flight lane, its closed record after it once it
+    // landed: a crash between the two leaves the open record, and the run is reconciled, never
+    // lost (a close without its row would settle it).
+    const lane = last ? inflightStream(name) : runsStream(name);
+    const { landed, prune } = this.#appendLedgerRow(name, event.summary, lane);
+    if (last) this.#closeInflight(name, landed);
     const keep = this.#settings.maxRunsPerJob;
     if (archived !== undefined) {
       this.#archive(event, archived);
@@ -152,18 +192,29 @@ export class RunRecorder {
    * goes to the ledger like any run's, so `GET /jobs/{name}/runs` says the same after a restart.
    */
   onRetryAbandoned(event: RetryAbandonedEvent): void {
-    this.#appendLedgerRow(event.jobName, event.summary);
+    this.#appendLedgerRow(event.jobName, event.summary, runsStream(event.jobName));
   }
 
-  /** Append one ledger row (pruned on the first append and every PRUNE_EVERY); true when pruned. */
-  #appendLedgerRow(name: string, summary: RunSummary): boolean {
+  /**
+   * Append one ledger row on `lane` (pruned on the first append and every PRUNE_EVERY): whether
+   * it landed, and whether this append pruned.
+   */
+  #appendLedgerRow(
+    name: string,
+    summary: RunSummary,
+    lane: string,
+  ): { readonly landed: Promise<boolean>; readonly prune: boolean } {
     const appends = (this.#appends.get(name) ?? 0) + 1;
     this.#appends.set(name, appends);
     const prune = appends === 1 || appends % PRUNE_EVERY === 0;
     const keep = this.#settings.maxRunsPerJob;
-    this.#access.submit('run-record', runsStream(name), ledgerRowOf(summary));
-    if (prune && keep !== null) this.#access.submitPrune('run-record', runsStream(name), keep);
-    return prune;
+    const stream = runsStream(name);
+    const landed = this.#access.appendInLane('run-record', lane, stream, ledgerRowOf(summary));
+    // Pruned after it, on its lane.
+    if (prune && keep !== null) {
+      this.#access.submitWork('run-record', lane, () => this.#access.store.prune(stream, keep));
+    }
+    return { landed, prune };
   }
 
   /** A snapshot of the counters now (the throttled ones, and the final one at shutdown). */
@@ -178,26 +229,35 @@ export class RunRecorder {
     this.#access.submitPrune('counters', stream, COUNTERS_KEEP);
   }
 
-  /** The 1 -> 0 transition writes the closed record. */
-  #closeInflight(name: string): void {
+  /** One live instance of the job ended: true on the 1 -> 0 transition. */
+  #endInstance(name: string): boolean {
     const lives = this.#deps.process.live;
     const live = lives.get(name) ?? 0;
-    if (live === 0) return;
+    if (live === 0) return false;
     if (live > 1) {
       lives.set(name, live - 1);
-      return;
+      return false;
     }
     lives.delete(name);
-    this.#access.submit(
-      'inflight',
-      inflightStream(name),
-      inflightClosedData(
-        this.#deps.host,
-        this.#deps.process.token,
-        'finished',
-        this.#deps.clock.now(),
-      ),
+    return true;
+  }
+
+  /**
+   * The 1 -> 0 transition's closed record, on the in-flight lane after the last run's ledger row
+   * (`rowLanded`; null for a run that is not recorded), and only once that row landed.
+   */
+  #closeInflight(name: string, rowLanded: Promise<boolean> | null): void {
+    const stream = inflightStream(name);
+    const closed = inflightClosedData(
+      this.#deps.host,
+      this.#deps.process.token,
+      'finished',
+      this.#deps.clock.now(),
     );
+    this.#access.submitWork('inflight', stream, async () => {
+      if (rowLanded !== null && !(await rowLanded)) return;
+      await this.#access.store.append(stream, closed);
+    });
   }
 
   #archive(event: RunFinishedEvent, { archive, secrets }: LiveArchive): void {

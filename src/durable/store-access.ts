@@ -1,7 +1,10 @@
 // How the durable features touch the store: fire-and-forget writes through the write queue,
 // writes waited for with the scheduling-path bound, and bounded reads that decide whether the
-// store "can answer" for the durable-truth gates. Must not: throw a write failure at a caller.
-import type { Clock } from '../common/index.js';
+// store "can answer" for the durable-truth gates. A write queued before the store opened waits
+// for it in the queue (bounded by the queue's length), so the records of runs that start while
+// the store opens in the background land: a crash then still leaves their in-flight records.
+// Must not: throw a write failure at a caller.
+import { createDeferred, type Clock } from '../common/index.js';
 import {
   SCHEDULING_READ_TIMEOUT_MS,
   withTimeout,
@@ -14,12 +17,38 @@ export class StoreAccess {
   readonly #store: StateStore;
   readonly #writes: StateWriteQueue;
   readonly #clock: Clock;
+  /** Resolves true once the store is open (false: closed first); absent = open already. */
+  readonly #opened: Promise<boolean> | undefined;
+  /** Resolved by close(): writes still waiting for the store to open give up. */
+  readonly #closed = createDeferred<false>();
+  #isOpen = false;
   #readable = true;
 
-  constructor(store: StateStore, writes: StateWriteQueue, clock: Clock) {
+  constructor(store: StateStore, writes: StateWriteQueue, clock: Clock, opened?: Promise<boolean>) {
     this.#store = store;
     this.#writes = writes;
     this.#clock = clock;
+    this.#opened = opened;
+    this.#isOpen = opened === undefined;
+    void opened?.then((open) => {
+      this.#isOpen = open;
+    });
+  }
+
+  /** The durable state closes: writes still waiting for the store to open fail at once. */
+  close(): void {
+    this.#closed.resolve(false);
+  }
+
+  /** `work` once the store is open; a store closed before it opened fails the write. */
+  #whenOpen<T>(work: () => Promise<T>): () => Promise<T> {
+    return async () => {
+      if (!this.#isOpen && this.#opened !== undefined) {
+        const open = await Promise.race([this.#opened, this.#closed.promise]);
+        if (!open) throw new Error('the state store closed before it opened');
+      }
+      return work();
+    };
   }
 
   get store(): StateStore {
@@ -33,16 +62,41 @@ export class StoreAccess {
 
   /** Append in the background; a failure is dropped and counted by the queue. */
   submit(kind: DroppedWriteKind, stream: string, data: object): void {
-    this.#writes.submit(kind, stream, () => this.#store.append(stream, data));
+    this.#writes.submit(
+      kind,
+      stream,
+      this.#whenOpen(() => this.#store.append(stream, data)),
+    );
+  }
+
+  /**
+   * Append in the background on another stream's lane (serialised with that lane's writes);
+   * resolves to whether it landed. Never rejects.
+   */
+  appendInLane(
+    kind: DroppedWriteKind,
+    lane: string,
+    stream: string,
+    data: object,
+  ): Promise<boolean> {
+    return this.#writes.write(
+      kind,
+      lane,
+      this.#whenOpen(() => this.#store.append(stream, data)),
+    );
   }
 
   /** Queue any background write on a stream's lane (e.g. one that prepares its record first). */
   submitWork(kind: DroppedWriteKind, stream: string, work: () => Promise<unknown>): void {
-    this.#writes.submit(kind, stream, work);
+    this.#writes.submit(kind, stream, this.#whenOpen(work));
   }
 
   submitPrune(kind: DroppedWriteKind, stream: string, keep: number): void {
-    this.#writes.submit(kind, stream, () => this.#store.prune(stream, keep));
+    this.#writes.submit(
+      kind,
+      stream,
+      this.#whenOpen(() => this.#store.prune(stream, keep)),
+    );
   }
 
   /** Resolves once every write queued so far on `stream`'s lane landed or was dropped. */
@@ -52,7 +106,11 @@ export class StoreAccess {
 
   /** Queue an append and wait (bounded) until it landed; false when dropped or too slow. */
   async writeAndWait(kind: DroppedWriteKind, stream: string, data: object): Promise<boolean> {
-    const landed = this.#writes.write(kind, stream, () => this.#store.append(stream, data));
+    const landed = this.#writes.write(
+      kind,
+      stream,
+      this.#whenOpen(() => this.#store.append(stream, data)),
+    );
     try {
       return await withTimeout(
         landed,

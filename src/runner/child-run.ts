@@ -109,7 +109,7 @@ export class ChildRun implements RunHandle {
   /** Synchronous up to and including the fork; everything after is event-driven. */
   start(): void {
     const { job, extraEnv } = this.#request;
-    this.#startedAtMs = this.#ctx.clock.now();
+    this.#startedAtMs = this.#request.startedAtMs ?? this.#ctx.clock.now();
     this.#startedMonotonicMs = this.#ctx.clock.monotonic();
     const environment = buildChildEnvironment(
       job,

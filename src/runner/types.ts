@@ -66,6 +66,12 @@ export interface RunRequest {
   readonly scrubLine?: (line: string) => string;
   /** Called once the child has a pid. */
   readonly onSpawn?: (pid: number) => void;
+  /**
+   * The launch instant (epoch ms) the caller announced the run with, so the outcome's
+   * `startedAtMs` is that very instant (durable in-flight records are matched to ledger rows by
+   * it); absent = the runner's clock at start.
+   */
+  readonly startedAtMs?: number;
 }
 
 export interface RunHandle {

@@ -70,7 +70,7 @@ export class FakeRun {
     this.pid = pid;
     this.#clock = clock;
     this.#cancelDelayMs = cancelDelayMs;
-    this.#startedAtMs = clock.now();
+    this.#startedAtMs = request.startedAtMs ?? clock.now();
     this.#startedMonotonicMs = clock.monotonic();
     const knownPid = (): number | undefined => (this.#spawned ? this.pid : undefined);
     this.handle = {

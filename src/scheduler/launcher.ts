@@ -254,6 +254,7 @@ export class Launcher {
             line: line.line,
           }),
         onSpawn: (pid) => announcement.spawned(pid),
+        startedAtMs,
       });
     } catch (error) {
       // The runner reports launch failures as outcomes; a throw is a bug, handled the same way.

@@ -1,11 +1,12 @@
 // E2E: crash reconciliation of in-flight runs (docs/durable-state.md, "In-flight records and crash
-// reconciliation"). A daemon killed with SIGKILL mid-run leaves an open in-flight record; the next
-// start turns it into an `unknown` ledger row when the job process is gone, and leaves a
-// still-running orphan alone (with a warning, no row, not killed).
+// reconciliation"). A daemon killed with SIGKILL mid-run leaves an open in-flight record per live
+// run; the next start turns each into an `unknown` ledger row when the job process is gone, and
+// leaves a still-running orphan alone (with a warning, no row, not killed) until it ends.
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { writeFileSync } from 'node:fs';
 import {
   getJson,
   isReconciledRow,
@@ -18,6 +19,7 @@ import {
   startDaemon,
   useTempDir,
   waitForFile,
+  waitForLines,
   waitUntil,
   waitForStoreRecords,
   webUrlOf,
@@ -187,7 +189,7 @@ test(
     const warning = await restarted.waitForLog(/^Job worker: an interrupted run \(pid \d+\)/);
     assert.equal(
       warning.msg,
-      `Job worker: an interrupted run (pid ${pid}) from a previous daemon process is still alive; leaving it alone`,
+      `Job worker: an interrupted run (pid ${pid}) from a previous daemon process is still alive; leaving it alone until it ends`,
     );
     assert.equal(warning.level, 40, 'a warning');
     // The warning is the reconciliation's verdict on the record: nothing was appended or closed.
@@ -203,5 +205,159 @@ test(
     // Neither the reconciliation nor the graceful shutdown touched the orphan.
     assert.ok(processExists(pid), `the orphan ${pid} must still run`);
     assert.equal(restarted.logMessages(/never finished/).length, 0);
+  },
+);
+
+test(
+  'overlapping runs and a Forbid run killed under the daemon each get their own unknown row, also after the next process ran the job',
+  { timeout: 120_000 },
+  async (t) => {
+    const dir = await useTempDir(t);
+    const store = join(dir, 'store');
+    // Each run appends its pid to <job>.pids, then waits (its own polling) for release-<pid>.
+    const waiter = (name: string): string => `echo $$ >> ${shellQuote(join(dir, `${name}.pids`))}
+      while [ ! -e ${shellQuote(dir)}/release-$$ ]; do sleep 0.05; done >/dev/null 2>&1`;
+    const config = await writeConfig(
+      dir,
+      `jobs:
+  - name: overlap
+    command: |
+      ${waiter('overlap')}
+    schedule: "0 0 0 1 1 * 2099"
+    concurrencyPolicy: Allow
+  - name: forbid
+    command: |
+      ${waiter('forbid')}
+    schedule: "0 0 0 1 1 * 2099"
+    concurrencyPolicy: Forbid
+state:
+  path: ${store}
+web:
+  listen:
+    - http://127.0.0.1:0
+`,
+    );
+    const start = (): DaemonProcess => startDaemon(t, ['-c', config]);
+    const release = (pid: number): void => writeFileSync(join(dir, `release-${pid}`), '');
+    const pids: number[] = [];
+    killAtTeardown(t, () => pids);
+    /** Start `name` by hand and return the pid of its `count`-th run. */
+    const startRun = async (url: string, name: string, count: number): Promise<number> => {
+      assert.equal(await post(`${url}/jobs/${name}/start`), 200);
+      const lines = await waitForLines(join(dir, `${name}.pids`), count);
+      const pid = Number(lines[count - 1]);
+      pids.push(pid);
+      return pid;
+    };
+    /** The open in-flight record of the run with `pid`, once it landed. */
+    const openOf = async (
+      name: string,
+      pid: number,
+      daemon: DaemonProcess,
+    ): Promise<StoreRecord> => {
+      const records = await waitForStoreRecords(
+        store,
+        `inflight/${name}`,
+        (all) => all.some((record) => record.kind === 'open' && record.pid === pid),
+        { daemon },
+      );
+      return records.find((record) => record.kind === 'open' && record.pid === pid)!;
+    };
+    const rowsOf = (name: string): StoreRecord[] => readStoreStream(store, `runs/${name}`);
+    const unknownStarts = (name: string): number[] =>
+      rowsOf(name)
+        .filter(isReconciledRow)
+        .map((row) => startInstantNamedBy(row.fail_reason))
+        .sort((a, b) => a - b);
+
+    // The first daemon: two overlapping runs of the Allow job (the first one finishes), and the
+    // Forbid job mid-run, when it is SIGKILLed (the daemon alone: its jobs run on).
+    const first = start();
+    const firstUrl = await webUrlOf(first);
+    await first.waitForLog(/^State store ready at /);
+    const done = await startRun(firstUrl, 'overlap', 1);
+    const interrupted = await startRun(firstUrl, 'overlap', 2);
+    const forbidden = await startRun(firstUrl, 'forbid', 1);
+    const doneOpen = await openOf('overlap', done, first);
+    const interruptedOpen = await openOf('overlap', interrupted, first);
+    const forbiddenOpen = await openOf('forbid', forbidden, first);
+    release(done);
+    const [doneRow] = await waitForStoreRecords(
+      store,
+      'runs/overlap',
+      (rows) => rows.length === 1,
+      {
+        daemon: first,
+      },
+    );
+    // The open record and the ledger row name the same launch instant.
+    assert.equal(doneRow!.outcome, 'success');
+    assert.equal(doneRow!.started_at, doneOpen.startedAt);
+    await first.stop('SIGKILL');
+
+    // The next daemon starts while both orphans still run: left alone, watched.
+    const second = start();
+    const secondUrl = await webUrlOf(second);
+    for (const [name, pid] of [
+      ['overlap', interrupted],
+      ['forbid', forbidden],
+    ] as const) {
+      await second.waitForLog(
+        new RegExp(
+          `^Job ${name}: an interrupted run \\(pid ${pid}\\) from a previous daemon process is still alive`,
+        ),
+      );
+    }
+    // It runs the Forbid job itself (it does not know the orphan): its own records come after
+    // the orphan's open one, and its run finishes.
+    const next = await startRun(secondUrl, 'forbid', 2);
+    await openOf('forbid', next, second);
+    release(next);
+    await waitForStoreRecords(
+      store,
+      'runs/forbid',
+      (rows) => rows.some((row) => row.outcome === 'success'),
+      {
+        daemon: second,
+      },
+    );
+    assert.deepEqual(unknownStarts('overlap'), []);
+    assert.deepEqual(unknownStarts('forbid'), []);
+    assert.ok(
+      processExists(interrupted) && processExists(forbidden),
+      'the orphans were not killed',
+    );
+
+    // The orphans end: each interrupted run gets its row, the finished one none.
+    release(interrupted);
+    release(forbidden);
+    await waitForStoreRecords(store, 'runs/overlap', (rows) => rows.some(isReconciledRow), {
+      daemon: second,
+    });
+    await waitForStoreRecords(store, 'runs/forbid', (rows) => rows.some(isReconciledRow), {
+      daemon: second,
+    });
+    assert.deepEqual(unknownStarts('overlap'), [recordMs(interruptedOpen, 'startedAt')]);
+    assert.deepEqual(unknownStarts('forbid'), [recordMs(forbiddenOpen, 'startedAt')]);
+    assert.deepEqual(
+      rowsOf('overlap')
+        .map((row) => row.outcome)
+        .sort(),
+      ['success', 'unknown'],
+    );
+    assert.deepEqual(
+      rowsOf('forbid')
+        .map((row) => row.outcome)
+        .sort(),
+      ['success', 'unknown'],
+    );
+    assert.equal(await second.stop(), 0);
+
+    // Reconciled once: a later start appends nothing.
+    const third = start();
+    await third.waitForLog(/^State store: rehydrated 4 run\(s\) of history from the ledger$/);
+    assert.equal(await third.stop(), 0);
+    assert.equal(third.logMessages(/never finished/).length, 0);
+    assert.equal(rowsOf('overlap').length + rowsOf('forbid').length, 4);
   },
 );
