@@ -17,6 +17,7 @@ export default tseslint.config(
       'test/fixtures/**',
       'scripts/**',
       'docker/**',
+      'examples/**/*.mjs',
     ],
   },
   js.configs.recommended,
