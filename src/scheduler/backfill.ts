@@ -1,16 +1,25 @@
 // One missed-run backfill through the ordinary launch path (the durable host port's
 // runBackfill): wait until the job is idle on this node, admit it as a `catchup` launch (no
 // ladder, no depends-on-past gate), launch it and resolve with its summary once it finished.
-// Must not: overlap another instance of the job (backfills are serialised whatever the policy).
-import type { TypedEmitter } from '../common/index.js';
+// The wait is correctness for a Forbid job (a launch beside a running instance would be
+// swallowed) but only pacing for Allow and Replace, so there it is bounded, as the reference
+// bounds it: a job whose runs always overlap would otherwise never get its backfill
+// (docs/durable-state.md "Missed-run catch-up").
+// Must not: launch a Forbid job's backfill beside a running instance.
+import { formatIsoUtc, type Clock, type Logger, type TypedEmitter } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { Admitted } from './admit.js';
 import type { RunSummary } from './history.js';
 import type { LaunchTicket } from './job-runtime.js';
 import type { ManualStartResult, SchedulerEvents } from './types.js';
 
+/** Longest a backfill of an Allow or Replace job waits for the job to go idle (the reference's). */
+export const BACKFILL_IDLE_WAIT_MS = 30_000;
+
 export interface BackfillContext {
   readonly events: TypedEmitter<SchedulerEvents>;
+  readonly clock: Clock;
+  readonly logger: Logger;
   /** The loop runs (not before start(), not once shutdown began). */
   readonly running: () => boolean;
   readonly currentJob: (name: string) => ResolvedJob | undefined;
@@ -29,15 +38,28 @@ export async function runBackfill(
   scheduledAtMs: number,
   signal?: AbortSignal,
 ): Promise<RunSummary | null> {
-  const { events } = context;
+  const { events, clock } = context;
+  let waitingSinceMs: number | null = null;
   for (;;) {
     if (!context.running() || signal?.aborted) return null;
     const job = context.currentJob(name);
     if (job === undefined || !job.enabled) return null;
     if (context.activeInstances(name) > 0) {
-      // Serialised: wait for this job's instances to finish (or the daemon to stop).
-      await waitForJobEvent(events, name, signal);
-      continue;
+      // Serialised: wait for this job's instances to finish (or the daemon to stop); for a job
+      // that is not Forbid, at most BACKFILL_IDLE_WAIT_MS.
+      if (job.concurrencyPolicy === 'Forbid') {
+        await waitForJobEvent(events, name, signal, clock, null);
+        continue;
+      }
+      waitingSinceMs ??= clock.monotonic();
+      const leftMs = BACKFILL_IDLE_WAIT_MS - (clock.monotonic() - waitingSinceMs);
+      if (leftMs > 0) {
+        await waitForJobEvent(events, name, signal, clock, leftMs);
+        continue;
+      }
+      context.logger.info(
+        `catch-up: job ${name} is still running after ${BACKFILL_IDLE_WAIT_MS / 1000} s (concurrencyPolicy ${job.concurrencyPolicy}); launching its backfill of ${formatIsoUtc(scheduledAtMs)} now`,
+      );
     }
     const finished = new Map<string, RunSummary>();
     const waiters = new Map<string, (summary: RunSummary | null) => void>();
@@ -63,15 +85,21 @@ export async function runBackfill(
   }
 }
 
-/** Resolves on this job's next run:finished or fire:skipped, shutdown, or abort. */
+/** Resolves on this job's next run:finished or fire:skipped, shutdown, abort, or `limitMs`. */
 async function waitForJobEvent(
   events: TypedEmitter<SchedulerEvents>,
   name: string,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  clock: Clock,
+  limitMs: number | null,
 ): Promise<void> {
   const offs: (() => void)[] = [];
   try {
     await new Promise<void>((resolve) => {
+      if (limitMs !== null) {
+        const timer = clock.setTimer(resolve, limitMs);
+        offs.push(() => timer.cancel());
+      }
       offs.push(
         events.on('run:finished', (event) => event.job.name === name && resolve()),
         events.on('fire:skipped', (event) => event.jobName === name && resolve()),

@@ -153,6 +153,8 @@ class CronScheduler implements Scheduler {
     });
     this.#backfill = {
       events: this.events,
+      clock: deps.clock,
+      logger: deps.logger,
       running: () => this.#phase === 'running',
       currentJob,
       activeInstances: (name) => this.activeInstances(name),
