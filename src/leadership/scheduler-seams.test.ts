@@ -238,6 +238,53 @@ void describe('the cluster through the scheduler seams', () => {
     await h.stop();
   });
 
+  void it('a released Leader one-shot is not gated by the durable boot marker; EveryNode is', async () => {
+    // The boot marker (here: unwritable under fail-closed) is for standalone and EveryNode
+    // one-shots; a deferred one is deduplicated by the cluster's reboot-ran record, written before
+    // its release, so skipping it on the marker would lose it cluster-wide.
+    const backend = new StaticLeadership({ nodeName: 'a', quorate: false });
+    const asked: string[] = [];
+    const durable: DurablePort = {
+      current: () => ({
+        lastDurableOutcome: () => null,
+        onStoreUnavailable: 'fail-closed',
+        checkRebootRun: (job) => {
+          asked.push(job.name);
+          return Promise.resolve('state-unavailable');
+        },
+        retries: {
+          armed: () => undefined,
+          due: () => Promise.resolve('launched'),
+          settled: () => undefined,
+          handOff: () => false,
+        },
+      }),
+    };
+    const h = clustered(
+      [
+        makeJob({ name: 'boot-lead', schedule: '@reboot' }),
+        makeJob({ name: 'boot-every', schedule: '@reboot', clusterPolicy: 'EveryNode' }),
+        makeJob({ name: 'tick', schedule: '* * * * *', clusterPolicy: 'EveryNode' }),
+      ],
+      backend,
+      { durable },
+    );
+    h.scheduler.start();
+    await h.clock.advance(0);
+    backend.state.quorate = true;
+    await h.clock.advance(60_000);
+    assert.deepEqual(backend.state.marked, ['boot-lead']);
+    assert.deepEqual(asked, ['boot-every'], 'only the EveryNode one-shot asks the marker');
+    assert.deepEqual(
+      h
+        .of('run:started')
+        .filter((event) => event.trigger === 'reboot')
+        .map((event) => event.job.name),
+      ['boot-lead'],
+    );
+    await h.stop();
+  });
+
   void it('a held one-shot that already ran elsewhere stands down; without election nothing is held', async () => {
     const backend = new StaticLeadership({ nodeName: 'a', rebootRan: new Set(['boot']) });
     const h = clustered(

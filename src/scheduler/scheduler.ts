@@ -214,8 +214,12 @@ class CronScheduler implements Scheduler {
           (name) => this.#jobs.get(name)?.job,
           (job) => {
             if (this.#phase !== 'running') return;
-            const ticket = this.#bootRun(job);
-            if (ticket !== null) this.#launcher.enqueue([ticket]);
+            // The cluster's reboot-ran record is this one-shot's dedupe, written before the
+            // release: the durable boot marker is for standalone and EveryNode one-shots only
+            // (docs/durable-state.md "@reboot once per OS boot"). Gating it on the marker too
+            // lost it under fail-closed: recorded as run cluster-wide, then skipped here.
+            const ticket = this.#admitter.admit(job, 'reboot', null);
+            if (ticket.kind === 'launch') this.#launcher.enqueue([ticket]);
           },
         );
       } finally {
