@@ -224,7 +224,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   scheduler.start(schedulerStartedAtMs);
   durable?.start();
   // Cross-node retry resume: a node that gains jobs looks for ladders to claim at once.
-  const offOwnershipGained = cluster.onOwnershipGained(() => durable?.scanRetryClaims());
+  const offOwnershipGained = cluster.onOwnershipGained(() => {
+    durable?.scanRetryClaims();
+    durable?.recheckCatchup();
+  });
   const offRunEnded = scheduler.events.on('run:finished', (event) =>
     jobApi?.api.runEnded(event.runId),
   );
@@ -276,8 +279,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await applyChangedConfig();
     // Every pass, changed or not: a certificate renewed in place is noticed here.
     if (!stopping) await cluster.reconcile();
-    // ... and ladders other nodes left for the jobs this node owns (retry resume) are claimed.
-    if (!stopping) durable?.scanRetryClaims();
+    // ... and ladders other nodes left for the jobs this node owns (retry resume) are claimed,
+    // and catch-ups the cluster gate refused are asked again.
+    if (!stopping) {
+      durable?.scanRetryClaims();
+      durable?.recheckCatchup();
+    }
   }
 
   async function applyChangedConfig(): Promise<void> {

@@ -4,8 +4,13 @@
 // another through the scheduler, and the close checkpoint. After each backfill but the last, a
 // new open checkpoint moves its watermark to the slot just run, so a restart resumes after the
 // slots already backfilled (the reference's record: an `open` on top means "resume from its
-// watermark"). Must not: launch a first-ever job's "missed" runs, or replay a slot a checkpoint
-// shows was already backfilled.
+// watermark"). Under a cluster the gate is asked before any store I/O: a node it refuses (no
+// quorum yet, the convergence hold, a crashed holder's lease not expired, another owner) writes
+// nothing and keeps the job pending, re-checked every 30 s (the reference's
+// CATCHUP_RECHECK_INTERVAL) and whenever the daemon calls recheck() (ownership gained); a
+// backfill the gate stops midway is pending again and resumes from its open checkpoint.
+// Must not: launch a first-ever job's "missed" runs, replay a slot a checkpoint shows was already
+// backfilled, or write a checkpoint on a node the gate refuses.
 import { describeError, type Clock, type Logger, type TaskSet } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { DurableHost } from '../scheduler/index.js';
@@ -40,8 +45,17 @@ export interface CatchupDeps {
   readonly signal: AbortSignal;
 }
 
+/** How often a job the cluster gate refused is asked again (the reference's interval). */
+export const CATCHUP_RECHECK_MS = 30_000;
+
+/** How one attempt ended: done (ran, nothing owed, or not runnable), or refused by the gate. */
+type Attempt = 'done' | 'gate-closed';
+
 export class CatchupRunner {
   readonly #deps: CatchupDeps;
+  /** Jobs the gate refused, waiting for a re-check; and the ones being attempted right now. */
+  readonly #pending = new Map<string, ResolvedJob>();
+  readonly #running = new Set<string>();
 
   constructor(deps: CatchupDeps) {
     this.#deps = deps;
@@ -50,22 +64,67 @@ export class CatchupRunner {
   start(jobs: readonly ResolvedJob[]): void {
     for (const job of jobs) {
       if (job.onMissed === 'skip' || !job.enabled || job.schedule.kind !== 'cron') continue;
-      this.#deps.tasks.run(async () => {
-        try {
-          await this.#catchUp(job);
-        } catch (error) {
-          if (this.#deps.signal.aborted) return;
-          this.#deps.logger.warn(
-            `Job ${job.name}: missed-run catch-up failed: ${describeError(error)}`,
-          );
-        }
-      });
+      this.#attempt(job);
     }
   }
 
-  async #catchUp(job: ResolvedJob): Promise<void> {
-    const { store, read, logger, signal, clock } = this.#deps;
-    if (job.schedule.kind !== 'cron') return;
+  /** Ask the gate again now for every pending job (this node gained ownership or quorum). */
+  recheck(): void {
+    for (const job of [...this.#pending.values()]) this.#attempt(job);
+  }
+
+  /** The jobs waiting for the gate (tests and the state inspector). */
+  get pending(): readonly string[] {
+    return [...this.#pending.keys()];
+  }
+
+  #attempt(job: ResolvedJob): void {
+    const name = job.name;
+    if (this.#running.has(name) || this.#deps.signal.aborted) return;
+    this.#running.add(name);
+    this.#deps.tasks.run(async () => {
+      let outcome: Attempt = 'done';
+      try {
+        outcome = await this.#catchUp(job);
+      } catch (error) {
+        if (!this.#deps.signal.aborted) {
+          this.#deps.logger.warn(
+            `Job ${name}: missed-run catch-up failed: ${describeError(error)}`,
+          );
+        }
+      } finally {
+        this.#running.delete(name);
+      }
+      if (outcome === 'gate-closed') this.#pend(job);
+      else this.#pending.delete(name);
+    });
+  }
+
+  #pend(job: ResolvedJob): void {
+    const { logger, clock, signal, tasks } = this.#deps;
+    if (signal.aborted) return;
+    if (!this.#pending.has(job.name)) {
+      logger.info(
+        `Job ${job.name}: missed-run catch-up waits: the cluster gate does not let this node run it now; asked again every ${CATCHUP_RECHECK_MS / 1000} s and when this node gains ownership`,
+      );
+    }
+    this.#pending.set(job.name, job);
+    tasks.run(async () => {
+      try {
+        await clock.sleep(CATCHUP_RECHECK_MS, signal);
+      } catch {
+        return; // shut down while waiting
+      }
+      if (this.#pending.get(job.name) === job) this.#attempt(job);
+    });
+  }
+
+  async #catchUp(job: ResolvedJob): Promise<Attempt> {
+    const { store, read, logger, signal, clock, scheduler } = this.#deps;
+    if (job.schedule.kind !== 'cron') return 'done';
+    // The gate first, before any store I/O: a refused node writes no checkpoint.
+    const gate = scheduler.backfillGate(job.name);
+    if (gate !== 'allow') return gate === 'gate-closed' ? 'gate-closed' : 'done';
     const name = job.name;
     const stream = catchupStream(name);
     const checkpoints = await read(
@@ -76,9 +135,15 @@ export class CatchupRunner {
     // A restart mid-backfill (or mid-jitter): resume from the open checkpoint's watermark.
     const resumeFromMs = newest?.kind === 'open' ? newest.watermarkMs : null;
     const resumed = resumeFromMs !== null;
-    const watermarkMs = resumeFromMs ?? (await this.#watermark(name));
+    // A closed checkpoint's slot was backfilled (on this node or another, perhaps after this
+    // process started, where the ledger watermark below does not look): nothing up to it is owed.
+    const closedAtMs = newest?.kind === 'close' ? newest.watermarkMs : null;
+    const ledgerMs = resumed ? null : await this.#watermark(name);
+    const watermarkMs =
+      resumeFromMs ??
+      (ledgerMs === null ? null : closedAtMs === null ? ledgerMs : Math.max(ledgerMs, closedAtMs));
     // A first-ever run is never "missed": no reference point, schedule forward.
-    if (watermarkMs === null) return;
+    if (watermarkMs === null) return 'done';
     const plan = planCatchup({
       schedule: job.schedule.schedule,
       onMissed: job.onMissed,
@@ -100,7 +165,7 @@ export class CatchupRunner {
     }
     if (plan.slots.length === 0) {
       if (resumed) await this.#checkpoint(stream, { kind: 'close', watermarkMs });
-      return;
+      return 'done';
     }
     if (!resumed) {
       const landed = await this.#checkpoint(stream, { kind: 'open', watermarkMs });
@@ -108,7 +173,7 @@ export class CatchupRunner {
         logger.warn(
           `Job ${name}: cannot record the catch-up checkpoint; not backfilling (fail-closed)`,
         );
-        return;
+        return 'done';
       }
     }
     const offsetMs = catchupJitterOffsetMs(name, job.catchupJitterMs);
@@ -118,14 +183,20 @@ export class CatchupRunner {
     );
     if (offsetMs > 0) await clock.sleep(offsetMs, signal);
     for (const [index, slotMs] of plan.slots.entries()) {
-      if (signal.aborted) return;
-      const record = await this.#deps.scheduler.runBackfill(name, slotMs, signal);
-      // Not run (shutdown, the job disabled or removed meanwhile): the checkpoint stays open, so
-      // the next start resumes what is still owed.
-      if (record === null) return;
+      if (signal.aborted) return 'done';
+      const record = await scheduler.runBackfill(name, slotMs, signal);
+      // Not run: the checkpoint stays open. A gate that closed meanwhile makes the job pending
+      // again (the re-check resumes from that checkpoint); shutdown or a job disabled or removed
+      // leaves it to the next start.
+      if (record === null) {
+        return !signal.aborted && scheduler.backfillGate(name) === 'gate-closed'
+          ? 'gate-closed'
+          : 'done';
+      }
       const last = index === plan.slots.length - 1;
       await this.#checkpoint(stream, { kind: last ? 'close' : 'open', watermarkMs: slotMs });
     }
+    return 'done';
   }
 
   /**

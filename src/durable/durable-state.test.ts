@@ -28,9 +28,11 @@ import {
   startDaemon,
   streamData,
   tick,
+  type ClusterSeams,
   type Daemon,
   type DaemonOptions,
 } from './durable-fixture.test.js';
+import { CATCHUP_RECHECK_MS } from './catchup-runner.js';
 import type { CounterSnapshots } from './durable-state.js';
 
 interface World {
@@ -1404,6 +1406,91 @@ void describe('missed-run catch-up (runBackfill)', () => {
       watermark: formatIsoUtc(T0),
       at: formatIsoUtc(T0 + 10 * MINUTE),
     });
+    await d.stop();
+  });
+
+  /** A cluster gate that lets `catchup` launches through only while `open.value` is true. */
+  function gated(open: { value: boolean }): ClusterSeams {
+    return {
+      gate: ({ trigger }) =>
+        trigger !== 'catchup' || open.value
+          ? { kind: 'run' }
+          : { kind: 'skip', reason: 'cluster', detail: 'no quorum yet' },
+      cluster: {
+        onPass: () => undefined,
+        retryDecision: () => ({ kind: 'launch' }),
+        holdReboots: () => new Set<string>(),
+        hasHeldReboots: () => false,
+        rebootHeld: () => false,
+        releaseReboots: () => Promise.resolve(),
+      },
+    };
+  }
+
+  void test('under a closed cluster gate nothing is written; the catch-up runs once the gate opens', async () => {
+    const w = await downtime();
+    const open = { value: false };
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-once' })],
+      runs: { exitCode: 0 },
+      seams: gated(open),
+    });
+    await tick(w.clock, 10 * SECOND);
+    assert.deepEqual(backfills(d), []);
+    assert.equal((await streamData(w.store, 'catchup/report')).length, 0, 'no checkpoint');
+    assert.equal(d.logged('missed-run catch-up waits').length, 1);
+    await tick(w.clock, CATCHUP_RECHECK_MS);
+    assert.deepEqual(backfills(d), [], 'still refused at the re-check');
+    assert.equal(d.logged('missed-run catch-up waits').length, 1, 'said once');
+    open.value = true;
+    d.durable.recheckCatchup();
+    await tick(w.clock, 10 * SECOND);
+    assert.deepEqual(backfills(d), [T0], 'delayed, never dropped');
+    assert.deepEqual(
+      (await streamData(w.store, 'catchup/report')).map((row) => row['kind']),
+      ['open', 'close'],
+    );
+    await d.stop();
+  });
+
+  void test('the timer re-check alone runs a refused catch-up once the gate opens', async () => {
+    const w = await downtime();
+    const open = { value: false };
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-once' })],
+      runs: { exitCode: 0 },
+      seams: gated(open),
+    });
+    await tick(w.clock, 10 * SECOND);
+    open.value = true;
+    await tick(w.clock, CATCHUP_RECHECK_MS);
+    assert.deepEqual(backfills(d), [T0]);
+    await d.stop();
+  });
+
+  void test('a closed checkpoint another node wrote after this process started owes nothing up to it', async () => {
+    const w = await downtime();
+    const open = { value: false };
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-all' })],
+      runs: { exitCode: 0 },
+      seams: gated(open),
+    });
+    await tick(w.clock, 10 * SECOND);
+    // Meanwhile another node backfilled every missed slot and closed the cycle; its runs finished
+    // after this process started, where the ledger watermark does not look.
+    for (const slotMs of MISSED) {
+      await w.store.append('runs/report', ledgerRow('success', T0 + 11 * MINUTE));
+      await w.store.append('catchup/report', {
+        kind: slotMs === T0 ? 'close' : 'open',
+        watermark: formatIsoUtc(slotMs),
+        at: formatIsoUtc(T0 + 11 * MINUTE),
+      });
+    }
+    open.value = true;
+    d.durable.recheckCatchup();
+    await tick(w.clock, 10 * SECOND);
+    assert.deepEqual(backfills(d), [], 'no slot backfilled twice');
     await d.stop();
   });
 

@@ -73,6 +73,7 @@ export class DurableState implements DurableCollaborator {
   readonly #refreshing = new Set<string>();
   readonly #boot: Promise<BootInfo | null>;
   readonly #markers = createDeferred<Map<string, BootMarkerState>>();
+  #catchup: CatchupRunner | null = null;
   #closed = false;
   #started = false;
 
@@ -411,7 +412,7 @@ export class DurableState implements DurableCollaborator {
     if (this.#deps.sharedStore?.() !== false) this.#tasks.run(() => this.#refreshGatedOutcomes());
     if (process.catchupEvaluated) return;
     process.catchupEvaluated = true;
-    new CatchupRunner({
+    this.#catchup = new CatchupRunner({
       clock: this.#deps.clock,
       logger,
       store: this.#deps.store,
@@ -423,7 +424,17 @@ export class DurableState implements DurableCollaborator {
       prune: (stream, keep) => this.#access.submitPrune('checkpoint', stream, keep),
       tasks: this.#tasks,
       signal: this.#abort.signal,
-    }).start(this.#config.jobs);
+    });
+    this.#catchup.start(this.#config.jobs);
+  }
+
+  /**
+   * Ask the cluster gate again for the catch-ups it refused (this node gained ownership or
+   * quorum, or the daemon's housekeeping pass). Never throws; a no-op before the boot sequence.
+   */
+  recheckCatchup(): void {
+    if (this.#closed) return;
+    this.#catchup?.recheck();
   }
 
   /**

@@ -31,6 +31,7 @@ export type {
   ClockJumpedEvent,
   ConfigAppliedEvent,
   DurableHost,
+  BackfillGate,
   FireSkippedEvent,
   JobState,
   LoopWokeEvent,

@@ -29,10 +29,17 @@ import type { LaunchTicket } from './job-runtime.js';
 import { JobTable } from './job-table.js';
 import { DEFAULT_LAUNCH_SLICE_BUDGET_MS, DEFAULT_LAUNCH_SLICE_SIZE } from './launch-queue.js';
 import { Launcher } from './launcher.js';
-import type { ClusterPort, DurableCollaborator, DurablePort, RetryGateResult } from './ports.js';
+import type {
+  ClusterPort,
+  DurableCollaborator,
+  DurablePort,
+  LeadershipGate,
+  RetryGateResult,
+} from './ports.js';
 import { Retries } from './retries.js';
 import { noticeClockJump, reportLateWake, type WakeNoticeContext } from './wake-notices.js';
 import type {
+  BackfillGate,
   JobState,
   ManualStartResult,
   Scheduler,
@@ -86,10 +93,12 @@ class CronScheduler implements Scheduler {
   #shutdown: Promise<void> | null = null;
   readonly #notices: WakeNoticeContext;
   readonly #backfill: BackfillContext;
+  readonly #gate: LeadershipGate | null;
 
   constructor(deps: SchedulerDeps, config: ResolvedConfig) {
     this.#clock = deps.clock;
     this.#logger = deps.logger;
+    this.#gate = deps.gate ?? null;
     this.#wakeLeadMs = Math.max(
       0,
       deps.wakeLeadMs ?? (deps.clock === systemClock ? DEFAULT_WAKE_LEAD_MS : 0),
@@ -505,6 +514,14 @@ class CronScheduler implements Scheduler {
     signal?: AbortSignal,
   ): Promise<RunSummary | null> {
     return runBackfill(this.#backfill, name, scheduledAtMs, signal);
+  }
+
+  backfillGate(name: string): BackfillGate {
+    const job = this.#jobs.get(name)?.job;
+    if (job === undefined || !job.enabled) return 'not-runnable';
+    if (this.#gate === null) return 'allow';
+    const verdict = this.#gate({ job, trigger: 'catchup', scheduledAtMs: null });
+    return verdict.kind === 'run' ? 'allow' : 'gate-closed';
   }
 
   // ---- the read-only view ---------------------------------------------------------------------

@@ -325,7 +325,16 @@ export interface DurableHost extends Pick<SchedulerView, 'events' | 'getRuns' | 
     scheduledAtMs: number,
     signal?: AbortSignal,
   ): Promise<RunSummary | null>;
+  /**
+   * Whether this node may backfill `name` now: `allow`; `gate-closed` when the cluster gate
+   * refuses a `catchup` launch (for now: catch-up re-checks); `not-runnable` when the job is
+   * not configured or disabled. Catch-up asks before any store I/O, so a node the gate refuses
+   * writes no checkpoint (docs/durable-state.md "Missed-run catch-up").
+   */
+  backfillGate(name: string): BackfillGate;
 }
+
+export type BackfillGate = 'allow' | 'gate-closed' | 'not-runnable';
 
 /** The whole scheduler: what createScheduler returns and the daemon holds. */
 export interface Scheduler extends SchedulerControl, SchedulerView, DurableHost {}
