@@ -39,7 +39,7 @@ function whyNot(): string | null {
     return 'container tests run with YACRON2_CONTAINER_TESTS=1 (minutes: an image build and a compose cluster)';
   }
   if (sh('podman', ['info'], { timeoutMs: 30_000 }).status !== 0) {
-    return 'podman cannot run here (see ../shared/containers/README.md for a setup)';
+    return 'podman cannot run here (README.md "Containers" says what it needs)';
   }
   return null;
 }
