@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { makeTestCa } from '../../src/cluster/testing.js';
 import {
   getJson,
+  NodeDaemons,
   ProxiedMesh,
   readWitness,
   waitFor,
@@ -22,11 +23,8 @@ import {
   readStoreStream,
   secondsSchedule,
   shellQuote,
-  startDaemon,
   useTempDir,
   waitForInstant,
-  webUrlOf,
-  type DaemonProcess,
 } from './harness.js';
 
 const NAMES = ['a', 'b', 'c'] as const;
@@ -57,25 +55,10 @@ test(
     for (const name of NAMES) {
       await writeNodeConfig(dir, name, mesh.config(name, { jobs, sections }));
     }
-    const daemons = new Map<Name, DaemonProcess>();
-    const start = async (name: Name): Promise<string> => {
-      const daemon = startDaemon(t, ['-c', join(dir, `${name}.yaml`), '--reload-interval', '1'], {
-        env: { ...process.env, YC_NODE: name },
-        hostname: `yacron2-${name}`,
-      });
-      daemons.set(name, daemon);
-      return webUrlOf(daemon);
-    };
-    const logsOf = (): string =>
-      [...daemons]
-        .map(
-          ([name, daemon]) =>
-            `\n--- ${name}:\n${daemon
-              .logs()
-              .map((r) => r.msg)
-              .join('\n')}`,
-        )
-        .join('');
+    const nodes = new NodeDaemons<Name>(t, dir);
+    const start = (name: Name): Promise<string> => nodes.start(name);
+    const logsOf = (): string => nodes.logs();
+    const daemons = nodes.daemons;
     const runs = (): number => readWitness(mesh.witness).filter((f) => f.job === 'nightly').length;
 
     const bases = await Promise.all(NAMES.map(start));

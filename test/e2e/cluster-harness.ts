@@ -6,7 +6,15 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestCa } from '../../src/cluster/testing.js';
-import { freePort, reservePort, writeConfig } from './harness.js';
+import {
+  freePort,
+  reservePort,
+  startDaemon,
+  webUrlOf,
+  writeConfig,
+  type DaemonProcess,
+  type TeardownContext,
+} from './harness.js';
 
 export { freePort };
 
@@ -309,5 +317,50 @@ export async function waitFor<T>(
       );
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/**
+ * The daemons of a mesh whose nodes share one state directory: each started from `<name>.yaml`
+ * in `dir` with a 1 s housekeeping pass, `YC_NODE` set, and in a UTS namespace named
+ * `yacron2-<name>` so the store tells their hosts apart. A restarted node replaces its entry.
+ */
+export class NodeDaemons<Name extends string> {
+  readonly daemons = new Map<Name, DaemonProcess>();
+
+  constructor(
+    readonly t: TeardownContext,
+    readonly dir: string,
+  ) {}
+
+  /** Start `name`; resolves with its control API's base URL. */
+  async start(name: Name): Promise<string> {
+    const daemon = startDaemon(
+      this.t,
+      ['-c', join(this.dir, `${name}.yaml`), '--reload-interval', '1'],
+      {
+        env: { ...process.env, YC_NODE: name },
+        hostname: `yacron2-${name}`,
+      },
+    );
+    this.daemons.set(name, daemon);
+    return webUrlOf(daemon);
+  }
+
+  get(name: Name): DaemonProcess {
+    return this.daemons.get(name)!;
+  }
+
+  /** Every node's log messages, for a failure message. */
+  logs(): string {
+    return [...this.daemons]
+      .map(
+        ([name, daemon]) =>
+          `\n--- ${name}:\n${daemon
+            .logs()
+            .map((r) => r.msg)
+            .join('\n')}`,
+      )
+      .join('');
   }
 }

@@ -11,6 +11,7 @@ import { hrwOwner } from '../../src/cluster/index.js';
 import { makeTestCa } from '../../src/cluster/testing.js';
 import {
   getJson,
+  NodeDaemons,
   ProxiedMesh,
   readWitness,
   waitFor,
@@ -23,10 +24,7 @@ import {
   readStoreStream,
   secondsSchedule,
   shellQuote,
-  startDaemon,
   useTempDir,
-  webUrlOf,
-  type DaemonProcess,
 } from './harness.js';
 
 const NAMES = ['a', 'b', 'c'] as const;
@@ -79,26 +77,12 @@ test(
         mesh.config(name, { distribution: 'spread', jobs, sections }),
       );
     }
-    const daemons = new Map<Name, DaemonProcess>();
+    const nodes = new NodeDaemons<Name>(t, dir);
     const bases = new Map<Name, string>();
     const start = async (name: Name): Promise<void> => {
-      const daemon = startDaemon(t, ['-c', join(dir, `${name}.yaml`), '--reload-interval', '1'], {
-        env: { ...process.env, YC_NODE: name },
-        hostname: `yacron2-${name}`,
-      });
-      daemons.set(name, daemon);
-      bases.set(name, await webUrlOf(daemon));
+      bases.set(name, await nodes.start(name));
     };
-    const logsOf = (): string =>
-      [...daemons]
-        .map(
-          ([name, daemon]) =>
-            `\n--- ${name}:\n${daemon
-              .logs()
-              .map((r) => r.msg)
-              .join('\n')}`,
-        )
-        .join('');
+    const logsOf = (): string => nodes.logs();
 
     await Promise.all([start('a'), start('b')]);
     await waitFor(async () => {
@@ -126,11 +110,11 @@ test(
       throw new Error(`${String(error)}${logsOf()}`);
     });
     assert.equal(retried.node, 'c', logsOf());
-    await daemons
-      .get('c')!
+    await nodes
+      .get('c')
       .waitForLog(/^Cron job \S+: claimed retry #1 from yacron2-a \(handed off\)$/);
-    await daemons
-      .get('a')!
+    await nodes
+      .get('a')
       .waitForLog(/retry \(#1\) handed off: the cluster moved ownership of it to another node/);
     // The ladder's records: a's pending, its handoff, c's claim and c's launched settle.
     const records = readStoreStream(store, `retries/${job}`);
