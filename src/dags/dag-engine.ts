@@ -23,7 +23,7 @@ import { newRunDocument, type RunDocument, type RunKind } from './run-document.j
 import { endRun, runEndReason } from './run-end.js';
 import { logicalDateText, manualRunKey, scheduledRunKey } from './run-keys.js';
 import { backfillSlots, catchupSlots, dueSlots } from './run-slots.js';
-import { changeRun, createRunIfAbsent, listRuns, pruneRuns } from './run-store.js';
+import { changeRun, createRunIfAbsent, listRuns, pruneRuns, type RunChange } from './run-store.js';
 import { decidedEntry } from './task-transitions.js';
 import { nextFireTime } from '../schedule/index.js';
 
@@ -181,41 +181,30 @@ export class DagEngine {
     const dag = this.dag(name);
     const decider = checkedActor(by);
     const nowMs = this.#deps.clock.now();
-    const change = await changeRun(
-      this.store(),
-      name,
-      runKey,
-      (current) => {
-        if (current === undefined)
-          throw new YacronError(
-            'YC_ERR_DAG_RUN_UNKNOWN',
-            `Cannot decide on run '${runKey}' of DAG '${name}': no such run`,
-          );
-        const entry = current.tasks[taskKey];
-        const task = entry && dag.tasks.find((candidate) => candidate.id === entry.id);
-        if (entry === undefined || task === undefined) {
-          throw new YacronError(
-            'YC_ERR_DAG_TASK_UNKNOWN',
-            `Cannot decide on task '${taskKey}' of run '${runKey}': no such task`,
-          );
-        }
-        const next = decidedEntry(task, entry, decision, decider, nowMs);
-        if (next === null)
-          throw new YacronError(
-            'YC_ERR_DAG_NOT_AWAITING',
-            `Cannot decide on task '${taskKey}' of run '${runKey}': it is not awaiting approval`,
-          );
-        return {
-          doc: {
-            ...current,
-            updatedAt: next.updatedAt,
-            tasks: { ...current.tasks, [taskKey]: next },
-          },
-          result: next.state,
-        };
-      },
-      this.#deps.runDocumentLimitBytes,
-    );
+    const change = await this.#changeExisting(name, runKey, 'decide on', (current) => {
+      const entry = current.tasks[taskKey];
+      const task = entry && dag.tasks.find((candidate) => candidate.id === entry.id);
+      if (entry === undefined || task === undefined) {
+        throw new YacronError(
+          'YC_ERR_DAG_TASK_UNKNOWN',
+          `Cannot decide on task '${taskKey}' of run '${runKey}': no such task`,
+        );
+      }
+      const next = decidedEntry(task, entry, decision, decider, nowMs);
+      if (next === null)
+        throw new YacronError(
+          'YC_ERR_DAG_NOT_AWAITING',
+          `Cannot decide on task '${taskKey}' of run '${runKey}': it is not awaiting approval`,
+        );
+      return {
+        doc: {
+          ...current,
+          updatedAt: next.updatedAt,
+          tasks: { ...current.tasks, [taskKey]: next },
+        },
+        result: next.state,
+      };
+    });
     this.#advance(name, runKey);
     if (change.kind === 'too-large') throw this.#endedTooLarge(name, runKey, change.run);
     return change.result;
@@ -231,32 +220,45 @@ export class DagEngine {
     this.dag(name);
     const canceller = checkedActor(by);
     const at = this.#deps.clock.now() / 1000;
-    const change = await changeRun(
-      this.store(),
-      name,
-      runKey,
-      (current) => {
-        if (current === undefined)
-          throw new YacronError(
-            'YC_ERR_DAG_RUN_UNKNOWN',
-            `Cannot cancel run '${runKey}' of DAG '${name}': no such run`,
-          );
-        if (current.state !== 'running')
-          throw new YacronError(
-            'YC_ERR_DAG_RUN_ENDED',
-            `Cannot cancel run '${runKey}' of DAG '${name}': it has already ended (${current.state})`,
-          );
-        const doc = endRun(current, { kind: 'cancelled', by: canceller, at });
-        return { doc, result: doc };
-      },
-      this.#deps.runDocumentLimitBytes,
-    );
+    const change = await this.#changeExisting(name, runKey, 'cancel', (current) => {
+      if (current.state !== 'running')
+        throw new YacronError(
+          'YC_ERR_DAG_RUN_ENDED',
+          `Cannot cancel run '${runKey}' of DAG '${name}': it has already ended (${current.state})`,
+        );
+      const doc = endRun(current, { kind: 'cancelled', by: canceller, at });
+      return { doc, result: doc };
+    });
     const run = change.kind === 'changed' ? change.result : change.run;
     this.#advancerDeps.observer.runFinished(name, 'failed');
     this.#deps.logger.info(`DAG ${name}: run ${runKey} cancelled by ${canceller}`);
     // The pass sees the run ended: it stops the attempts running here and retires the run.
     this.#advance(name, runKey);
     return run;
+  }
+
+  /** changeRun on a run that must exist; `verb` words the refusal ("Cannot <verb> run ..."). */
+  #changeExisting<T>(
+    name: string,
+    runKey: string,
+    verb: string,
+    change: (current: RunDocument) => { readonly doc: RunDocument | null; readonly result: T },
+  ): Promise<RunChange<T>> {
+    return changeRun(
+      this.store(),
+      name,
+      runKey,
+      (current) => {
+        if (current === undefined) {
+          throw new YacronError(
+            'YC_ERR_DAG_RUN_UNKNOWN',
+            `Cannot ${verb} run '${runKey}' of DAG '${name}': no such run`,
+          );
+        }
+        return change(current);
+      },
+      this.#deps.runDocumentLimitBytes,
+    );
   }
 
   #endedTooLarge(name: string, runKey: string, run: RunDocument): YacronError {

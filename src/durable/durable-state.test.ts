@@ -1427,14 +1427,20 @@ void describe('missed-run catch-up (runBackfill)', () => {
     };
   }
 
-  void test('under a closed cluster gate nothing is written; the catch-up runs once the gate opens', async () => {
+  /** The downtime's daemon with the cluster gate closed to catch-up launches (`open` opens it). */
+  async function bootBehindClosedGate(onMissed: 'run-once' | 'run-all') {
     const w = await downtime();
     const open = { value: false };
     const d = await boot(w, {
-      jobs: [hourly({ onMissed: 'run-once' })],
+      jobs: [hourly({ onMissed })],
       runs: { exitCode: 0 },
       seams: gated(open),
     });
+    return { w, d, open };
+  }
+
+  void test('under a closed cluster gate nothing is written; the catch-up runs once the gate opens', async () => {
+    const { w, d, open } = await bootBehindClosedGate('run-once');
     await tick(w.clock, 10 * SECOND);
     assert.deepEqual(backfills(d), []);
     assert.equal((await streamData(w.store, 'catchup/report')).length, 0, 'no checkpoint');
@@ -1454,13 +1460,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
   });
 
   void test('the timer re-check alone runs a refused catch-up once the gate opens', async () => {
-    const w = await downtime();
-    const open = { value: false };
-    const d = await boot(w, {
-      jobs: [hourly({ onMissed: 'run-once' })],
-      runs: { exitCode: 0 },
-      seams: gated(open),
-    });
+    const { w, d, open } = await bootBehindClosedGate('run-once');
     await tick(w.clock, 10 * SECOND);
     open.value = true;
     await tick(w.clock, CATCHUP_RECHECK_MS);
@@ -1469,13 +1469,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
   });
 
   void test('a closed checkpoint another node wrote after this process started owes nothing up to it', async () => {
-    const w = await downtime();
-    const open = { value: false };
-    const d = await boot(w, {
-      jobs: [hourly({ onMissed: 'run-all' })],
-      runs: { exitCode: 0 },
-      seams: gated(open),
-    });
+    const { w, d, open } = await bootBehindClosedGate('run-all');
     await tick(w.clock, 10 * SECOND);
     // Meanwhile another node backfilled every missed slot and closed the cycle; its runs finished
     // after this process started, where the ledger watermark does not look.
