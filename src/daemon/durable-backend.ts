@@ -60,6 +60,7 @@ export function durableBackendReconciler(
         store: handle.service.store,
         writes: handle.writes,
         opened: handle.service.opened,
+        openAttempt: handle.service.openAttempt,
         topology: handle.topology,
         lockFidelity: handle.probeLocks,
       },

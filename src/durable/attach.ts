@@ -30,6 +30,8 @@ export interface DurableBackend {
   readonly store: StateStore;
   readonly writes: StateWriteQueue;
   readonly opened: Promise<boolean>;
+  /** How the open attempt under way ends (true: open); absent: no attempt to wait for. */
+  readonly openAttempt?: () => Promise<boolean>;
   /** The resolved topology (read after the store opened). */
   readonly topology?: () => 'single-node' | 'shared';
   /** Whether the store's flock excludes across processes (rejects with the reason if not). */
@@ -63,6 +65,7 @@ export function createDurableState(
       store: backend.store,
       writes: backend.writes,
       storeOpened: backend.opened,
+      ...(backend.openAttempt === undefined ? {} : { storeOpenAttempt: backend.openAttempt }),
       scheduler: deps.scheduler,
       process: deps.process,
       schedulerStartedAtMs: deps.schedulerStartedAtMs,

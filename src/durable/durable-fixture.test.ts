@@ -230,6 +230,8 @@ export interface DaemonOptions {
   readonly metrics?: StateMetrics;
   /** Default: already open. */
   readonly storeOpened?: Promise<boolean>;
+  /** How the open attempt under way ends (default: none under way). */
+  readonly storeOpenAttempt?: () => Promise<boolean>;
   readonly redact?: (text: string) => string;
   /** The job API's staged secret values per run id. */
   readonly secretValues?: (runId: string) => Promise<readonly string[]> | undefined;
@@ -358,6 +360,9 @@ export function startDaemon(options: DaemonOptions): Daemon {
       store,
       writes,
       storeOpened: options.storeOpened ?? Promise.resolve(true),
+      ...(options.storeOpenAttempt === undefined
+        ? {}
+        : { storeOpenAttempt: options.storeOpenAttempt }),
       scheduler: base.scheduler,
       process,
       schedulerStartedAtMs,

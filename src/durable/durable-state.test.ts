@@ -145,6 +145,57 @@ void describe('the durable run ledger', () => {
     await d.stop();
   });
 
+  void test('a daemon stopped while its store is still opening keeps the records of its runs', async () => {
+    // The open under way ends 2 s into the stop (within the close's drain bound): the run's
+    // in-flight records and its ledger row land instead of failing at close.
+    const w = await world();
+    const opened = createDeferred<boolean>();
+    const attempt = createDeferred<boolean>();
+    const d = startDaemon({
+      clock: w.clock,
+      store: w.store,
+      jobs: [job({ name: 'backup' })],
+      storeOpened: opened.promise,
+      storeOpenAttempt: () => attempt.promise,
+      runs: { exitCode: 0 },
+    });
+    await d.scheduler.startJob('backup');
+    await flush();
+    assert.equal(d.of('run:finished').length, 1);
+    void w.clock.sleep(2 * SECOND).then(() => {
+      attempt.resolve(true);
+      opened.resolve(true);
+    });
+    await d.stop();
+    assert.deepEqual(
+      (await streamData(w.store, 'runs/backup')).map((row) => row['outcome']),
+      ['success'],
+    );
+    assert.deepEqual(
+      (await streamData(w.store, 'inflight/backup')).map((record) => record['kind']),
+      ['open', 'closed'],
+    );
+  });
+
+  void test('with no open attempt under way (the last one failed), the stop drops them at once', async () => {
+    const w = await world();
+    const never = createDeferred<boolean>();
+    const d = startDaemon({
+      clock: w.clock,
+      store: w.store,
+      jobs: [job({ name: 'backup' })],
+      storeOpened: never.promise,
+      storeOpenAttempt: () => Promise.resolve(false),
+      runs: { exitCode: 0 },
+    });
+    await d.scheduler.startJob('backup');
+    await flush();
+    const stopAtMs = w.clock.monotonic();
+    await d.stop();
+    assert.ok(w.clock.monotonic() - stopAtMs <= SECOND, 'the stop did not wait for the store');
+    assert.deepEqual(await streamData(w.store, 'runs/backup'), []);
+  });
+
   void test('is pruned to maxRunsPerJob (on the first append and every 20th after it)', async () => {
     const w = await world();
     const d = await boot(w, { jobs: [job({ name: 'tick' })], settings: { maxRunsPerJob: 5 } });

@@ -82,7 +82,13 @@ export class DurableState implements DurableCollaborator {
     this.#settings = settings;
     this.#config = config;
     this.onStoreUnavailable = settings.onStoreUnavailable;
-    this.#access = new StoreAccess(deps.store, deps.writes, deps.clock, deps.storeOpened);
+    this.#access = new StoreAccess(
+      deps.store,
+      deps.writes,
+      deps.clock,
+      deps.storeOpened,
+      deps.storeOpenAttempt,
+    );
     this.#recorder = new RunRecorder(deps, settings, this.#access);
     this.#claims = new RetryClaims({
       access: this.#access,
@@ -332,7 +338,8 @@ export class DurableState implements DurableCollaborator {
 
   async #backendStart(): Promise<void> {
     const { logger, process } = this.#deps;
-    const opened = await this.#deps.storeOpened;
+    // A close while the store is not open ends the wait (StoreAccess.untilOpen says when).
+    const opened = await this.#access.untilOpen();
     if (!opened || this.#closed) return;
     const context: BootContext = {
       deps: this.#deps,

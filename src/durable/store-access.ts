@@ -3,6 +3,9 @@
 // store "can answer" for the durable-truth gates. A write queued before the store opened waits
 // for it in the queue (bounded by the queue's length), so the records of runs that start while
 // the store opens in the background land: a crash then still leaves their in-flight records.
+// At close such writes still wait for an open attempt under way (the durable state's close
+// bounds the drain), so a daemon stopped while its store opens keeps its runs' records; only
+// when no attempt is running (the last one failed) do they give up at once.
 // Must not: throw a write failure at a caller.
 import { createDeferred, type Clock } from '../common/index.js';
 import {
@@ -19,34 +22,55 @@ export class StoreAccess {
   readonly #clock: Clock;
   /** Resolves true once the store is open (false: closed first); absent = open already. */
   readonly #opened: Promise<boolean> | undefined;
-  /** Resolved by close(): writes still waiting for the store to open give up. */
-  readonly #closed = createDeferred<false>();
+  /** How the open attempt under way ends; absent = as `#opened` says. */
+  readonly #openAttempt: (() => Promise<boolean>) | undefined;
+  /** Resolved by close(): writes still waiting give up unless an open attempt is under way. */
+  readonly #closed = createDeferred<void>();
   #isOpen = false;
   #readable = true;
 
-  constructor(store: StateStore, writes: StateWriteQueue, clock: Clock, opened?: Promise<boolean>) {
+  constructor(
+    store: StateStore,
+    writes: StateWriteQueue,
+    clock: Clock,
+    opened?: Promise<boolean>,
+    openAttempt?: () => Promise<boolean>,
+  ) {
     this.#store = store;
     this.#writes = writes;
     this.#clock = clock;
     this.#opened = opened;
+    this.#openAttempt = openAttempt;
     this.#isOpen = opened === undefined;
     void opened?.then((open) => {
       this.#isOpen = open;
     });
   }
 
-  /** The durable state closes: writes still waiting for the store to open fail at once. */
+  /**
+   * The durable state closes: writes still waiting for the store to open wait for the attempt
+   * under way and fail if it fails; with none under way they fail at once.
+   */
   close(): void {
-    this.#closed.resolve(false);
+    this.#closed.resolve();
+  }
+
+  /**
+   * Resolves true once the store is open; false when it closed first, or when this access was
+   * closed and no open attempt under way succeeded. Never rejects.
+   */
+  async untilOpen(): Promise<boolean> {
+    if (this.#isOpen || this.#opened === undefined) return true;
+    return Promise.race([
+      this.#opened,
+      this.#closed.promise.then(() => this.#openAttempt?.() ?? false),
+    ]);
   }
 
   /** `work` once the store is open; a store closed before it opened fails the write. */
   #whenOpen<T>(work: () => Promise<T>): () => Promise<T> {
     return async () => {
-      if (!this.#isOpen && this.#opened !== undefined) {
-        const open = await Promise.race([this.#opened, this.#closed.promise]);
-        if (!open) throw new Error('the state store closed before it opened');
-      }
+      if (!(await this.untilOpen())) throw new Error('the state store closed before it opened');
       return work();
     };
   }

@@ -64,6 +64,8 @@ export interface DurableDeps {
   readonly writes: StateWriteQueue;
   /** Resolves true once the store is open, false when it closed first. Never rejects. */
   readonly storeOpened: Promise<boolean>;
+  /** How the store's open attempt under way ends (StateService.openAttempt); absent: none. */
+  readonly storeOpenAttempt?: () => Promise<boolean>;
   /** The scheduler's host port: the boot sequence and catch-up drive it. */
   readonly scheduler: DurableHost;
   readonly process: DurableProcessState;

@@ -64,6 +64,12 @@ export interface StateService extends AsyncDisposable {
   readonly store: StateStore;
   /** Resolves once the store is open (never rejects; false when closed before it opened). */
   readonly opened: Promise<boolean>;
+  /**
+   * How the open attempt running now ends (true: open; false: it failed, or the service
+   * closed): a closing writer waits for an open under way, not for a retry minutes away.
+   * Never rejects; settled already when no attempt is running.
+   */
+  readonly openAttempt: () => Promise<boolean>;
   /** A reloaded config: a changed job set is manifested right away. */
   updateJobs(source: ManifestSource): void;
   /** One GC pass now (null when GC is disabled or the store is not open). */
@@ -94,6 +100,7 @@ export function startStateService(
   let current = source;
   let lastManifested: string | undefined;
   const opened = createDeferred<boolean>();
+  let attempt: Promise<boolean> = Promise.resolve(false);
 
   function after(delayMs: number, work: () => Promise<void>): void {
     // Work finishing after close() must not re-arm: a pending timer would keep the process up.
@@ -106,6 +113,27 @@ export function startStateService(
   }
 
   async function open(): Promise<void> {
+    const ended = createDeferred<boolean>();
+    attempt = ended.promise;
+    const ok = await openOnce();
+    ended.resolve(ok);
+    if (!ok) {
+      if (!closed) after(OPEN_RETRY_MS, open);
+      return;
+    }
+    isOpen = true;
+    opened.resolve(true);
+    await manifestNow();
+    scheduleManifests();
+    if (settings.gcGraceMs === null) {
+      logger.info('State store: automatic GC is disabled (gcGraceSeconds <= 0)');
+    } else {
+      after(FIRST_GC_DELAY_MS, gcAndReschedule);
+    }
+  }
+
+  /** One attempt to open and describe the store: true when it is open and not closing. */
+  async function openOnce(): Promise<boolean> {
     try {
       await store.open();
       const description = await store.describe({ probeWrite: true });
@@ -122,19 +150,9 @@ export function startStateService(
         `Cannot open the state store at ${settings.path}: ${describeError(error)}; retrying in ${formatDuration(OPEN_RETRY_MS)}`,
       );
       await store.close().catch(() => undefined);
-      if (!closed) after(OPEN_RETRY_MS, open);
-      return;
+      return false;
     }
-    if (closed) return;
-    isOpen = true;
-    opened.resolve(true);
-    await manifestNow();
-    scheduleManifests();
-    if (settings.gcGraceMs === null) {
-      logger.info('State store: automatic GC is disabled (gcGraceSeconds <= 0)');
-    } else {
-      after(FIRST_GC_DELAY_MS, gcAndReschedule);
-    }
+    return !closed;
   }
 
   function scheduleManifests(): void {
@@ -190,6 +208,7 @@ export function startStateService(
   return {
     store,
     opened: opened.promise,
+    openAttempt: () => attempt,
     updateJobs(next: ManifestSource): void {
       current = next;
       // A changed DAG list is news to GC too (DAGs are not in the job-set id).
