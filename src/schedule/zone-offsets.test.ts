@@ -114,7 +114,7 @@ void describe('assertTimezone()', () => {
     assertTimezone('Etc/GMT+5');
   });
 
-  for (const name of ['Mars/Olympus', '', '+01:00']) {
+  for (const name of ['Mars/Olympus', '', '+01:00', '-0500', ' +01:00']) {
     void it(`throws YC_ERR_TIMEZONE_UNKNOWN for '${name}'`, () => {
       assert.throws(
         () => assertTimezone(name),

@@ -246,6 +246,9 @@ function canonicalZone(name: string): { name: string; formatter: Intl.DateTimeFo
   if (listed !== undefined) return { name: listed, formatter: null };
   // An alias or a name ICU knows outside the list: ask Intl (throws RangeError when unknown).
   if (name.trim() === '') throw new RangeError('empty time zone name');
+  // Intl on Node 24+ also takes UTC offsets ('+01:00'), which are no IANA zone (nor the
+  // reference's): refused on every Node major alike. 'Etc/GMT+1' is IANA and still passes.
+  if (/^[+-]/.test(name.trim())) throw new RangeError('a UTC offset is not a time zone name');
   const formatter = createFormatter(name);
   return { name: formatter.resolvedOptions().timeZone, formatter };
 }
