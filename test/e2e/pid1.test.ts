@@ -5,8 +5,8 @@
 // its children and it collects them.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import {
   CLI,
@@ -26,6 +26,16 @@ interface Proc {
   readonly ppid: number;
   readonly state: string;
   readonly name: string;
+}
+
+/** The file name of the program a process runs ('' when unreadable): the thread name (`comm`) is
+ * no help for node, which names its main thread 'MainThread' from Node 24 on. */
+function programOf(pid: number): string {
+  try {
+    return basename(readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    return '';
+  }
 }
 
 function processes(): Proc[] {
@@ -109,7 +119,7 @@ test(
     });
     const init = descendants(root).find((proc) => proc.ppid === root);
     assert.ok(init, 'the namespace has its init');
-    assert.equal(init.name, 'node', 'the daemon itself is the namespace init');
+    assert.equal(programOf(init.pid), 'node', 'the daemon itself is the namespace init');
     // Every orphan `sleep` has ended: anything left of them now is a zombie nobody reaps.
     await waitUntil(
       () => descendants(root).every((proc) => proc.name !== 'sleep' || proc.state === 'Z'),
