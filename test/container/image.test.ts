@@ -11,12 +11,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { REPO_ROOT, defer, getJson, reservePort, waitUntil } from '../e2e/harness.js';
 
 const RUN = `${process.pid}-${randomBytes(3).toString('hex')}`;
 const IMAGE = `localhost/yacron2-test:${RUN}`;
 const CERTGEN_IMAGE = `localhost/yacron2-test-certgen:${RUN}`;
+const ETCD_IMAGE = `localhost/yacron2-test-etcd:${RUN}`;
 const PROJECT = `yacron2test${RUN.replace(/-/g, '')}`;
 
 function sh(
@@ -139,7 +140,7 @@ before(
 
 after(() => {
   if (skip !== null) return;
-  sh('podman', ['rmi', '-f', IMAGE, CERTGEN_IMAGE]);
+  sh('podman', ['rmi', '-f', IMAGE, CERTGEN_IMAGE, ETCD_IMAGE]);
 });
 
 void test(
@@ -206,48 +207,68 @@ void test(
   },
 );
 
+/**
+ * A compose project of `file` under a name of its own, with the test's images, taken down (its
+ * network and volumes too) when the test ends; `ports` must be free first.
+ */
+async function composeProject(
+  t: TestContext,
+  file: string,
+  ports: readonly number[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<((...args: string[]) => ReturnType<typeof sh>) | null> {
+  if (sh('podman-compose', ['version']).status !== 0) {
+    t.skip('podman-compose is not installed');
+    return null;
+  }
+  for (const port of ports) {
+    assert.ok(await portIsFree(port), `port ${port} is in use: ${file} publishes it`);
+  }
+  const project = `${PROJECT}${file.replace(/[^a-z]/g, '').slice(0, 12)}`;
+  const env = { ...process.env, YACRON2_IMAGE: IMAGE, ...extraEnv };
+  const compose = (...args: string[]): ReturnType<typeof sh> =>
+    sh('podman-compose', ['-p', project, '-f', file, ...args], { env, timeoutMs: 240_000 });
+  defer(t, () => {
+    compose('down', '-v');
+    sh('podman', ['network', 'rm', '-f', `${project}_default`]);
+    const volumes = sh('podman', ['volume', 'ls', '-q', '--filter', `name=${project}_`]);
+    for (const volume of volumes.stdout.split('\n').filter(Boolean)) {
+      sh('podman', ['volume', 'rm', '-f', volume]);
+    }
+  });
+  return compose;
+}
+
+/** Every node on `ports` is quorate and names `leader`; only the first port's node leads. */
+async function agreed(leader: string, ports: readonly number[]): Promise<boolean> {
+  const views = await Promise.all(ports.map(clusterView));
+  return views.every(
+    (view, index) =>
+      view !== null &&
+      view.quorate &&
+      view.leader === leader &&
+      view.is_leader === (ports[index] === ports[0]),
+  );
+}
+
+const seconds = (sinceMs: number): string => ((performance.now() - sinceMs) / 1000).toFixed(1);
+
 void test(
   'docker-compose-cluster.yml: three nodes name one leader; stopping it moves leadership',
   { skip: skip ?? false, timeout: 300_000 },
   async (t) => {
-    if (sh('podman-compose', ['version']).status !== 0) {
-      t.skip('podman-compose is not installed');
-      return;
-    }
-    for (const port of [8080, 8081, 8082]) {
-      assert.ok(await portIsFree(port), `port ${port} is in use: the demo publishes 8080-8082`);
-    }
-    const env = { ...process.env, YACRON2_IMAGE: IMAGE, YACRON2_CERTGEN_IMAGE: CERTGEN_IMAGE };
-    const compose = (...args: string[]): ReturnType<typeof sh> =>
-      sh('podman-compose', ['-p', PROJECT, '-f', 'docker-compose-cluster.yml', ...args], {
-        env,
-        timeoutMs: 240_000,
-      });
-    defer(t, () => {
-      compose('down', '-v');
-      sh('podman', ['network', 'rm', '-f', `${PROJECT}_default`]);
-      sh('podman', ['volume', 'rm', '-f', `${PROJECT}_cluster-certs`]);
+    const compose = await composeProject(t, 'docker-compose-cluster.yml', [8080, 8081, 8082], {
+      YACRON2_CERTGEN_IMAGE: CERTGEN_IMAGE,
     });
+    if (compose === null) return;
     const upStarted = performance.now();
     const up = compose('up', '-d');
     assert.equal(up.status, 0, `${up.stdout}\n${up.stderr}`);
-    const agreed = async (leader: string, ports: readonly number[]): Promise<boolean> => {
-      const views = await Promise.all(ports.map(clusterView));
-      return views.every(
-        (view, index) =>
-          view !== null &&
-          view.quorate &&
-          view.leader === leader &&
-          view.is_leader === (ports[index] === ports[0]),
-      );
-    };
     await waitUntil(() => agreed('yacron-a', [8080, 8081, 8082]), 'yacron-a leads, per all', {
       timeoutMs: 120_000,
       intervalMs: 1000,
     });
-    console.log(
-      `# compose up to one agreed leader in ${((performance.now() - upStarted) / 1000).toFixed(1)} s`,
-    );
+    console.log(`# compose up to one agreed leader in ${seconds(upStarted)} s`);
 
     const stopStarted = performance.now();
     const stop = compose('stop', 'yacron-a');
@@ -256,8 +277,50 @@ void test(
       timeoutMs: 60_000,
       intervalMs: 500,
     });
+    console.log(`# leadership moved to yacron-b ${seconds(stopStarted)} s after the stop began`);
+  },
+);
+
+void test(
+  'examples/etcd/docker-compose.yml: two nodes name one etcd lease holder; stopping it moves the lease',
+  { skip: skip ?? false, timeout: 420_000 },
+  async (t) => {
+    const compose = await composeProject(t, 'examples/etcd/docker-compose.yml', [8080, 8081], {
+      YACRON2_ETCD_IMAGE: ETCD_IMAGE,
+    });
+    if (compose === null) return;
+    const upStarted = performance.now();
+    const up = compose('up', '-d');
+    assert.equal(up.status, 0, `${up.stdout}\n${up.stderr}`);
+    // Whoever reaches etcd first holds the key; both must name it.
+    const nodes = [
+      { name: 'yacron-a', port: 8080 },
+      { name: 'yacron-b', port: 8081 },
+    ] as const;
+    let holder: (typeof nodes)[number] | undefined;
+    await waitUntil(
+      async () => {
+        for (const node of nodes) {
+          const other = nodes.find((candidate) => candidate !== node)!;
+          if (await agreed(node.name, [node.port, other.port])) holder = node;
+        }
+        return holder !== undefined;
+      },
+      'one lease holder, per both nodes',
+      { timeoutMs: 180_000, intervalMs: 1000 },
+    );
+    console.log(`# etcd demo up to one agreed holder (${holder!.name}) in ${seconds(upStarted)} s`);
+
+    const successor = nodes.find((node) => node !== holder)!;
+    const stopStarted = performance.now();
+    const stop = compose('stop', holder!.name);
+    assert.equal(stop.status, 0, stop.stderr);
+    await waitUntil(() => agreed(successor.name, [successor.port]), `${successor.name} leads`, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     console.log(
-      `# leadership moved to yacron-b ${((performance.now() - stopStarted) / 1000).toFixed(1)} s after the stop began`,
+      `# the lease moved to ${successor.name} ${seconds(stopStarted)} s after the stop began`,
     );
   },
 );
