@@ -4,6 +4,8 @@
 // a fresh run's body, and the run-state roll-up.
 // Must not: read a clock or the store (callers hand in instants and bodies).
 import type { ResolvedDag } from '../config/index.js';
+import { renderRunResources, type RunResourcesWire } from '../resources/index.js';
+import type { RunResources } from '../scheduler/index.js';
 
 export const TASK_STATES = [
   'pending',
@@ -49,6 +51,10 @@ export interface TaskEntry {
   readonly finishedAt: number | null;
   readonly exitCode: number | null;
   readonly failReason: string | null;
+  /**
+   * What a monitored attempt used, in a run record's shape (storedResources); null when it was
+   * not sampled. Another writer's value is kept as read.
+   */
   readonly resources: unknown;
   readonly updatedAt: number;
   /** An unexpanded mapped placeholder. */
@@ -107,6 +113,14 @@ export interface RunDocument {
 export function mapItemOf(doc: RunDocument, entry: TaskEntry): unknown {
   if (entry.mapIndex === null) return undefined;
   return doc.mapped[entry.id]?.items[entry.mapIndex];
+}
+
+/**
+ * An attempt's `resources` as stored: the totals of a run record (docs/configuration.md
+ * "monitorResources"), without the series (the document has a byte cap); null when not sampled.
+ */
+export function storedResources(resources: RunResources | null): RunResourcesWire | null {
+  return resources === null ? null : renderRunResources(resources, false);
 }
 
 /** `id` or `id#i`. */

@@ -13,8 +13,15 @@ import type {
   RunMonitor,
 } from './ports.js';
 
-/** What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed). */
-export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual' | 'catchup';
+/**
+ * What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed); `dag` = a
+ * DAG task's attempt or sensor poke (docs/dags.md "Attempts and the job surfaces"), which starts
+ * through the same run start but never through admission or the launcher.
+ */
+export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual' | 'catchup' | 'dag';
+
+/** The triggers that ask admission for a launch: every one but a DAG attempt's. */
+export type JobTrigger = Exclude<RunTrigger, 'dag'>;
 
 /** Why a requested launch did not start. */
 export type SkipReason =
