@@ -9,7 +9,7 @@ import { FakeClock, flushMicrotasks, isYacronError } from '../common/index.js';
 import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 import { makeSchedule } from '../config/testing.js';
 import type { ResolvedDag } from '../config/index.js';
-import { FakeRunner } from '../scheduler/index.js';
+import { FakeRunner, MAX_SLEEP_MS } from '../scheduler/index.js';
 import { MemoryStateStore, artifactStream, dagXcomScope, type StateStore } from '../state/index.js';
 import { DagEngine, type DagEngineDeps } from './dag-engine.js';
 import {
@@ -192,6 +192,25 @@ void test('scheduled runs: keys from the UTC logical date, one run per date acro
   assert.equal(runs[0]?.runKey, '2026-01-01T12:00:10_00:00');
   await one.engine.close();
   await two.engine.close();
+});
+
+void test('a schedule timer sleeps at most MAX_SLEEP_MS: a wall clock step past the slot is seen on the next wake', async () => {
+  const w = await world();
+  const dag = makeDag('daily', [{ id: 'only' }], { schedule: scheduleOf('0 0 * * *') });
+  const node = w.node([dag]);
+  node.runner.setDefault({});
+  await node.engine.start(START);
+  const midnight = Date.UTC(2026, 0, 2);
+  // Half a day away: a suspend steps the wall clock past it while the timer sleeps.
+  w.clock.setWall(midnight + 5_000 - MAX_SLEEP_MS);
+  await w.clock.advance(MAX_SLEEP_MS);
+  await w.settle();
+  const { runs } = await listRuns(w.store, 'daily');
+  assert.deepEqual(
+    runs.map((run) => [run.runKey, run.kind]),
+    [[scheduledRunKey(midnight), 'scheduled']],
+  );
+  await node.engine.close();
 });
 
 function scheduleOf(text: string): ResolvedDag['schedule'] {

@@ -2,8 +2,10 @@
 // backfill; create-if-absent by run key), one RunAdvancer per run this node advances, a periodic
 // scan that adopts the running runs whose advance lease lapsed (a crashed daemon's, ours before a
 // restart), approval decisions, cancels (docs/dags.md "Ending a run early"), and retention.
-// Reloads swap the DAG set; runs keep advancing.
-// Must not: advance a run itself (RunAdvancer does) or decide a task's state (the pure planners).
+// Reloads swap the DAG set; runs keep advancing. Schedule timers sleep at most the scheduler's
+// MAX_SLEEP_MS and plan again on each wake, as the scheduler's loop does.
+// Must not: advance a run itself (RunAdvancer does), decide a task's state (the pure planners),
+// or sleep past a clock step (a schedule timer longer than MAX_SLEEP_MS).
 import {
   YacronError,
   describeError,
@@ -26,6 +28,7 @@ import { backfillSlots, catchupSlots, dueSlots } from './run-slots.js';
 import { changeRun, createRunIfAbsent, listRuns, pruneRuns, type RunChange } from './run-store.js';
 import { decidedEntry } from './task-transitions.js';
 import { nextFireTime } from '../schedule/index.js';
+import { MAX_SLEEP_MS } from '../scheduler/index.js';
 
 /** `by` as given, or YC_ERR_REQUEST_INVALID with the reason it is refused. */
 function checkedActor(by: string): string {
@@ -353,16 +356,31 @@ export class DagEngine {
     }
   }
 
+  /**
+   * Sleep toward the DAG's next instant after `afterMs`, at most the scheduler's MAX_SLEEP_MS
+   * (docs/architecture.md "The scheduler core"), so a clock step or a suspend is noticed within
+   * it: each wake plans again against the clock then.
+   */
   #armSchedule(dag: ResolvedDag, afterMs: number): void {
     const { schedule } = dag;
     if (schedule === null || this.#stopping) return;
     const next = nextFireTime(schedule.schedule, afterMs);
     if (next === null) return;
-    const timer = this.#deps.clock.setTimer(
-      () => void this.#fire(dag.name, afterMs),
-      next - this.#deps.clock.now(),
-    );
+    const delayMs = Math.min(Math.max(next - this.#deps.clock.now(), 0), MAX_SLEEP_MS);
+    const timer = this.#deps.clock.setTimer(() => this.#wake(dag.name, afterMs), delayMs);
     this.#scheduleTimers.set(dag.name, { text: schedule.text, timer, lastMs: afterMs });
+  }
+
+  /** A schedule timer woke: fire when the next instant is due now, else sleep again toward it. */
+  #wake(name: string, afterMs: number): void {
+    const dag = this.#dags.get(name);
+    const next = dag?.schedule ? nextFireTime(dag.schedule.schedule, afterMs) : null;
+    if (dag?.enabled === true && next !== null && next > this.#deps.clock.now()) {
+      this.#scheduleTimers.delete(name);
+      this.#armSchedule(dag, afterMs);
+      return;
+    }
+    void this.#fire(name, afterMs);
   }
 
   async #fire(name: string, afterMs: number): Promise<void> {
