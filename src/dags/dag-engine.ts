@@ -9,7 +9,6 @@
 import {
   YacronError,
   describeError,
-  parseIsoInstantMs,
   type Clock,
   type Logger,
   type TimerHandle,
@@ -23,7 +22,7 @@ import { actorOf } from './actor.js';
 import { RunAdvancer, type AdvancerDeps } from './run-advancer.js';
 import { newRunDocument, type RunDocument, type RunKind } from './run-document.js';
 import { endRun, runEndReason } from './run-end.js';
-import { logicalDateText, manualRunKey, scheduledRunKey } from './run-keys.js';
+import { manualRunKey, scheduledRunKey } from './run-keys.js';
 import { backfillSlots, catchupSlots, dueSlots } from './run-slots.js';
 import { changeRun, createRunIfAbsent, listRuns, pruneRuns, type RunChange } from './run-store.js';
 import { decidedEntry } from './task-transitions.js';
@@ -143,9 +142,8 @@ export class DagEngine {
     for (const run of runs) if (run.state === 'running') this.#advance(dag.name, run.runKey);
     let newest: number | null = null;
     for (const run of runs) {
-      const logicalMs = run.logicalDate === null ? NaN : parseIsoInstantMs(run.logicalDate);
-      if (Number.isFinite(logicalMs))
-        newest = newest === null ? logicalMs : Math.max(newest, logicalMs);
+      const logicalMs = run.logicalDateMs;
+      if (logicalMs !== null) newest = newest === null ? logicalMs : Math.max(newest, logicalMs);
     }
     if (!dag.enabled || !this.#deps.mayCreateScheduledRuns(dag)) return;
     for (const slot of catchupSlots(dag, newest, startedAtMs))
@@ -156,7 +154,7 @@ export class DagEngine {
   async trigger(name: string): Promise<string> {
     const dag = this.dag(name);
     const runKey = manualRunKey(this.#deps.randomBytes(6));
-    const created = await this.#createDoc(dag, { runKey, logicalDate: null, kind: 'manual' });
+    const created = await this.#createDoc(dag, { runKey, logicalDateMs: null, kind: 'manual' });
     return created.runKey;
   }
 
@@ -202,7 +200,7 @@ export class DagEngine {
       return {
         doc: {
           ...current,
-          updatedAt: next.updatedAt,
+          updatedAtMs: next.updatedAtMs,
           tasks: { ...current.tasks, [taskKey]: next },
         },
         result: next.state,
@@ -222,14 +220,14 @@ export class DagEngine {
   async cancel(name: string, runKey: string, by: string): Promise<RunDocument> {
     this.dag(name);
     const canceller = checkedActor(by);
-    const at = this.#deps.clock.now() / 1000;
+    const atMs = this.#deps.clock.now();
     const change = await this.#changeExisting(name, runKey, 'cancel', (current) => {
       if (current.state !== 'running')
         throw new YacronError(
           'YC_ERR_DAG_RUN_ENDED',
           `Cannot cancel run '${runKey}' of DAG '${name}': it has already ended (${current.state})`,
         );
-      const doc = endRun(current, { kind: 'cancelled', by: canceller, at });
+      const doc = endRun(current, { kind: 'cancelled', by: canceller, atMs });
       return { doc, result: doc };
     });
     const run = change.kind === 'changed' ? change.result : change.run;
@@ -281,17 +279,17 @@ export class DagEngine {
   ): Promise<void> {
     await this.#createDoc(dag, {
       runKey: scheduledRunKey(logicalMs),
-      logicalDate: logicalDateText(logicalMs),
+      logicalDateMs: logicalMs,
       kind,
     });
   }
 
   async #createDoc(
     dag: ResolvedDag,
-    run: { runKey: string; logicalDate: string | null; kind: RunKind },
+    run: { runKey: string; logicalDateMs: number | null; kind: RunKind },
   ): Promise<RunDocument> {
     const runId = Buffer.from(this.#deps.randomBytes(16)).toString('hex');
-    const doc = newRunDocument(dag, { ...run, runId }, this.#deps.clock.now() / 1000);
+    const doc = newRunDocument(dag, { ...run, runId }, this.#deps.clock.now());
     const created = await createRunIfAbsent(this.store(), doc);
     if (created.created) {
       this.#deps.logger.info(`DAG ${dag.name}: created ${run.kind} run ${run.runKey}`);

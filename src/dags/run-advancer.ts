@@ -13,7 +13,8 @@ import type { ResolvedDag } from '../config/index.js';
 import { dagAdvanceLeaseName, type StateStore } from '../state/index.js';
 import { isInFlight, lostAttempts, type ProcessLiveness } from './resume-plan.js';
 import { applyPass, type LostAttempt } from './run-pass.js';
-import { storedResources, type RunDocument, type TaskEntry } from './run-document.js';
+import type { RunDocument, TaskEntry } from './run-document.js';
+import { storedResources } from './run-document-wire.js';
 import { runEndReason } from './run-end.js';
 import { changeRun, readRun } from './run-store.js';
 import {
@@ -370,7 +371,7 @@ export class RunAdvancer {
         return {
           doc: {
             ...current,
-            updatedAt: next.updatedAt,
+            updatedAtMs: next.updatedAtMs,
             tasks: { ...current.tasks, [taskKey]: next },
           },
           result: undefined,

@@ -17,7 +17,7 @@ import {
 } from '../scheduler/index.js';
 import { dagXcomScope } from '../state/index.js';
 import { AttemptOutputs } from './attempt-outputs.js';
-import { storedResources } from './run-document.js';
+import { storedResources } from './run-document-wire.js';
 import { startAttempt, type LaunchDeps, type LaunchableTask } from './task-launch.js';
 import { makeDag, makeRun } from './test-dag-fixture.js';
 
