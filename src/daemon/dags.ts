@@ -7,7 +7,7 @@ import { describeError, type Clock, type Logger, type Provider } from '../common
 import type { ResolvedConfig, ResolvedDag } from '../config/index.js';
 import type { DagEngine, DagObserver, TaskStatsd } from '../dags/index.js';
 import type { Runner } from '../runner/index.js';
-import type { RunEnvironmentHook } from '../scheduler/index.js';
+import type { RunEnvironmentHook, RunMonitor } from '../scheduler/index.js';
 import type { DaemonStateHandle } from '../state/index.js';
 import type { ClusterStatus } from '../cluster/index.js';
 import type { Change, Reconciler } from './reconciler.js';
@@ -19,6 +19,8 @@ export interface DagDeps {
   readonly processToken: string;
   readonly runner: Runner;
   readonly runEnvironment: Provider<RunEnvironmentHook>;
+  /** The jobs' resource sampler: a task with `monitorResources` is sampled like a job. */
+  readonly runMonitor: RunMonitor;
   /** The job API forgets an attempt's token. */
   readonly endRun: (runId: string) => void;
   /** The cluster's view (null without a running backend). */
@@ -87,6 +89,7 @@ export function dagReconciler(deps: DagDeps): Reconciler<DagHandle, Change<Daemo
         processToken: deps.processToken,
         runner: deps.runner,
         runEnvironment: () => deps.runEnvironment.current(),
+        runMonitor: deps.runMonitor,
         endRun: deps.endRun,
         store: () => (open ? store : null),
         isPidAlive,

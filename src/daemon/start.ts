@@ -231,7 +231,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const offRunEnded = scheduler.events.on('run:finished', (event) =>
     jobApi?.api.runEnded(event.runId),
   );
-  // The DAG runs: their attempts launch through the same runner with the job API's variables.
+  // The DAG runs: their attempts start through the scheduler's run start, with the same runner,
+  // job API variables and resource monitor as the jobs.
   const reconcileDags = dagReconciler({
     clock,
     logger,
@@ -239,6 +240,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     processToken,
     runner,
     runEnvironment: runEnvironmentSlot,
+    runMonitor: runResources.monitor,
     endRun: (runId) => jobApi?.api.runEnded(runId),
     clusterStatus: () => cluster.api.status(),
     config: () => config,

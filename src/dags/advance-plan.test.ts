@@ -68,8 +68,8 @@ void test('states that wait: running, awaiting approval, a retry or a poke not y
     {
       r: 'running',
       g: { state: 'running', awaitingApproval: true },
-      u: { state: 'up_for_retry', retryAt: (NOW + 5000) / 1000 },
-      s: { state: 'running', nextPokeAt: (NOW + 2000) / 1000 },
+      u: { state: 'up_for_retry', retryAtMs: NOW + 5000 },
+      s: { state: 'running', nextPokeAtMs: NOW + 2000 },
     },
   );
   assert.deepEqual(plan.actions, []);
@@ -83,8 +83,8 @@ void test('a due retry and a due poke launch', () => {
       { id: 's', kind: 'sensor' },
     ],
     {
-      u: { state: 'up_for_retry', retryAt: NOW / 1000 },
-      s: { state: 'running', nextPokeAt: (NOW - 1) / 1000 },
+      u: { state: 'up_for_retry', retryAtMs: NOW },
+      s: { state: 'running', nextPokeAtMs: NOW - 1 },
     },
   );
   assert.deepEqual(plan.actions, [

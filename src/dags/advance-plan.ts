@@ -78,10 +78,6 @@ export function readinessOf(task: ResolvedDagTask, doc: RunDocument): Readiness 
   }
 }
 
-function secondsToMs(seconds: number): number {
-  return seconds * 1000;
-}
-
 /** The plan for one pass over `doc` at `nowMs`. */
 export function planAdvance(dag: ResolvedDag, doc: RunDocument, nowMs: number): AdvancePlan {
   if (doc.state !== 'running') return { actions: [], wakeAtMs: null };
@@ -147,15 +143,15 @@ function entryAction(
       return { kind: 'launch', taskKey };
     }
     case 'up_for_retry': {
-      const dueMs = secondsToMs(entry.retryAt ?? 0);
+      const dueMs = entry.retryAtMs ?? 0;
       if (dueMs <= nowMs) return { kind: 'launch', taskKey };
       wakeAt(dueMs);
       return null;
     }
     case 'running': {
-      // Only a sensor between pokes (its claim clears nextPokeAt) has something timed to do.
-      if (task.kind !== 'sensor' || entry.nextPokeAt === undefined) return null;
-      const dueMs = secondsToMs(entry.nextPokeAt);
+      // Only a sensor between pokes (its claim clears nextPokeAtMs) has something timed to do.
+      if (task.kind !== 'sensor' || entry.nextPokeAtMs === undefined) return null;
+      const dueMs = entry.nextPokeAtMs;
       if (dueMs <= nowMs) return { kind: 'launch', taskKey };
       wakeAt(dueMs);
       return null;

@@ -9,7 +9,7 @@ import { FakeClock, flushMicrotasks, isYacronError } from '../common/index.js';
 import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 import { makeSchedule } from '../config/testing.js';
 import type { ResolvedDag } from '../config/index.js';
-import { FakeRunner } from '../scheduler/index.js';
+import { FakeRunner, MAX_SLEEP_MS } from '../scheduler/index.js';
 import { MemoryStateStore, artifactStream, dagXcomScope, type StateStore } from '../state/index.js';
 import { DagEngine, type DagEngineDeps } from './dag-engine.js';
 import {
@@ -19,6 +19,7 @@ import {
   MAX_MAPPED_TOTAL_BYTES,
 } from './expansion.js';
 import { newRunDocument, type RunDocument } from './run-document.js';
+import { runTimesBody } from './run-document-wire.js';
 import { scheduledRunKey } from './run-keys.js';
 import { createRunIfAbsent, listRuns, readRun } from './run-store.js';
 import { makeDag, type TaskSpec } from './test-dag-fixture.js';
@@ -186,12 +187,31 @@ void test('scheduled runs: keys from the UTC logical date, one run per date acro
   await w.settle();
   const { runs } = await listRuns(w.store, 's');
   assert.deepEqual(
-    runs.map((run) => [run.runKey, run.kind, run.logicalDate]),
+    runs.map((run) => [run.runKey, run.kind, runTimesBody(run).logicalDate]),
     [[scheduledRunKey(START + 10_000), 'scheduled', '2026-01-01T12:00:10+00:00']],
   );
   assert.equal(runs[0]?.runKey, '2026-01-01T12:00:10_00:00');
   await one.engine.close();
   await two.engine.close();
+});
+
+void test('a schedule timer sleeps at most MAX_SLEEP_MS: a wall clock step past the slot is seen on the next wake', async () => {
+  const w = await world();
+  const dag = makeDag('daily', [{ id: 'only' }], { schedule: scheduleOf('0 0 * * *') });
+  const node = w.node([dag]);
+  node.runner.setDefault({});
+  await node.engine.start(START);
+  const midnight = Date.UTC(2026, 0, 2);
+  // Half a day away: a suspend steps the wall clock past it while the timer sleeps.
+  w.clock.setWall(midnight + 5_000 - MAX_SLEEP_MS);
+  await w.clock.advance(MAX_SLEEP_MS);
+  await w.settle();
+  const { runs } = await listRuns(w.store, 'daily');
+  assert.deepEqual(
+    runs.map((run) => [run.runKey, run.kind]),
+    [[scheduledRunKey(midnight), 'scheduled']],
+  );
+  await node.engine.close();
 });
 
 function scheduleOf(text: string): ResolvedDag['schedule'] {
@@ -219,10 +239,10 @@ void test('boot catch-up from the newest run: run-all, run-once, and the deadlin
         {
           runKey: scheduledRunKey(before),
           runId: 'f'.repeat(32),
-          logicalDate: '2026-01-01T09:00:00+00:00',
+          logicalDateMs: Date.parse('2026-01-01T09:00:00+00:00'),
           kind: 'scheduled',
         },
-        before / 1000,
+        before,
       ),
       state: 'success',
     });
@@ -233,7 +253,9 @@ void test('boot catch-up from the newest run: run-all, run-once, and the deadlin
     const { runs } = await listRuns(w.store, 'h');
     const catchups = runs.filter((run) => run.kind === 'catchup');
     assert.equal(catchups.length, expected, JSON.stringify(extra));
-    if (expected === 1) assert.equal(catchups[0]?.logicalDate, '2026-01-01T12:00:00+00:00');
+    if (expected === 1) {
+      assert.equal(runTimesBody(catchups[0]!).logicalDate, '2026-01-01T12:00:00+00:00');
+    }
     await node.engine.close();
   }
 });
@@ -268,8 +290,8 @@ void test('crash resume: an orphan still alive is waited for, then its attempt i
   const dag = makeDag('c', [{ id: 'retried', retries: 1 }, { id: 'once' }]);
   const doc = newRunDocument(
     dag,
-    { runKey: 'manual-0000000000aa', runId: 'b'.repeat(32), logicalDate: null, kind: 'manual' },
-    START / 1000,
+    { runKey: 'manual-0000000000aa', runId: 'b'.repeat(32), logicalDateMs: null, kind: 'manual' },
+    START,
   );
   const orphan = {
     state: 'running' as const,
@@ -315,7 +337,7 @@ void test('a sensor pokes on its interval, keeps its window across pokes, and fa
   let run = await runOf(w, 's', runKey);
   assert.equal(run.tasks['wait']?.state, 'running');
   // The next poke: interval + jitter * 0.5.
-  assert.equal(run.tasks['wait']?.nextPokeAt, (START + 11_000) / 1000);
+  assert.equal(run.tasks['wait']?.nextPokeAtMs, START + 11_000);
   await w.clock.advance(11_000);
   await w.settle();
   await w.clock.advance(11_000);
@@ -591,8 +613,8 @@ void test('cancel: the run fails with ended cancelled; its running attempt is st
     ['running', 'running', 'up_for_retry'],
   );
   const cancelled = await node.engine.cancel('c', runKey, 'ops');
-  const at = w.clock.now() / 1000;
-  assert.deepEqual(cancelled.ended, { kind: 'cancelled', by: 'ops', at });
+  const atMs = w.clock.now();
+  assert.deepEqual(cancelled.ended, { kind: 'cancelled', by: 'ops', atMs });
   await w.settle();
   const attempt = node.runner.last('c.a');
   assert.deepEqual(attempt.cancels, ['cancelled'], 'stopped as a job cancel stops a run');
@@ -611,7 +633,7 @@ void test('cancel: the run fails with ended cancelled; its running attempt is st
     },
   );
   assert.equal(run.tasks['gate']?.awaitingApproval, undefined);
-  assert.equal(run.tasks['r']?.retryAt, undefined);
+  assert.equal(run.tasks['r']?.retryAtMs, undefined);
   await assertQuiet(w, node, 'c', runKey);
   assert.equal(node.runner.runsOf('c.r').length, 1, 'the retry never came');
   const refused = async (work: () => Promise<unknown>, code: string): Promise<void> => {

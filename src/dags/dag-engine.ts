@@ -2,12 +2,13 @@
 // backfill; create-if-absent by run key), one RunAdvancer per run this node advances, a periodic
 // scan that adopts the running runs whose advance lease lapsed (a crashed daemon's, ours before a
 // restart), approval decisions, cancels (docs/dags.md "Ending a run early"), and retention.
-// Reloads swap the DAG set; runs keep advancing.
-// Must not: advance a run itself (RunAdvancer does) or decide a task's state (the pure planners).
+// Reloads swap the DAG set; runs keep advancing. Schedule timers sleep at most the scheduler's
+// MAX_SLEEP_MS and plan again on each wake, as the scheduler's loop does.
+// Must not: advance a run itself (RunAdvancer does), decide a task's state (the pure planners),
+// or sleep past a clock step (a schedule timer longer than MAX_SLEEP_MS).
 import {
   YacronError,
   describeError,
-  parseIsoInstantMs,
   type Clock,
   type Logger,
   type TimerHandle,
@@ -21,11 +22,12 @@ import { actorOf } from './actor.js';
 import { RunAdvancer, type AdvancerDeps } from './run-advancer.js';
 import { newRunDocument, type RunDocument, type RunKind } from './run-document.js';
 import { endRun, runEndReason } from './run-end.js';
-import { logicalDateText, manualRunKey, scheduledRunKey } from './run-keys.js';
+import { manualRunKey, scheduledRunKey } from './run-keys.js';
 import { backfillSlots, catchupSlots, dueSlots } from './run-slots.js';
 import { changeRun, createRunIfAbsent, listRuns, pruneRuns, type RunChange } from './run-store.js';
 import { decidedEntry } from './task-transitions.js';
 import { nextFireTime } from '../schedule/index.js';
+import { MAX_SLEEP_MS } from '../scheduler/index.js';
 
 /** `by` as given, or YC_ERR_REQUEST_INVALID with the reason it is refused. */
 function checkedActor(by: string): string {
@@ -140,9 +142,8 @@ export class DagEngine {
     for (const run of runs) if (run.state === 'running') this.#advance(dag.name, run.runKey);
     let newest: number | null = null;
     for (const run of runs) {
-      const logicalMs = run.logicalDate === null ? NaN : parseIsoInstantMs(run.logicalDate);
-      if (Number.isFinite(logicalMs))
-        newest = newest === null ? logicalMs : Math.max(newest, logicalMs);
+      const logicalMs = run.logicalDateMs;
+      if (logicalMs !== null) newest = newest === null ? logicalMs : Math.max(newest, logicalMs);
     }
     if (!dag.enabled || !this.#deps.mayCreateScheduledRuns(dag)) return;
     for (const slot of catchupSlots(dag, newest, startedAtMs))
@@ -153,7 +154,7 @@ export class DagEngine {
   async trigger(name: string): Promise<string> {
     const dag = this.dag(name);
     const runKey = manualRunKey(this.#deps.randomBytes(6));
-    const created = await this.#createDoc(dag, { runKey, logicalDate: null, kind: 'manual' });
+    const created = await this.#createDoc(dag, { runKey, logicalDateMs: null, kind: 'manual' });
     return created.runKey;
   }
 
@@ -199,7 +200,7 @@ export class DagEngine {
       return {
         doc: {
           ...current,
-          updatedAt: next.updatedAt,
+          updatedAtMs: next.updatedAtMs,
           tasks: { ...current.tasks, [taskKey]: next },
         },
         result: next.state,
@@ -219,14 +220,14 @@ export class DagEngine {
   async cancel(name: string, runKey: string, by: string): Promise<RunDocument> {
     this.dag(name);
     const canceller = checkedActor(by);
-    const at = this.#deps.clock.now() / 1000;
+    const atMs = this.#deps.clock.now();
     const change = await this.#changeExisting(name, runKey, 'cancel', (current) => {
       if (current.state !== 'running')
         throw new YacronError(
           'YC_ERR_DAG_RUN_ENDED',
           `Cannot cancel run '${runKey}' of DAG '${name}': it has already ended (${current.state})`,
         );
-      const doc = endRun(current, { kind: 'cancelled', by: canceller, at });
+      const doc = endRun(current, { kind: 'cancelled', by: canceller, atMs });
       return { doc, result: doc };
     });
     const run = change.kind === 'changed' ? change.result : change.run;
@@ -278,17 +279,17 @@ export class DagEngine {
   ): Promise<void> {
     await this.#createDoc(dag, {
       runKey: scheduledRunKey(logicalMs),
-      logicalDate: logicalDateText(logicalMs),
+      logicalDateMs: logicalMs,
       kind,
     });
   }
 
   async #createDoc(
     dag: ResolvedDag,
-    run: { runKey: string; logicalDate: string | null; kind: RunKind },
+    run: { runKey: string; logicalDateMs: number | null; kind: RunKind },
   ): Promise<RunDocument> {
     const runId = Buffer.from(this.#deps.randomBytes(16)).toString('hex');
-    const doc = newRunDocument(dag, { ...run, runId }, this.#deps.clock.now() / 1000);
+    const doc = newRunDocument(dag, { ...run, runId }, this.#deps.clock.now());
     const created = await createRunIfAbsent(this.store(), doc);
     if (created.created) {
       this.#deps.logger.info(`DAG ${dag.name}: created ${run.kind} run ${run.runKey}`);
@@ -353,16 +354,31 @@ export class DagEngine {
     }
   }
 
+  /**
+   * Sleep toward the DAG's next instant after `afterMs`, at most the scheduler's MAX_SLEEP_MS
+   * (docs/architecture.md "The scheduler core"), so a clock step or a suspend is noticed within
+   * it: each wake plans again against the clock then.
+   */
   #armSchedule(dag: ResolvedDag, afterMs: number): void {
     const { schedule } = dag;
     if (schedule === null || this.#stopping) return;
     const next = nextFireTime(schedule.schedule, afterMs);
     if (next === null) return;
-    const timer = this.#deps.clock.setTimer(
-      () => void this.#fire(dag.name, afterMs),
-      next - this.#deps.clock.now(),
-    );
+    const delayMs = Math.min(Math.max(next - this.#deps.clock.now(), 0), MAX_SLEEP_MS);
+    const timer = this.#deps.clock.setTimer(() => this.#wake(dag.name, afterMs), delayMs);
     this.#scheduleTimers.set(dag.name, { text: schedule.text, timer, lastMs: afterMs });
+  }
+
+  /** A schedule timer woke: fire when the next instant is due now, else sleep again toward it. */
+  #wake(name: string, afterMs: number): void {
+    const dag = this.#dags.get(name);
+    const next = dag?.schedule ? nextFireTime(dag.schedule.schedule, afterMs) : null;
+    if (dag?.enabled === true && next !== null && next > this.#deps.clock.now()) {
+      this.#scheduleTimers.delete(name);
+      this.#armSchedule(dag, afterMs);
+      return;
+    }
+    void this.#fire(name, afterMs);
   }
 
   async #fire(name: string, afterMs: number): Promise<void> {

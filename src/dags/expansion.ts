@@ -58,21 +58,20 @@ export function expandPlaceholder(
 ): RunDocument | null {
   const entry = doc.tasks[taskKey];
   if (entry === undefined || entry.state !== 'pending' || entry.mapped !== true) return null;
-  const now = nowMs / 1000;
   const recorded = doc.mapped[taskKey];
   const { mapped: _mapped, ...placeholder } = entry;
   const settle = (state: 'success' | 'failed', reason: string | null): RunDocument => ({
     ...doc,
-    updatedAt: now,
+    updatedAtMs: nowMs,
     tasks: {
       ...doc.tasks,
       [taskKey]: {
         ...placeholder,
         state,
         failReason: reason,
-        startedAt: now,
-        finishedAt: now,
-        updatedAt: now,
+        startedAtMs: nowMs,
+        finishedAtMs: nowMs,
+        updatedAtMs: nowMs,
       },
     },
   });
@@ -80,14 +79,17 @@ export function expandPlaceholder(
   const refusal = recorded === undefined ? expansionRefusal(found) : null;
   if (refusal !== null) return settle('failed', refusal);
   const items = recorded?.items ?? (found.kind === 'items' ? found.items : []);
-  const mapped = { ...doc.mapped, [taskKey]: recorded ?? { items: [...items], expandedAt: now } };
+  const mapped = {
+    ...doc.mapped,
+    [taskKey]: recorded ?? { items: [...items], expandedAtMs: nowMs },
+  };
   if (items.length === 0) return { ...settle('success', null), mapped };
   const tasks: Record<string, TaskEntry> = {
     ...doc.tasks,
-    [taskKey]: { ...placeholder, state: 'expanded', startedAt: now, updatedAt: now },
+    [taskKey]: { ...placeholder, state: 'expanded', startedAtMs: nowMs, updatedAtMs: nowMs },
   };
   for (let index = 0; index < items.length; index += 1) {
-    tasks[`${entry.id}#${index}`] = { ...pendingEntry(entry.id, now), mapIndex: index };
+    tasks[`${entry.id}#${index}`] = { ...pendingEntry(entry.id, nowMs), mapIndex: index };
   }
-  return { ...doc, updatedAt: now, tasks, mapped };
+  return { ...doc, updatedAtMs: nowMs, tasks, mapped };
 }

@@ -1,5 +1,6 @@
 // The dags door (docs/dags.md): the engine that creates and advances DAG runs over the store, and
-// the read side the control API renders (run documents, summaries, XCom listings).
+// the read side the control API renders (run documents, summaries, XCom listings; a run in epoch
+// ms inside, its stored body — runDocumentBody — on the wire).
 export {
   DagEngine,
   ADOPT_SCAN_INTERVAL_MS,
@@ -16,6 +17,13 @@ export {
   type TaskEntry,
   type TaskState,
 } from './run-document.js';
+export {
+  runDocumentBody,
+  runTimesBody,
+  type RunDocumentWire,
+  type RunEndWire,
+  type TaskEntryWire,
+} from './run-document-wire.js';
 export { listRuns, readRun, type RunListing } from './run-store.js';
 export { parseLogicalDate } from './run-keys.js';
 export { listXcom, type XcomEntry, type XcomListing } from './xcom-store.js';

@@ -11,7 +11,7 @@ export type ProcessLiveness = 'ours' | 'alive' | 'gone';
 
 export function isInFlight(entry: TaskEntry): boolean {
   return (
-    entry.state === 'running' && entry.awaitingApproval !== true && entry.nextPokeAt === undefined
+    entry.state === 'running' && entry.awaitingApproval !== true && entry.nextPokeAtMs === undefined
   );
 }
 

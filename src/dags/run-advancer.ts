@@ -14,6 +14,7 @@ import { dagAdvanceLeaseName, type StateStore } from '../state/index.js';
 import { isInFlight, lostAttempts, type ProcessLiveness } from './resume-plan.js';
 import { applyPass, type LostAttempt } from './run-pass.js';
 import type { RunDocument, TaskEntry } from './run-document.js';
+import { storedResources } from './run-document-wire.js';
 import { runEndReason } from './run-end.js';
 import { changeRun, readRun } from './run-store.js';
 import {
@@ -324,7 +325,7 @@ export class RunAdvancer {
           ),
         );
       }
-      const outcome = await started.done;
+      const { outcome, resources } = await started.done;
       if (counted) deps.observer.attemptFinished(doc.dag, task.id, outcome);
       deps.logger.info(
         `DAG ${doc.dag} run ${doc.runKey}: task ${taskKey} attempt ${entry.attempt} ${outcome.kind} (exit code ${outcome.exitCode})`,
@@ -336,7 +337,7 @@ export class RunAdvancer {
             ? endedEntry(
                 task,
                 current,
-                { kind: 'outcome', outcome, resources: null },
+                { kind: 'outcome', outcome, resources: storedResources(resources) },
                 deps.clock.now(),
                 deps.random(),
               )
@@ -370,7 +371,7 @@ export class RunAdvancer {
         return {
           doc: {
             ...current,
-            updatedAt: next.updatedAt,
+            updatedAtMs: next.updatedAtMs,
             tasks: { ...current.tasks, [taskKey]: next },
           },
           result: undefined,

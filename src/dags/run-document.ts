@@ -1,8 +1,10 @@
-// The dag_run document (docs/dags.md "Runs"): one mutable store document per run, in
-// the reference's shape so a Python node reads the runs we write and we read its. This module owns
-// the shape, reading a stored body strictly (a hostile or foreign body is refused, never guessed),
-// a fresh run's body, and the run-state roll-up.
-// Must not: read a clock or the store (callers hand in instants and bodies).
+// The dag_run document (docs/dags.md "Runs") as the engine works on it: one mutable store
+// document per run, its instants in epoch ms (docs/architecture.md "Domain values inside, wire
+// formats at the edges"). This module owns that shape, a fresh run, and the run-state roll-up; the
+// stored body — the reference's shape, epoch seconds and ISO text, so a Python node reads the runs
+// we write and we read its — is read and rendered only in run-document-wire.ts.
+// Must not: read a clock or the store (callers hand in instants), or hold a stored unit (seconds,
+// ISO text).
 import type { ResolvedDag } from '../config/index.js';
 
 export const TASK_STATES = [
@@ -30,11 +32,10 @@ export type RunKind = (typeof RUN_KINDS)[number];
 export interface ApprovalDecision {
   readonly decision: 'approved' | 'rejected';
   readonly by: string;
-  /** Epoch seconds. */
-  readonly at: number;
+  readonly atMs: number;
 }
 
-/** One task (or mapped instance) of a run. Times are epoch seconds (floats), as stored. */
+/** One task (or mapped instance) of a run. Instants are epoch ms. */
 export interface TaskEntry {
   readonly id: string;
   readonly mapIndex: number | null;
@@ -45,53 +46,56 @@ export interface TaskEntry {
   readonly proc: string | null;
   readonly pid: number | null;
   readonly host: string | null;
-  readonly startedAt: number | null;
-  readonly finishedAt: number | null;
+  readonly startedAtMs: number | null;
+  readonly finishedAtMs: number | null;
   readonly exitCode: number | null;
   readonly failReason: string | null;
+  /**
+   * What a monitored attempt used, as stored (run-document-wire.ts storedResources); null when it
+   * was not sampled. Another writer's value is kept as read.
+   */
   readonly resources: unknown;
-  readonly updatedAt: number;
+  readonly updatedAtMs: number;
   /** An unexpanded mapped placeholder. */
   readonly mapped?: true;
   /** up_for_retry: when the next attempt is due (this build's field; readers ignore it). */
-  readonly retryAt?: number;
+  readonly retryAtMs?: number;
   readonly pokeCount?: number;
-  readonly nextPokeAt?: number;
-  readonly firstPokeAt?: number;
+  readonly nextPokeAtMs?: number;
+  readonly firstPokeAtMs?: number;
   readonly approval?: ApprovalDecision;
   readonly awaitingApproval?: true;
 }
 
 export interface MappedItems {
   readonly items: readonly unknown[];
-  readonly expandedAt: number;
+  readonly expandedAtMs: number;
 }
 
 /**
  * Why a run ended other than by its tasks' outcomes (this build's field; the reference and older
  * builds ignore it and see a failed run): cancelled through the control API, or failed because a
  * change would have made its document too large to store (docs/dags.md "Ending a run early").
- * Times are epoch seconds.
  */
 export type RunEnd =
-  | { readonly kind: 'cancelled'; readonly by: string; readonly at: number }
+  | { readonly kind: 'cancelled'; readonly by: string; readonly atMs: number }
   | {
       readonly kind: 'too-large';
       readonly bytes: number;
       readonly limit: number;
-      readonly at: number;
+      readonly atMs: number;
     };
 
 export interface RunDocument {
   readonly dag: string;
   readonly runKey: string;
   readonly runId: string;
-  /** ISO (UTC, Python isoformat) or null for manual runs. */
-  readonly logicalDate: string | null;
+  /** The logical instant (stored as ISO text: run-keys.ts), or null for manual runs. */
+  readonly logicalDateMs: number | null;
   readonly kind: RunKind;
   readonly state: RunState;
-  readonly createdAt: number;
-  readonly updatedAt: number;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
   /** By task key (`id`, or `id#i` for a mapped instance). */
   readonly tasks: Readonly<Record<string, TaskEntry>>;
   /**
@@ -119,7 +123,7 @@ export function isTerminal(state: TaskState): boolean {
 }
 
 /** A pending entry for task `id` (a mapped placeholder when `mapped`). */
-export function pendingEntry(id: string, nowSeconds: number, mapped = false): TaskEntry {
+export function pendingEntry(id: string, nowMs: number, mapped = false): TaskEntry {
   return {
     id,
     mapIndex: null,
@@ -128,12 +132,12 @@ export function pendingEntry(id: string, nowSeconds: number, mapped = false): Ta
     proc: null,
     pid: null,
     host: null,
-    startedAt: null,
-    finishedAt: null,
+    startedAtMs: null,
+    finishedAtMs: null,
     exitCode: null,
     failReason: null,
     resources: null,
-    updatedAt: nowSeconds,
+    updatedAtMs: nowMs,
     ...(mapped ? { mapped: true as const } : {}),
   };
 }
@@ -141,26 +145,22 @@ export function pendingEntry(id: string, nowSeconds: number, mapped = false): Ta
 export interface NewRun {
   readonly runKey: string;
   readonly runId: string;
-  readonly logicalDate: string | null;
+  readonly logicalDateMs: number | null;
   readonly kind: RunKind;
 }
 
 /** A fresh run of `dag`: every task of the DAG as it is now, pending. */
-export function newRunDocument(dag: ResolvedDag, run: NewRun, nowSeconds: number): RunDocument {
+export function newRunDocument(dag: ResolvedDag, run: NewRun, nowMs: number): RunDocument {
   const tasks: Record<string, TaskEntry> = {};
   for (const task of dag.tasks) {
-    tasks[task.id] = pendingEntry(
-      task.id,
-      nowSeconds,
-      task.kind === 'task' && task.expand !== null,
-    );
+    tasks[task.id] = pendingEntry(task.id, nowMs, task.kind === 'task' && task.expand !== null);
   }
   return {
     dag: dag.name,
     ...run,
     state: 'running',
-    createdAt: nowSeconds,
-    updatedAt: nowSeconds,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
     tasks,
     mapped: {},
   };
@@ -187,127 +187,4 @@ export function countTaskStates(doc: RunDocument): Record<string, number> {
   for (const entry of Object.values(doc.tasks))
     counts[entry.state] = (counts[entry.state] ?? 0) + 1;
   return counts;
-}
-
-// ---- reading a stored body ----------------------------------------------------------------------
-
-/** Why a stored body is not a run document this build can advance. */
-export class RunDocumentError extends Error {}
-
-function fail(what: string): never {
-  throw new RunDocumentError(what);
-}
-
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const str = (v: unknown): v is string => typeof v === 'string';
-const numOrNull = (v: unknown): v is number | null => v === null || num(v);
-const strOrNull = (v: unknown): v is string | null => v === null || str(v);
-
-function oneOf<T extends string>(values: readonly T[], value: unknown, what: string): T {
-  if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as T;
-  return fail(`${what} is ${JSON.stringify(value) ?? 'missing'}`);
-}
-
-function entryOf(key: string, raw: unknown): TaskEntry {
-  if (!isObject(raw)) return fail(`task '${key}' is not an object`);
-  const { id, mapIndex, attempt, proc, pid, host, startedAt, finishedAt, exitCode, failReason } =
-    raw;
-  if (!str(id)) fail(`task '${key}' has no id`);
-  if (!(mapIndex === null || mapIndex === undefined || (num(mapIndex) && mapIndex >= 0))) {
-    fail(`task '${key}' has a bad mapIndex`);
-  }
-  if (!(num(attempt) && attempt >= 0)) fail(`task '${key}' has a bad attempt`);
-  const optionalNumbers = { pid, startedAt, finishedAt, exitCode } as const;
-  for (const [name, value] of Object.entries(optionalNumbers)) {
-    if (value !== undefined && !numOrNull(value)) fail(`task '${key}' has a bad ${name}`);
-  }
-  for (const [name, value] of Object.entries({ proc, host, failReason })) {
-    if (value !== undefined && !strOrNull(value)) fail(`task '${key}' has a bad ${name}`);
-  }
-  const entry: Record<string, unknown> = {
-    id,
-    mapIndex: mapIndex ?? null,
-    state: oneOf(TASK_STATES, raw['state'], `the state of task '${key}'`),
-    attempt,
-    proc: proc ?? null,
-    pid: pid ?? null,
-    host: host ?? null,
-    startedAt: startedAt ?? null,
-    finishedAt: finishedAt ?? null,
-    exitCode: exitCode ?? null,
-    failReason: failReason ?? null,
-    resources: raw['resources'] ?? null,
-    updatedAt: num(raw['updatedAt']) ? raw['updatedAt'] : 0,
-  };
-  if (raw['mapped'] === true) entry['mapped'] = true;
-  // An instance's `mapItem` (the reference's copy of mapped[id].items[i]) is not kept: the item
-  // is read from `mapped` (mapItemOf), as the reference itself reads it.
-  for (const name of ['retryAt', 'pokeCount', 'nextPokeAt', 'firstPokeAt'] as const) {
-    const value = raw[name];
-    if (value === undefined || value === null) continue;
-    if (!num(value)) fail(`task '${key}' has a bad ${name}`);
-    entry[name] = value;
-  }
-  if (raw['awaitingApproval'] === true) entry['awaitingApproval'] = true;
-  const approval = raw['approval'];
-  if (isObject(approval)) {
-    entry['approval'] = {
-      decision: oneOf(['approved', 'rejected'], approval['decision'], `the approval of '${key}'`),
-      by: str(approval['by']) ? approval['by'] : '',
-      at: num(approval['at']) ? approval['at'] : 0,
-    };
-  }
-  return entry as unknown as TaskEntry;
-}
-
-/** A stored body as a RunDocument; throws RunDocumentError naming what is wrong. */
-export function readRunDocument(body: unknown): RunDocument {
-  if (!isObject(body)) return fail('the body is not an object');
-  const { dag, runKey, runId, logicalDate, createdAt, updatedAt, tasks, mapped } = body;
-  if (!str(dag) || !str(runKey) || !str(runId)) fail('dag, runKey or runId is missing');
-  if (!strOrNull(logicalDate ?? null)) fail('logicalDate is not a string');
-  if (!num(createdAt)) fail('createdAt is not a number');
-  if (!isObject(tasks)) fail('tasks is not an object');
-  const entries: Record<string, TaskEntry> = {};
-  for (const [key, raw] of Object.entries(tasks)) entries[key] = entryOf(key, raw);
-  const mappedItems: Record<string, MappedItems> = {};
-  if (isObject(mapped)) {
-    for (const [id, raw] of Object.entries(mapped)) {
-      if (!isObject(raw) || !Array.isArray(raw['items'])) fail(`mapped '${id}' has no items`);
-      mappedItems[id] = {
-        items: raw['items'] as unknown[],
-        expandedAt: num(raw['expandedAt']) ? raw['expandedAt'] : 0,
-      };
-    }
-  }
-  const ended = runEndOf(body['ended']);
-  return {
-    dag,
-    runKey,
-    runId,
-    logicalDate: (logicalDate ?? null) as string | null,
-    kind: oneOf(RUN_KINDS, body['kind'], 'kind'),
-    state: oneOf(RUN_STATES, body['state'], 'state'),
-    createdAt,
-    updatedAt: num(updatedAt) ? updatedAt : createdAt,
-    tasks: entries,
-    mapped: mappedItems,
-    ...(ended === undefined ? {} : { ended }),
-  };
-}
-
-/** This build's `ended` field; anything else there (another writer's) is left out. */
-function runEndOf(raw: unknown): RunEnd | undefined {
-  if (!isObject(raw) || !num(raw['at'])) return undefined;
-  const at = raw['at'];
-  if (raw['kind'] === 'cancelled' && str(raw['by']))
-    return { kind: 'cancelled', by: raw['by'], at };
-  if (raw['kind'] === 'too-large' && num(raw['bytes']) && num(raw['limit'])) {
-    return { kind: 'too-large', bytes: raw['bytes'], limit: raw['limit'], at };
-  }
-  return undefined;
 }

@@ -17,10 +17,10 @@ export function runEndReason(end: RunEnd): string {
   }
 }
 
-function endedEntry(entry: TaskEntry, reason: string, now: number): TaskEntry {
+function endedEntry(entry: TaskEntry, reason: string, nowMs: number): TaskEntry {
   const {
-    retryAt: _retryAt,
-    nextPokeAt: _nextPokeAt,
+    retryAtMs: _retryAt,
+    nextPokeAtMs: _nextPokeAt,
     awaitingApproval: _awaiting,
     mapped: _mapped,
     ...rest
@@ -29,12 +29,12 @@ function endedEntry(entry: TaskEntry, reason: string, now: number): TaskEntry {
     ...rest,
     state: entry.state === 'pending' ? 'skipped' : 'failed',
     failReason: reason,
-    finishedAt: now,
-    updatedAt: now,
+    finishedAtMs: nowMs,
+    updatedAtMs: nowMs,
   };
 }
 
-/** `doc` ended by `end` at `end.at` (a run that is not running is returned as it is). */
+/** `doc` ended by `end` at `end.atMs` (a run that is not running is returned as it is). */
 export function endRun(doc: RunDocument, end: RunEnd): RunDocument {
   if (doc.state !== 'running') return doc;
   const reason = runEndReason(end);
@@ -44,7 +44,7 @@ export function endRun(doc: RunDocument, end: RunEnd): RunDocument {
     tasks[taskKey] =
       isTerminal(entry.state) || entry.state === 'expanded'
         ? entry
-        : endedEntry(entry, reason, end.at);
+        : endedEntry(entry, reason, end.atMs);
   }
-  return { ...doc, state: 'failed', updatedAt: end.at, tasks, ended: end };
+  return { ...doc, state: 'failed', updatedAtMs: end.atMs, tasks, ended: end };
 }

@@ -57,7 +57,7 @@ export function applyPass(current: RunDocument | undefined, input: PassInput): P
   let doc = current;
   let changed = false;
   const put = (taskKey: string, entry: TaskEntry): void => {
-    doc = { ...doc, updatedAt: nowMs / 1000, tasks: { ...doc.tasks, [taskKey]: entry } };
+    doc = { ...doc, updatedAtMs: nowMs, tasks: { ...doc.tasks, [taskKey]: entry } };
     changed = true;
   };
   for (const lost of input.lost) {
@@ -89,7 +89,7 @@ export function applyPass(current: RunDocument | undefined, input: PassInput): P
     for (const action of plan.actions) {
       switch (action.kind) {
         case 'finish':
-          doc = { ...doc, state: action.state, updatedAt: nowMs / 1000 };
+          doc = { ...doc, state: action.state, updatedAtMs: nowMs };
           changed = true;
           break;
         case 'settle': {

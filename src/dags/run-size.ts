@@ -7,13 +7,14 @@
 // Must not: write (run-store.ts does, under the document's lock).
 import { DEFAULT_MAX_RECORD_BYTES } from '../state/index.js';
 import type { RunDocument } from './run-document.js';
+import { runDocumentBody } from './run-document-wire.js';
 import { endRun } from './run-end.js';
 
 export const MAX_RUN_DOCUMENT_BYTES = DEFAULT_MAX_RECORD_BYTES / 2;
 
-/** The document's size as stored (its JSON, UTF-8). */
+/** The document's size as stored (its body's JSON, UTF-8). */
 export function runDocumentBytes(doc: RunDocument): number {
-  return Buffer.byteLength(JSON.stringify(doc), 'utf8');
+  return Buffer.byteLength(JSON.stringify(runDocumentBody(doc)), 'utf8');
 }
 
 /**
@@ -25,9 +26,9 @@ export function oversizeEnd(
   current: RunDocument,
   bytes: number,
   limit: number,
-  nowSeconds: number,
+  nowMs: number,
 ): RunDocument {
-  const ended = endRun(current, { kind: 'too-large', bytes, limit, at: nowSeconds });
+  const ended = endRun(current, { kind: 'too-large', bytes, limit, atMs: nowMs });
   if (runDocumentBytes(ended) <= limit) return ended;
   const mapped = Object.fromEntries(
     Object.entries(ended.mapped).map(([id, record]) => [id, { ...record, items: [] }]),

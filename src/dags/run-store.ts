@@ -11,7 +11,8 @@ import {
   type StateDocument,
   type StateStore,
 } from '../state/index.js';
-import { readRunDocument, RunDocumentError, type RunDocument } from './run-document.js';
+import type { RunDocument } from './run-document.js';
+import { readRunDocument, runDocumentBody, RunDocumentError } from './run-document-wire.js';
 import { MAX_RUN_DOCUMENT_BYTES, oversizeEnd, runDocumentBytes } from './run-size.js';
 
 export interface CreatedRun {
@@ -27,7 +28,7 @@ export function createRunIfAbsent(store: StateStore, doc: RunDocument): Promise<
     doc.runKey,
     (current): DocumentChange<CreatedRun> =>
       current === undefined
-        ? { kind: 'write', body: doc, result: { created: true, doc } }
+        ? { kind: 'write', body: runDocumentBody(doc), result: { created: true, doc } }
         : { kind: 'keep', result: { created: false, doc: readRunDocument(current.body) } },
   );
 }
@@ -58,7 +59,7 @@ export async function listRuns(store: StateStore, dag: string): Promise<RunListi
     if (doc === undefined) unreadable.push(document.key);
     else runs.push(doc);
   }
-  runs.sort((a, b) => b.createdAt - a.createdAt || (a.runKey < b.runKey ? 1 : -1));
+  runs.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.runKey < b.runKey ? 1 : -1));
   return { runs, unreadable };
 }
 
@@ -81,7 +82,7 @@ export type RunChange<T> =
 /**
  * Change the run under its lock: `change` sees the current run (undefined when absent) and
  * returns the new run, or null to write nothing. A new run over `limit` bytes is not written:
- * the current run is ended `too-large` (its time the new run's updatedAt) and that is written.
+ * the current run is ended `too-large` (its time the new run's updatedAtMs) and that is written.
  */
 export function changeRun<T>(
   store: StateStore,
@@ -103,10 +104,14 @@ export function changeRun<T>(
       if (decided.doc === null) return { kind: 'keep', result: changed };
       const bytes = runDocumentBytes(decided.doc);
       if (bytes <= limit || current === undefined) {
-        return { kind: 'write', body: decided.doc, result: changed };
+        return { kind: 'write', body: runDocumentBody(decided.doc), result: changed };
       }
-      const ended = oversizeEnd(current, bytes, limit, decided.doc.updatedAt);
-      return { kind: 'write', body: ended, result: { kind: 'too-large', run: ended } };
+      const ended = oversizeEnd(current, bytes, limit, decided.doc.updatedAtMs);
+      return {
+        kind: 'write',
+        body: runDocumentBody(ended),
+        result: { kind: 'too-large', run: ended },
+      };
     },
   );
 }

@@ -15,7 +15,7 @@ import { makeTask } from './test-dag-fixture.js';
 
 const NOW = 100_000;
 const ME = { proc: 'aaaaaaaaaaaa', host: 'h' };
-const pending = pendingEntry('t', 1);
+const pending = pendingEntry('t', 1000);
 
 function outcome(kind: RunOutcome['kind'], exitCode = kind === 'succeeded' ? 0 : 1): RunOutcome {
   return {
@@ -39,15 +39,15 @@ void test('a claim takes a pending or due entry once; a second claim of the resu
   const claimed = claimEntry(task, pending, ME, NOW);
   assert.ok(claimed !== null);
   assert.deepEqual(
-    [claimed.state, claimed.attempt, claimed.proc, claimed.host, claimed.startedAt],
-    ['running', 1, ME.proc, 'h', 100],
+    [claimed.state, claimed.attempt, claimed.proc, claimed.host, claimed.startedAtMs],
+    ['running', 1, ME.proc, 'h', 100_000],
   );
   assert.equal(claimEntry(task, claimed, ME, NOW), null);
-  const retry: TaskEntry = { ...claimed, state: 'up_for_retry', retryAt: 101 };
+  const retry: TaskEntry = { ...claimed, state: 'up_for_retry', retryAtMs: 101_000 };
   assert.equal(claimEntry(task, retry, ME, NOW), null, 'not before retryAt');
   const again = claimEntry(task, retry, ME, NOW + 1000);
   assert.equal(again?.attempt, 2);
-  assert.equal(again?.retryAt, undefined);
+  assert.equal(again?.retryAtMs, undefined);
   assert.equal(claimEntry(makeTask({ id: 'g', kind: 'approval' }), pending, ME, NOW), null);
   assert.equal(
     claimEntry(task, { ...pending, mapped: true }, ME, NOW),
@@ -68,8 +68,8 @@ void test('an attempt ends in success, a retry after the delay, or failure once 
     0,
   );
   assert.deepEqual(
-    [ok.state, ok.exitCode, ok.failReason, ok.finishedAt],
-    ['success', 0, null, 100],
+    [ok.state, ok.exitCode, ok.failReason, ok.finishedAtMs],
+    ['success', 0, null, 100_000],
   );
   const retry = endedEntry(
     task,
@@ -78,7 +78,7 @@ void test('an attempt ends in success, a retry after the delay, or failure once 
     NOW,
     0,
   );
-  assert.deepEqual([retry.state, retry.retryAt, retry.exitCode], ['up_for_retry', 102, 3]);
+  assert.deepEqual([retry.state, retry.retryAtMs, retry.exitCode], ['up_for_retry', 102_000, 3]);
   const second = claimEntry(task, retry, ME, NOW + 2000)!;
   const failed = endedEntry(
     task,
@@ -99,7 +99,7 @@ void test('a sensor poke: met is success, not met waits for the next poke, a los
     poke: { intervalMs: 10_000, timeoutMs: 60_000, jitterMs: 4000 },
   });
   const poke = claimEntry(sensor, pending, ME, NOW)!;
-  assert.deepEqual([poke.pokeCount, poke.firstPokeAt, poke.attempt], [1, 100, 1]);
+  assert.deepEqual([poke.pokeCount, poke.firstPokeAtMs, poke.attempt], [1, 100_000, 1]);
   const waiting = endedEntry(
     sensor,
     poke,
@@ -107,15 +107,15 @@ void test('a sensor poke: met is success, not met waits for the next poke, a los
     NOW,
     0.25,
   );
-  assert.deepEqual([waiting.state, waiting.nextPokeAt, waiting.pid], ['running', 111, null]);
+  assert.deepEqual([waiting.state, waiting.nextPokeAtMs, waiting.pid], ['running', 111_000, null]);
   assert.equal(claimEntry(sensor, waiting, ME, NOW + 10_999), null);
   const second = claimEntry(sensor, waiting, ME, NOW + 11_000)!;
   assert.deepEqual(
-    [second.pokeCount, second.firstPokeAt, second.attempt, second.nextPokeAt],
-    [2, 100, 1, undefined],
+    [second.pokeCount, second.firstPokeAtMs, second.attempt, second.nextPokeAtMs],
+    [2, 100_000, 1, undefined],
   );
   const repoke = endedEntry(sensor, second, { kind: 'lost', reason: 'gone' }, NOW + 12_000, 0);
-  assert.deepEqual([repoke.state, repoke.nextPokeAt], ['running', 112]);
+  assert.deepEqual([repoke.state, repoke.nextPokeAtMs], ['running', 112_000]);
 });
 
 void test('approval: waiting, then approved, rejected (fail or skip); anything else is refused', () => {
@@ -126,7 +126,7 @@ void test('approval: waiting, then approved, rejected (fail or skip); anything e
   const approved = decidedEntry(gate, waiting, 'approve', 'ann', NOW)!;
   assert.deepEqual(
     [approved.state, approved.approval, approved.awaitingApproval],
-    ['success', { decision: 'approved', by: 'ann', at: 100 }, undefined],
+    ['success', { decision: 'approved', by: 'ann', atMs: 100_000 }, undefined],
   );
   assert.deepEqual(
     [

@@ -7,11 +7,6 @@ import type { ResolvedDagTask } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import type { TaskEntry } from './run-document.js';
 
-/** Seconds as stored (epoch floats). */
-function seconds(ms: number): number {
-  return ms / 1000;
-}
-
 export interface Claimer {
   readonly proc: string;
   readonly host: string;
@@ -28,15 +23,14 @@ export function claimEntry(
   nowMs: number,
 ): TaskEntry | null {
   const sensorWaiting =
-    task.kind === 'sensor' && entry.state === 'running' && entry.nextPokeAt !== undefined;
+    task.kind === 'sensor' && entry.state === 'running' && entry.nextPokeAtMs !== undefined;
   const claimable =
     (entry.state === 'pending' && entry.mapped !== true) ||
     entry.state === 'up_for_retry' ||
     sensorWaiting;
-  if (!claimable || task.kind === 'approval' || nowMs < (entry.retryAt ?? 0) * 1000) return null;
-  if (sensorWaiting && (entry.nextPokeAt ?? 0) * 1000 > nowMs) return null;
-  const { retryAt: _retryAt, nextPokeAt: _nextPokeAt, ...rest } = entry;
-  const now = seconds(nowMs);
+  if (!claimable || task.kind === 'approval' || nowMs < (entry.retryAtMs ?? 0)) return null;
+  if (sensorWaiting && (entry.nextPokeAtMs ?? 0) > nowMs) return null;
+  const { retryAtMs: _retryAt, nextPokeAtMs: _nextPokeAt, ...rest } = entry;
   const base: TaskEntry = {
     ...rest,
     state: 'running',
@@ -45,16 +39,16 @@ export function claimEntry(
     pid: null,
     exitCode: null,
     failReason: null,
-    startedAt: now,
-    finishedAt: null,
-    updatedAt: now,
+    startedAtMs: nowMs,
+    finishedAtMs: null,
+    updatedAtMs: nowMs,
   };
   if (task.kind === 'sensor') {
     return {
       ...base,
       attempt: Math.max(entry.attempt, 1),
       pokeCount: (entry.pokeCount ?? 0) + 1,
-      firstPokeAt: entry.firstPokeAt ?? now,
+      firstPokeAtMs: entry.firstPokeAtMs ?? nowMs,
     };
   }
   return { ...base, attempt: entry.attempt + 1 };
@@ -62,7 +56,7 @@ export function claimEntry(
 
 /** The attempt's process was spawned. */
 export function spawnedEntry(entry: TaskEntry, pid: number, nowMs: number): TaskEntry {
-  return { ...entry, pid, updatedAt: seconds(nowMs) };
+  return { ...entry, pid, updatedAtMs: nowMs };
 }
 
 /** What ended an attempt: its outcome, or the loss of its process with its daemon. */
@@ -81,12 +75,11 @@ export function endedEntry(
   nowMs: number,
   jitter: number,
 ): TaskEntry {
-  const now = seconds(nowMs);
   const succeeded = end.kind === 'outcome' && end.outcome.kind === 'succeeded';
   const finished: TaskEntry = {
     ...entry,
-    finishedAt: now,
-    updatedAt: now,
+    finishedAtMs: nowMs,
+    updatedAtMs: nowMs,
     exitCode: end.kind === 'outcome' ? end.outcome.exitCode : null,
     failReason: end.kind === 'outcome' ? end.outcome.failReason : end.reason,
     resources: end.kind === 'outcome' ? end.resources : null,
@@ -97,8 +90,10 @@ export function endedEntry(
       return entry;
     case 'sensor': {
       // A poke lost with its daemon is simply poked again (the timeout window is kept).
-      if (end.kind === 'lost') return { ...finished, state: 'running', pid: null, nextPokeAt: now };
-      const firstMs = (entry.firstPokeAt ?? now) * 1000;
+      if (end.kind === 'lost') {
+        return { ...finished, state: 'running', pid: null, nextPokeAtMs: nowMs };
+      }
+      const firstMs = entry.firstPokeAtMs ?? nowMs;
       if (nowMs - firstMs >= task.poke.timeoutMs) {
         return {
           ...finished,
@@ -107,11 +102,11 @@ export function endedEntry(
         };
       }
       const nextMs = nowMs + task.poke.intervalMs + jitter * task.poke.jitterMs;
-      return { ...finished, state: 'running', pid: null, nextPokeAt: seconds(nextMs) };
+      return { ...finished, state: 'running', pid: null, nextPokeAtMs: nextMs };
     }
     case 'task':
       if (entry.attempt < task.retries + 1) {
-        return { ...finished, state: 'up_for_retry', retryAt: seconds(nowMs + task.retryDelayMs) };
+        return { ...finished, state: 'up_for_retry', retryAtMs: nowMs + task.retryDelayMs };
       }
       return { ...finished, state: 'failed' };
   }
@@ -128,12 +123,11 @@ export function decidedEntry(
   if (task.kind !== 'approval' || entry.state !== 'running' || entry.awaitingApproval !== true) {
     return null;
   }
-  const now = seconds(nowMs);
   const { awaitingApproval: _awaiting, ...rest } = entry;
   const approval = {
     decision: decision === 'approve' ? 'approved' : 'rejected',
     by,
-    at: now,
+    atMs: nowMs,
   } as const;
   const state =
     decision === 'approve' ? 'success' : task.onReject === 'skip' ? 'skipped' : 'failed';
@@ -141,16 +135,21 @@ export function decidedEntry(
     ...rest,
     state,
     approval,
-    finishedAt: now,
-    updatedAt: now,
+    finishedAtMs: nowMs,
+    updatedAtMs: nowMs,
     failReason: state === 'failed' ? `rejected by ${by}` : null,
   };
 }
 
 /** An approval gate became ready: it waits, running, for a decision. */
 export function awaitingEntry(entry: TaskEntry, nowMs: number): TaskEntry {
-  const now = seconds(nowMs);
-  return { ...entry, state: 'running', awaitingApproval: true, startedAt: now, updatedAt: now };
+  return {
+    ...entry,
+    state: 'running',
+    awaitingApproval: true,
+    startedAtMs: nowMs,
+    updatedAtMs: nowMs,
+  };
 }
 
 /** A pending entry settled without running (upstream_failed or skipped). */
@@ -160,6 +159,5 @@ export function settledEntry(
   reason: string | null,
   nowMs: number,
 ): TaskEntry {
-  const now = seconds(nowMs);
-  return { ...entry, state, failReason: reason, finishedAt: now, updatedAt: now };
+  return { ...entry, state, failReason: reason, finishedAtMs: nowMs, updatedAtMs: nowMs };
 }

@@ -85,8 +85,8 @@ export function makeRun(
 ): RunDocument {
   const doc = newRunDocument(
     dag,
-    { runKey: 'manual-000000000001', runId: 'a'.repeat(32), logicalDate: null, kind: 'manual' },
-    nowMs / 1000,
+    { runKey: 'manual-000000000001', runId: 'a'.repeat(32), logicalDateMs: null, kind: 'manual' },
+    nowMs,
   );
   const tasks: Record<string, TaskEntry> = { ...doc.tasks };
   for (const [key, change] of Object.entries(states)) {

@@ -16,6 +16,8 @@ import {
   listXcom,
   parseLogicalDate,
   readRun,
+  runDocumentBody,
+  runTimesBody,
   type DagEngine,
   type RunDocument,
 } from '../dags/index.js';
@@ -56,9 +58,7 @@ function runSummary(run: RunDocument): object {
     runId: run.runId,
     state: run.state,
     kind: run.kind,
-    logicalDate: run.logicalDate,
-    createdAt: run.createdAt,
-    updatedAt: run.updatedAt,
+    ...runTimesBody(run),
     taskStates: countTaskStates(run),
   };
 }
@@ -130,7 +130,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
         const { runs } = await listRuns(engine.store(), dag.name);
         const latest = runs[0];
         if (latest !== undefined) {
-          const { runKey, state, kind, createdAt, updatedAt } = latest;
+          const { runKey, state, kind } = latest;
+          const { createdAt, updatedAt } = runTimesBody(latest);
           view['latestRun'] = { runKey, state, kind, createdAt, updatedAt };
           const counts: Record<string, number> = {};
           for (const run of runs) counts[run.state] = (counts[run.state] ?? 0) + 1;
@@ -196,7 +197,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
   app.get<{ Params: RunParams }>('/dags/:name/runs/:runKey', async (request, reply) => {
     const found = await runOf(request.params, reply);
     if (found === null) return reply;
-    return sendJson(reply, headers, found.run);
+    return sendJson(reply, headers, runDocumentBody(found.run));
   });
 
   app.get<{ Params: RunParams }>('/dags/:name/runs/:runKey/xcom', async (request, reply) => {

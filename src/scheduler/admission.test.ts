@@ -2,12 +2,12 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { decide, RUN_VERDICT, type AdmissionFacts } from './admission.js';
-import type { RunTrigger } from './types.js';
+import type { JobTrigger } from './types.js';
 
 const IDLE: AdmissionFacts = { activeInstances: 0, leadership: RUN_VERDICT, lastRealOutcome: null };
 const job = (overrides: MakeJobOverrides = {}) =>
   makeJob({ name: 'j', schedule: '* * * * *', ...overrides });
-const TRIGGERS: readonly RunTrigger[] = ['schedule', 'reboot', 'retry', 'manual', 'catchup'];
+const TRIGGERS: readonly JobTrigger[] = ['schedule', 'reboot', 'retry', 'manual', 'catchup'];
 
 void describe('decide()', () => {
   void it('refuses a disabled job for every trigger, before any other gate', () => {

@@ -9,7 +9,7 @@
 import type { ResolvedJob } from '../config/index.js';
 import { checkOnlyIfLastSucceeded, decideConcurrency } from './gates.js';
 import type { GateResult } from './ports.js';
-import type { RunTrigger, SkipReason } from './types.js';
+import type { JobTrigger, SkipReason } from './types.js';
 
 /** What the admission decision reads. */
 export interface AdmissionFacts {
@@ -93,7 +93,7 @@ const SKIP_DISABLED = skip('disabled', 'enabled', false);
 const SKIP_FORBID = skip('forbid', 'concurrency', false);
 const SKIP_FORBID_AFTER_RESET = skip('forbid', 'concurrency', true);
 
-function ladderUseOf(trigger: RunTrigger): LadderUse {
+function ladderUseOf(trigger: JobTrigger): LadderUse {
   switch (trigger) {
     case 'schedule':
     case 'reboot':
@@ -113,7 +113,7 @@ function ladderUseOf(trigger: RunTrigger): LadderUse {
  * ladder untouched), the ladder reset (gate 4, scheduled and @reboot: it happens even when the
  * concurrency policy then refuses), the concurrency policy.
  */
-export function decide(job: ResolvedJob, trigger: RunTrigger, facts: AdmissionFacts): Admission {
+export function decide(job: ResolvedJob, trigger: JobTrigger, facts: AdmissionFacts): Admission {
   if (!job.enabled) return SKIP_DISABLED;
   if (trigger !== 'manual') {
     const { leadership } = facts;

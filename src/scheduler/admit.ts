@@ -12,7 +12,7 @@ import type { JobTable } from './job-table.js';
 import type { DurablePort, LeadershipGate } from './ports.js';
 import type { Retries } from './retries.js';
 import type { RetryLadder } from './retry-ladder.js';
-import type { RunTrigger, SchedulerEvents, SkipReason } from './types.js';
+import type { JobTrigger, SchedulerEvents, SkipReason } from './types.js';
 
 export interface AdmitContext {
   readonly clock: Clock;
@@ -50,7 +50,7 @@ export class Admitter {
    */
   admit(
     job: ResolvedJob,
-    trigger: RunTrigger,
+    trigger: JobTrigger,
     scheduledAtMs: number | null,
     carried: RetryLadder | null = null,
   ): Admitted {
@@ -110,7 +110,7 @@ export class Admitter {
   /** The facts in gate order: a later fact is only gathered when the earlier gates let it matter. */
   #gatherFacts(
     job: ResolvedJob,
-    trigger: RunTrigger,
+    trigger: JobTrigger,
     scheduledAtMs: number | null,
     runtime: JobRuntime,
   ): AdmissionFacts {
@@ -161,7 +161,7 @@ export class Admitter {
   #emitSkip(
     job: ResolvedJob,
     reason: SkipReason,
-    trigger: RunTrigger,
+    trigger: JobTrigger,
     scheduledAtMs: number | null,
     nowMs: number,
   ): void {

@@ -1,5 +1,5 @@
 // The scheduler door: createScheduler, its ports, event map and snapshot types, the pure
-// admission decision, plus the FakeRunner test seam (job factories: config/testing.ts) other
+// admission decision, the one run start a DAG task's attempt shares with a job's launch, plus the FakeRunner test seam (job factories: config/testing.ts) other
 // layers' tests build schedulers with.
 export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
 export type {
@@ -45,6 +45,7 @@ export type {
   RunFinishedEvent,
   RunOutputEvent,
   RunStartedEvent,
+  JobTrigger,
   RunTrigger,
   ScheduleLateEvent,
   Scheduler,
@@ -75,5 +76,12 @@ export {
   type LadderUse,
 } from './admission.js';
 export { LATE_WAKE_THRESHOLD_MS } from './fire-plan.js';
-export { runScrubOf, type RunScrub } from './run-scrub.js';
+export {
+  newRunId,
+  startRun,
+  type FinishedRun,
+  type RunStartDeps,
+  type RunStartRequest,
+  type StartedRun,
+} from './run-start.js';
 export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';

@@ -10,13 +10,13 @@ import type { RunHandle } from '../runner/index.js';
 import { RunHistory } from './history.js';
 import type { SlotHold } from './ports.js';
 import type { RetryLadder } from './retry-ladder.js';
-import type { ManualStartResult, RunTrigger } from './types.js';
+import type { JobTrigger, ManualStartResult } from './types.js';
 
 export interface RunningInstance {
   readonly runId: string;
   /** The config the run was launched under; reloads never touch it. */
   readonly job: ResolvedJob;
-  readonly trigger: RunTrigger;
+  readonly trigger: JobTrigger;
   readonly attempt: number;
   readonly scheduledAtMs: number | null;
   /** The retry ladder attached at launch (docs/architecture.md "Admission"), if any. */
@@ -36,7 +36,7 @@ export interface RunningInstance {
 /** What an admitted launch carries to the launcher. */
 export interface LaunchFields {
   readonly job: ResolvedJob;
-  readonly trigger: RunTrigger;
+  readonly trigger: JobTrigger;
   readonly scheduledAtMs: number | null;
   readonly ladder: RetryLadder | null;
   /** Cancel the running instances (Replace) before starting. */
@@ -53,7 +53,7 @@ export class LaunchTicket implements LaunchFields {
   /** Discriminates an admitted launch from a refusal in Admitter.admit()'s result. */
   readonly kind = 'launch';
   readonly job: ResolvedJob;
-  readonly trigger: RunTrigger;
+  readonly trigger: JobTrigger;
   readonly scheduledAtMs: number | null;
   readonly ladder: RetryLadder | null;
   readonly attempt: number;

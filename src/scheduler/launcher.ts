@@ -1,11 +1,11 @@
 // The launcher: admitted launch tickets in, reaped runs out. It queues tickets in the sliced
 // burst queue (launch-queue.ts), runs Replace sequences in a per-job lane, starts the run through
-// the runner with the run-environment hook's variables and its scrub (run-scrub.ts), announces
-// it once its pid is known (run-announcement.ts) and hands the finished run, scrubbed, to
-// run-settlement.ts. Manual starts, retries, backfills and (next)
-// DAG task launches all come through here once admitted.
+// the one run start (run-start.ts: run environment, scrub, monitor, spawn-failure fallback),
+// announces it once its pid is known (run-announcement.ts) and hands the finished run, scrubbed,
+// with its resources, to run-settlement.ts. Scheduled fires, @reboot runs, manual starts,
+// retries and backfills all come through here once admitted; a DAG task's attempt shares the run
+// start, not the queue (docs/architecture.md "Reserved room").
 // Must not: decide (admission did), own time (the loop does) or await an event subscriber.
-import { randomUUID } from 'node:crypto';
 import {
   createDeferred,
   type Clock,
@@ -13,25 +13,23 @@ import {
   type TaskSet,
   type TypedEmitter,
 } from '../common/index.js';
-import type { CancelReason, RunHandle, RunOutcome, Runner } from '../runner/index.js';
+import type { CancelReason, RunOutcome, Runner } from '../runner/index.js';
 import type { JobRuntime, LaunchTicket, RunningInstance } from './job-runtime.js';
 import type { JobTable } from './job-table.js';
 import { LaunchQueue } from './launch-queue.js';
-import { spawnFailureOutcome } from './outcome.js';
 import type { RunResources } from './history.js';
 import type { ResolvedJob } from '../config/index.js';
 import type {
   ClusterSlotPort,
   DurablePort,
-  RunEnvironment,
   RunEnvironmentSource,
   RunMonitor,
   SlotHold,
 } from './ports.js';
 import type { Retries } from './retries.js';
 import { RunAnnouncement } from './run-announcement.js';
-import { runScrubOf, type RunScrub } from './run-scrub.js';
 import { settleFinishedRun } from './run-settlement.js';
+import { newRunId, startRun } from './run-start.js';
 import type { ManualStartResult, SchedulerEvents, SkipReason } from './types.js';
 
 export interface LauncherContext {
@@ -231,21 +229,27 @@ export class Launcher {
     const { clock, logger, events } = this.#context;
     const { job } = ticket;
     ticket.consume();
-    const runId = randomUUID().replaceAll('-', '');
+    const runId = newRunId();
     logger.info(`Starting job ${job.name}`);
     const startedAtMs = clock.now();
-    // Announced (spawned line, monitor, run:started, the ticket's result) once the pid is known:
-    // at once in-process, at onSpawn through the spawn helper, at the outcome if it never comes.
+    // Announced (spawned line, run:started, the ticket's result) once the pid is known: at once
+    // in-process, at onSpawn through the spawn helper, at the outcome if it never comes.
     const announcement = new RunAnnouncement(this.#context, ticket, startedAtMs);
-    let handle: RunHandle;
-    let scrub: RunScrub | null = null;
-    try {
-      const environment = this.#runEnvironment(ticket, runId);
-      scrub = runScrubOf(environment);
-      handle = this.#context.runner.start({
+    const started = startRun(
+      {
+        runner: this.#context.runner,
+        logger,
+        runEnvironment: this.#context.runEnvironment?.current() ?? null,
+        runMonitor: this.#context.runMonitor,
+      },
+      {
+        runId,
         job,
-        ...(environment === undefined ? {} : { extraEnv: environment.variables }),
-        ...(scrub === null ? {} : { scrubLine: scrub.line }),
+        trigger: ticket.trigger,
+        attempt: ticket.attempt,
+        scheduledAtMs: ticket.scheduledAtMs,
+        startedAtMs,
+        label: `Job ${job.name}`,
         onOutput: (line) =>
           events.emit('run:output', {
             jobName: job.name,
@@ -254,13 +258,9 @@ export class Launcher {
             line: line.line,
           }),
         onSpawn: (pid) => announcement.spawned(pid),
-        startedAtMs,
-      });
-    } catch (error) {
-      // The runner reports launch failures as outcomes; a throw is a bug, handled the same way.
-      logger.error({ err: error }, `Job ${job.name}: the runner failed to launch it`);
-      handle = settledHandle(spawnFailureOutcome(job, error, startedAtMs));
-    }
+      },
+    );
+    const { handle } = started;
     const instance: RunningInstance = {
       runId,
       job,
@@ -278,59 +278,21 @@ export class Launcher {
     this.#context.table.started(runtime, instance);
     announcement.attach(instance, handle.pid);
     this.#context.tasks.run(async () => {
-      const outcome = await handle.done;
+      const { outcome, resources } = await started.finished;
       try {
         announcement.settled();
-        this.#reap(instance, scrub === null ? outcome : scrub.outcome(outcome));
+        this.#reap(instance, outcome, resources);
       } finally {
         instance.reaped.resolve();
       }
     });
   }
 
-  /** The run's extra variables from the hook; a failing hook never stops the launch. */
-  #runEnvironment(ticket: LaunchTicket, runId: string): RunEnvironment | undefined {
-    const hook = this.#context.runEnvironment?.current() ?? null;
-    if (hook === null) return undefined;
-    try {
-      return hook({
-        job: ticket.job,
-        runId,
-        trigger: ticket.trigger,
-        attempt: ticket.attempt,
-        scheduledAtMs: ticket.scheduledAtMs,
-      });
-    } catch (error) {
-      this.#context.logger.error(
-        { err: error },
-        `Job ${ticket.job.name}: cannot prepare the run's job API environment`,
-      );
-      return undefined;
-    }
-  }
-
-  // ---- resource monitoring ----------------------------------------------------------------------
-
-  #monitorFinished(instance: RunningInstance): RunResources | null {
-    const monitor = this.#context.runMonitor;
-    if (monitor === null) return null;
-    try {
-      return monitor.finished(instance.runId);
-    } catch (error) {
-      this.#context.logger.error(
-        { err: error },
-        `Job ${instance.job.name}: cannot read the run's resources`,
-      );
-      return null;
-    }
-  }
-
   // ---- reaping --------------------------------------------------------------------------------
 
-  #reap(instance: RunningInstance, outcome: RunOutcome): void {
+  #reap(instance: RunningInstance, outcome: RunOutcome, resources: RunResources | null): void {
     const { table } = this.#context;
     const runtime = table.runtime(instance.job.name);
-    const resources = this.#monitorFinished(instance);
     table.ended(instance);
     try {
       settleFinishedRun(
@@ -393,8 +355,4 @@ export class Launcher {
       }),
     );
   }
-}
-
-function settledHandle(outcome: RunOutcome): RunHandle {
-  return { pid: undefined, done: Promise.resolve(outcome), cancel: () => Promise.resolve() };
 }

@@ -1,19 +1,18 @@
 // A launched run is announced once its pid is known (docs/performance.md "The spawn path"): the
-// `Job X spawned` line, the resource monitor, the instance's pid, `run:started` (whose pid is the
+// `Job X spawned` line, the instance's pid, `run:started` (whose pid is the
 // durable in-flight record's) and a waiting caller's `started` result. In-process the pid is
 // known when runner.start() returns; through the spawn helper it comes a few ms later (onSpawn),
 // or never: a launch that failed is announced with pid null as its outcome arrives, before the
 // launcher reaps it. So every run is announced exactly once, and before its finish.
-// Must not: announce twice, or let a failing monitor stop the announcement.
+// The resource monitor is the run start's (run-start.ts), started at the same moment.
+// Must not: announce twice.
 import type { Logger, TypedEmitter } from '../common/index.js';
 import type { LaunchTicket, RunningInstance } from './job-runtime.js';
-import type { RunMonitor } from './ports.js';
 import type { SchedulerEvents } from './types.js';
 
 export interface AnnouncementContext {
   readonly logger: Logger;
   readonly events: TypedEmitter<SchedulerEvents>;
-  readonly runMonitor: RunMonitor | null;
 }
 
 export class RunAnnouncement {
@@ -59,10 +58,7 @@ export class RunAnnouncement {
     const ticket = this.#ticket;
     const { job, runId } = instance;
     instance.pid = pid;
-    if (pid !== null) {
-      logger.info(`Job ${job.name} spawned`);
-      this.#monitor(instance, pid);
-    }
+    if (pid !== null) logger.info(`Job ${job.name} spawned`);
     events.emit('run:started', {
       job,
       runId,
@@ -76,23 +72,5 @@ export class RunAnnouncement {
       launchDelayMs: this.#startedAtMs - ticket.decidedAtMs,
     });
     ticket.result?.resolve({ kind: 'started', runId, pid });
-  }
-
-  #monitor(instance: RunningInstance, pid: number): void {
-    const monitor = this.#context.runMonitor;
-    if (monitor === null) return;
-    try {
-      monitor.started({
-        job: instance.job,
-        runId: instance.runId,
-        pid,
-        startedAtMs: this.#startedAtMs,
-      });
-    } catch (error) {
-      this.#context.logger.error(
-        { err: error },
-        `Job ${instance.job.name}: cannot monitor the run's resources`,
-      );
-    }
   }
 }

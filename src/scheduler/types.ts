@@ -13,8 +13,18 @@ import type {
   RunMonitor,
 } from './ports.js';
 
-/** What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed). */
-export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual' | 'catchup';
+/**
+ * What asked for a run. `catchup` = a missed-run backfill (durable state, onMissed); `dag` = a
+ * DAG task's attempt or sensor poke (docs/dags.md "Attempts and the job surfaces"), which starts
+ * through the same run start but never through admission or the launcher.
+ */
+export type RunTrigger = 'schedule' | 'reboot' | 'retry' | 'manual' | 'catchup' | 'dag';
+
+/**
+ * The triggers that ask admission for a launch, and so the only ones a launch ticket, a running
+ * instance and the run events carry: every one but a DAG attempt's.
+ */
+export type JobTrigger = Exclude<RunTrigger, 'dag'>;
 
 /** Why a requested launch did not start. */
 export type SkipReason =
@@ -112,7 +122,7 @@ export interface RunStartedEvent {
   readonly job: ResolvedJob;
   readonly runId: string;
   readonly pid: number | null;
-  readonly trigger: RunTrigger;
+  readonly trigger: JobTrigger;
   /** Retry count at launch; 0 for a first run. */
   readonly attempt: number;
   /** The cron slot this run serves; null for @reboot, retry and manual runs. */
@@ -134,7 +144,7 @@ export interface RunOutputEvent {
 export interface RunFinishedEvent {
   readonly job: ResolvedJob;
   readonly runId: string;
-  readonly trigger: RunTrigger;
+  readonly trigger: JobTrigger;
   readonly attempt: number;
   readonly scheduledAtMs: number | null;
   readonly outcome: RunOutcome;
@@ -147,7 +157,7 @@ export interface RunFinishedEvent {
 export interface FireSkippedEvent {
   readonly jobName: string;
   readonly reason: SkipReason;
-  readonly trigger: RunTrigger;
+  readonly trigger: JobTrigger;
   readonly scheduledAtMs: number | null;
   readonly decisionLatenessMs: number | null;
 }

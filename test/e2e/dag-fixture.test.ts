@@ -4,6 +4,16 @@
 import { startDaemon, waitUntil, type TeardownContext } from './harness.js';
 import type { JobStateSetup } from './job-fixture.test.js';
 
+/** A monitored attempt's `resources` (a run record's totals). */
+export interface TaskResources {
+  cpu_user_seconds: number;
+  cpu_system_seconds: number;
+  cpu_total_seconds: number;
+  max_rss_bytes: number;
+  samples: number;
+  series?: unknown;
+}
+
 export interface TaskEntry {
   id: string;
   state: string;
@@ -17,6 +27,7 @@ export interface TaskEntry {
   failReason?: string | null;
   approval?: { decision: string; by: string; at: number };
   awaitingApproval?: boolean;
+  resources?: TaskResources | null;
 }
 export interface RunDoc {
   dag: string;

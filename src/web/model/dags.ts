@@ -6,10 +6,10 @@
 // machine"). Pure: the caller passes the instant to count from.
 // Must not: read the clock or the network.
 import type {
-  RunDocument,
+  RunDocumentWire as RunDocument,
   RunKind,
   RunState,
-  TaskEntry,
+  TaskEntryWire as TaskEntry,
   TaskState,
   XcomEntry,
 } from '../../dags/index.js';
