@@ -1889,6 +1889,55 @@ void describe('restart-durable Prometheus counters', () => {
     await second.stop();
   });
 
+  void test('a stop while the store still opens seeds the counters first, then writes the final snapshot', async () => {
+    // Without the seed the final snapshot would hold this process's counts alone and replace
+    // the previous process's totals.
+    const w = await world();
+    const previous = {
+      at: formatIsoUtc(T0 - MINUTE),
+      buckets: [],
+      jobs: { pulse: { retries: 7 } },
+    };
+    await w.store.append(`counters/${HOST}`, previous);
+    const counters = new FakeCounters();
+    const opened = createDeferred<boolean>();
+    const attempt = createDeferred<boolean>();
+    const d = startDaemon({
+      clock: w.clock,
+      store: w.store,
+      jobs: [frequent()],
+      counters,
+      storeOpened: opened.promise,
+      storeOpenAttempt: () => attempt.promise,
+    });
+    void w.clock.sleep(2 * SECOND).then(() => {
+      attempt.resolve(true);
+      opened.resolve(true);
+    });
+    await d.stop();
+    assert.deepEqual(counters.seeded, [[previous, ['pulse']]]);
+    const stored = await streamData(w.store, `counters/${HOST}`);
+    assert.equal(stored.length, 2, 'the final snapshot after the previous one');
+    assert.deepEqual(stored.at(-1)?.['jobs'], { pulse: { retries: 1 } });
+  });
+
+  void test('a stop whose store never opened writes no snapshot over the previous one', async () => {
+    const w = await world();
+    const counters = new FakeCounters();
+    const d = startDaemon({
+      clock: w.clock,
+      store: w.store,
+      jobs: [frequent()],
+      counters,
+      storeOpened: createDeferred<boolean>().promise,
+      storeOpenAttempt: () => Promise.resolve(false),
+    });
+    await d.stop();
+    assert.deepEqual(counters.seeded, []);
+    assert.equal(counters.taken, 0);
+    assert.deepEqual(await streamData(w.store, `counters/${HOST}`), []);
+  });
+
   void test('a snapshot piggybacks on finished runs at most every 15 s, plus a final one at shutdown', async () => {
     const w = await world();
     const journal: string[] = [];

@@ -74,6 +74,8 @@ export class DurableState implements DurableCollaborator {
   readonly #boot: Promise<BootInfo | null>;
   readonly #markers = createDeferred<Map<string, BootMarkerState>>();
   #catchup: CatchupRunner | null = null;
+  /** Settles when the boot sequence ended (finished, failed or stopped by close). */
+  #booted: Promise<void> = Promise.resolve();
   #closed = false;
   #started = false;
 
@@ -156,7 +158,9 @@ export class DurableState implements DurableCollaborator {
       events.on('run:finished', (event) => this.#recorder.onRunFinished(event)),
       events.on('retry:abandoned', (event) => this.#recorder.onRetryAbandoned(event)),
     );
-    this.#tasks.run(() => this.#backendStart());
+    const booted = createDeferred<void>();
+    this.#booted = booted.promise;
+    this.#tasks.run(() => this.#backendStart().finally(() => booted.resolve()));
   }
 
   updateConfig(config: ResolvedConfig): void {
@@ -171,7 +175,9 @@ export class DurableState implements DurableCollaborator {
   /**
    * Stop: abort catch-up, write the final counter snapshot (unless `finalSnapshot` is false: a
    * state-section reload closes the old backend's write queue first, and the next backend keeps
-   * snapshotting) and wait, bounded, for the accepted writes.
+   * snapshotting) and wait, bounded, for the accepted writes. A stop that came before the boot
+   * sequence seeded the counters (the store still opening) seeds them first, so the snapshot
+   * carries the previous process's totals and this one's runs alike.
    */
   async close(options: { readonly finalSnapshot?: boolean } = {}): Promise<void> {
     if (this.#closed) return;
@@ -181,12 +187,41 @@ export class DurableState implements DurableCollaborator {
     for (const off of this.#unsubscribers) off();
     this.#unsubscribers = [];
     this.#markers.reject(new Error('the durable state was closed'));
-    if (options.finalSnapshot !== false) this.#recorder.writeCounters();
+    const finalSnapshot = options.finalSnapshot !== false;
+    const drained = async (): Promise<void> => {
+      // The boot sequence stops at its next step; then the snapshot, then the writes.
+      await this.#booted;
+      if (finalSnapshot) await this.#finalCounterSnapshot();
+      await this.#deps.writes.drain();
+    };
     await settlesWithin(
-      Promise.all([this.slots.close(), this.#tasks.close(), this.#deps.writes.drain()]),
+      Promise.all([this.slots.close(), this.#tasks.close(), drained()]),
       CLOSE_DRAIN_MS,
       this.#deps.clock,
     );
+  }
+
+  async #finalCounterSnapshot(): Promise<void> {
+    if (!this.#recorder.countersReady) {
+      // Unseeded, a snapshot would replace the previous totals with this process's alone.
+      if (!(await this.#access.untilOpen())) return;
+      try {
+        await seedCounters(this.#bootContext());
+      } catch {
+        return; // the store cannot answer: the last snapshot stays as it is
+      }
+      this.#recorder.enableCounterSnapshots();
+    }
+    this.#recorder.writeCounters();
+  }
+
+  #bootContext(): BootContext {
+    return {
+      deps: this.#deps,
+      access: this.#access,
+      jobs: this.#config.jobs,
+      lastFinishMs: new Map(),
+    };
   }
 
   // ---- the collaborator's decision points ------------------------------------------------------
@@ -341,12 +376,7 @@ export class DurableState implements DurableCollaborator {
     // A close while the store is not open ends the wait (StoreAccess.untilOpen says when).
     const opened = await this.#access.untilOpen();
     if (!opened || this.#closed) return;
-    const context: BootContext = {
-      deps: this.#deps,
-      access: this.#access,
-      jobs: this.#config.jobs,
-      lastFinishMs: new Map(),
-    };
+    const context = this.#bootContext();
     // Rows for the in-memory history: the warm-up's (first backend start of the process only)
     // plus the reconciled ones, handed over together in ledger order.
     const history: HistoryRows = new Map();

@@ -84,6 +84,11 @@ export class RunRecorder {
     this.#countersReady = true;
   }
 
+  /** The counters were seeded from the last snapshot (or found none): snapshots may be written. */
+  get countersReady(): boolean {
+    return this.#countersReady;
+  }
+
   /** The boot's reconciliation read the in-flight streams: they may be pruned from now on. */
   releaseInflightPrunes(): void {
     this.#inflightPrunesHeld = false;
