@@ -1,7 +1,8 @@
 // Helpers (no tests here) for clusters of real daemons on 127.0.0.1: free ports, a TCP proxy
 // per directed link that the test can cut and heal (a partition), per-node configs over mTLS
-// certificates made with openssl, the control API's JSON, and the shared witness file the jobs
-// append to. Used by the cluster e2e test and the bench soak.
+// certificates made with openssl or over a lease backend (etcd, a lease directory), the control
+// API's JSON, and the shared witness file the jobs append to. Used by the cluster e2e tests and
+// the bench soak.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -234,6 +235,29 @@ export function nodeConfigYaml(node: NodeConfig): string {
     `  connectTimeout: 5\n` +
     `  electLeader: true\n` +
     `  distribution: ${node.distribution ?? 'single-leader'}\n`
+  );
+}
+
+/** Where a lease-backend node elects: etcd at these endpoints, or a shared lease directory. */
+export type LeaseStore =
+  | { readonly backend: 'etcd'; readonly endpoints: readonly string[]; readonly ttl: number }
+  | { readonly backend: 'filesystem'; readonly path: string; readonly ttl: number };
+
+/** A lease-backend node: its jobs (list items), extra top-level sections, a control API. */
+export function leaseNodeYaml(
+  name: string,
+  store: LeaseStore,
+  jobs: string,
+  sections = '',
+): string {
+  const block =
+    store.backend === 'etcd'
+      ? `  etcd:\n    endpoints:\n${store.endpoints.map((url) => `      - ${url}\n`).join('')}`
+      : `  filesystem:\n    path: ${store.path}\n    topology: shared\n`;
+  return (
+    `jobs:\n${jobs}${sections}` +
+    `web:\n  listen:\n    - http://127.0.0.1:0\n` +
+    `cluster:\n  backend: ${store.backend}\n  nodeName: ${name}\n${block}    ttl: ${store.ttl}\n`
   );
 }
 
