@@ -3,13 +3,14 @@
 // 200 without a TTL (the lease is gone: re-grant and re-campaign), a granted TTL below the 3 s
 // floor (one WARNING, INFO on recovery), a failed txn (no `succeeded`) whose key is bound to our
 // own lease (still ours), a dead first endpoint, a reply that is not a JSON object, answers
-// 300 ms slow at ttl 3 (still a leader, fenced from the keepalive's send), and a lease no round
-// proved for a whole TTL (given up, never renewed again).
+// 300 ms slow at ttl 3 (still a leader, fenced from the keepalive's send), a lease no round
+// proved for a whole TTL (given up, never renewed again), and a first endpoint that hangs (its
+// timeout paid once per round: the round's later requests go to the endpoint that answered).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { FakeClock, systemClock, type Clock } from '../../common/index.js';
 import { recordingLogger } from '../../common/testing.js';
@@ -239,4 +240,28 @@ void test('a lease no round proved for a whole TTL is given up: the next round g
     /^cluster: etcd lease 7 was not confirmed for 3s; giving it up and campaigning with a new one$/,
   );
   await etcd.close();
+});
+
+void test('a first endpoint that hangs costs its timeout once per round, not once per request', async () => {
+  const held = new Set<Socket>();
+  const hung = createTcpServer((socket) => held.add(socket)); // accepts, never answers
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  const hungUrl = `https://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+  handler = healthy('3', { result: { ID: '7', TTL: '3' } });
+  const etcd = client(recordingLogger(), { ttlSeconds: 3, endpoints: [url, hungUrl] });
+  try {
+    await etcd.start();
+    // rotate() moves each round one endpoint further: this round starts at the hung one.
+    const startedMs = systemClock.monotonic();
+    const outcome = await etcd.round(marks, signal());
+    const tookMs = systemClock.monotonic() - startedMs;
+    assert.equal(outcome.kind, 'leader');
+    // One 0.5 s timeout (half the 1 s round deadline), then the rest at the answering endpoint;
+    // trying the hung one first for every request took 1 s and more, past the round deadline.
+    assert.ok(tookMs >= 450 && tookMs < 900, `the round took ${tookMs} ms`);
+  } finally {
+    await etcd.close();
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => hung.close(() => resolve()));
+  }
 });
