@@ -197,8 +197,8 @@ try {
       return { kind: event.kind, node: event.node, ms: after.length ? Math.min(...after) : null };
     },
   );
-  // Why a takeover was slow: the elector's failed rounds (a store call past its timeout, which is
-  // round deadline / 5 = 200 ms at ttl 3 — a loaded host or a paused etcd), per message.
+  // Why a takeover was slow: the elector's failed rounds (a store call past its timeout — on etcd
+  // half the round deadline, 500 ms at ttl 3 — a loaded host or a paused etcd), per message.
   const roundFailures: Record<string, number> = {};
   for (const { daemon } of started) {
     for (const record of daemon.logs()) {

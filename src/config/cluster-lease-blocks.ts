@@ -183,9 +183,9 @@ export async function resolveEtcdBlock(
       key: 'ttl',
       message: `cluster.etcd.ttl must be >= 3 seconds (a shorter lease leaves no time to renew it), got ${ttl}`,
     });
-  } else if ((ttl - Math.max(1, ttl / 3) - 1) / 5 < 1) {
+  } else if (etcdRequestBudgetS(ttl) < 1) {
     advisories.push(
-      `cluster.etcd.ttl is ${ttl}s: each etcd request then gets under a second of budget within a round; a slow etcd will cost leadership. Consider ttl >= 9`,
+      `cluster.etcd.ttl is ${ttl}s: each etcd request then gets ${etcdRequestBudgetS(ttl).toFixed(2)} s within a round (half its deadline); an etcd answering slower than that costs leadership. Consider ttl >= 5`,
     );
   }
   const password = await resolvePassword(typed.password, services);
@@ -352,4 +352,12 @@ export function resolveFilesystemBlock(
       topology: typed.topology ?? 'auto',
     },
   };
+}
+
+/**
+ * An etcd request's budget at this TTL, connectTimeout aside: half the round deadline
+ * `max(1, ttl − period − 1)`, period `max(1, ttl / 3)` (docs/clustering.md "etcd").
+ */
+function etcdRequestBudgetS(ttl: number): number {
+  return Math.max(1, ttl - Math.max(1, ttl / 3) - 1) / 2;
 }

@@ -47,6 +47,12 @@ export type RoundOutcome =
 export interface RoundTiming {
   readonly periodMs: number;
   readonly roundDeadlineMs: number;
+  /**
+   * The monotonic instant the period counts from: a client whose fence is dated from its round's
+   * first request (etcd) spaces rounds start to start, so a slow round does not push the next
+   * one past that fence. Absent: the period counts from the end of the last round.
+   */
+  readonly periodFromMs?: number;
 }
 
 /** The `lease` object of GET /cluster, in the reference's key order, wire-ready. */

@@ -211,3 +211,55 @@ void test('a round that outlives its deadline is abandoned and logged; stop rele
   await elector.stop();
   assert.equal(store.holder, null, 'released at stop');
 });
+
+void test('a client that dates its period from its round start gets rounds start to start', async () => {
+  const clock = new FakeClock();
+  const starts: number[] = [];
+  let startedMs: number | null = null;
+  const client: LeaseClient = {
+    backend: 'etcd',
+    identity: 'a',
+    roundLabel: 'test round',
+    initialLabel: 'test initial round',
+    start: () => Promise.resolve(),
+    timing: () => ({
+      periodMs: 1000,
+      roundDeadlineMs: 1000,
+      ...(startedMs !== null && { periodFromMs: startedMs }),
+    }),
+    // Each round takes 600 ms (a slow link): dated from its end, the next would start 1.6 s on.
+    round: async (): Promise<RoundOutcome> => {
+      startedMs = clock.monotonic();
+      starts.push(startedMs);
+      await clock.sleep(600);
+      return {
+        kind: 'leader',
+        holder: 'a',
+        fenceUntilMs: startedMs + 2000,
+        freshUntilMs: clock.monotonic() + 3000,
+      };
+    },
+    release: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    details: () => ({}),
+    startupLine: () => 'test backend',
+  };
+  const started = LeaseElector.start(
+    client,
+    { nodeName: 'a', releaseTimeoutMs: 1000 },
+    { clock, logger: recordingLogger(), jobSetId: () => 'v1:a' },
+  );
+  await clock.advance(600);
+  const elector = await started;
+  const gaps: number[] = [];
+  for (let ms = 0; ms < 5000; ms += 100) {
+    await clock.advance(100);
+    if (!elector.isLeader()) gaps.push(clock.monotonic());
+  }
+  assert.deepEqual(
+    starts.map((ms) => ms - starts[0]!),
+    [0, 1000, 2000, 3000, 4000, 5000],
+  );
+  assert.deepEqual(gaps, [], 'each round lands before the previous fence lapses');
+  await elector.stop();
+});

@@ -1,6 +1,7 @@
 // The one lease elector shared by the etcd, Kubernetes and filesystem backends (docs/clustering.md
-// "Lease backends"): it runs the client's rounds (one inline at start, then one per period, each
-// bounded by the round deadline), keeps what they established, and answers the scheduler's
+// "Lease backends"): it runs the client's rounds (one inline at start, then one per period,
+// counted from the last round's end or, when the client says so, its start; each bounded by the
+// round deadline), keeps what they established, and answers the scheduler's
 // LeadershipBackend reads from it with no I/O. is_leader needs the won flag, no lease loss and the
 // monotonic clock before the fence deadline (which the client set 1 s short of the store's TTL);
 // is_quorate needs a positive store contact within the freshness window. The @reboot ran-set is
@@ -212,12 +213,19 @@ export class LeaseElector implements LeadershipBackend {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
       try {
-        await this.#deps.clock.sleep(this.client.timing(this.isQuorate()).periodMs, signal);
+        await this.#deps.clock.sleep(this.#untilNextRoundMs(), signal);
       } catch {
         return; // stopped while waiting
       }
       await this.#serially(() => this.#round(false));
     }
+  }
+
+  /** The period, counted from where the client says (the last round's end by default). */
+  #untilNextRoundMs(): number {
+    const { periodMs, periodFromMs } = this.client.timing(this.isQuorate());
+    if (periodFromMs === undefined) return periodMs;
+    return Math.max(0, periodFromMs + periodMs - this.#deps.clock.monotonic());
   }
 
   #serially(work: () => Promise<void>): Promise<void> {

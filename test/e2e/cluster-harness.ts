@@ -1,7 +1,8 @@
 // Helpers (no tests here) for clusters of real daemons on 127.0.0.1: free ports, a TCP proxy
-// per directed link that the test can cut and heal (a partition), per-node configs over mTLS
-// certificates made with openssl, the control API's JSON, and the shared witness file the jobs
-// append to. Used by the cluster e2e test and the bench soak.
+// per directed link that the test can cut and heal (a partition) or slow down (a delay each way),
+// per-node configs over mTLS certificates made with openssl or over a lease backend (etcd, a
+// lease directory), the control API's JSON, and the shared witness file the jobs append to. Used
+// by the cluster e2e tests and the bench soak.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,12 +19,17 @@ import {
 
 export { freePort };
 
-/** One directed link: forwards to `targetPort` until cut (then every connection is reset). */
+/**
+ * One directed link: forwards to `targetPort` until cut (then every connection is reset), each
+ * byte held `delayMs` in each direction (0: at once; order is kept when the delay changes).
+ */
 export class TcpProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #cut = false;
   port = 0;
+  /** How long every chunk is held, each way (a slow link). */
+  delayMs = 0;
 
   private constructor(targetPort: number) {
     this.#server = createServer((client) => {
@@ -37,7 +43,8 @@ export class TcpProxy {
         socket.on('close', () => this.#sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      client.pipe(upstream).pipe(client);
+      relay(client, upstream, () => this.delayMs);
+      relay(upstream, client, () => this.delayMs);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -70,6 +77,31 @@ export class TcpProxy {
     this.cut();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
+}
+
+/** Forward `from`'s bytes (and its end) to `to`, each chunk held `delayMs()` but never reordered. */
+function relay(from: Socket, to: Socket, delayMs: () => number): void {
+  const queue: { dueMs: number; chunk: Buffer | null }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const drain = (): void => {
+    timer = undefined;
+    const now = performance.now();
+    while (queue.length > 0 && queue[0]!.dueMs <= now) {
+      const { chunk } = queue.shift()!;
+      if (to.destroyed) continue;
+      if (chunk === null) to.end();
+      else to.write(chunk);
+    }
+    if (queue.length > 0) timer = setTimeout(drain, queue[0]!.dueMs - now);
+  };
+  const push = (chunk: Buffer | null): void => {
+    const dueMs = Math.max(performance.now() + delayMs(), queue.at(-1)?.dueMs ?? 0);
+    queue.push({ dueMs, chunk });
+    if (timer === undefined) drain();
+  };
+  from.on('data', (chunk: Buffer) => push(chunk));
+  from.on('end', () => push(null));
+  from.on('close', () => clearTimeout(timer));
 }
 
 /**
@@ -234,6 +266,29 @@ export function nodeConfigYaml(node: NodeConfig): string {
     `  connectTimeout: 5\n` +
     `  electLeader: true\n` +
     `  distribution: ${node.distribution ?? 'single-leader'}\n`
+  );
+}
+
+/** Where a lease-backend node elects: etcd at these endpoints, or a shared lease directory. */
+export type LeaseStore =
+  | { readonly backend: 'etcd'; readonly endpoints: readonly string[]; readonly ttl: number }
+  | { readonly backend: 'filesystem'; readonly path: string; readonly ttl: number };
+
+/** A lease-backend node: its jobs (list items), extra top-level sections, a control API. */
+export function leaseNodeYaml(
+  name: string,
+  store: LeaseStore,
+  jobs: string,
+  sections = '',
+): string {
+  const block =
+    store.backend === 'etcd'
+      ? `  etcd:\n    endpoints:\n${store.endpoints.map((url) => `      - ${url}\n`).join('')}`
+      : `  filesystem:\n    path: ${store.path}\n    topology: shared\n`;
+  return (
+    `jobs:\n${jobs}${sections}` +
+    `web:\n  listen:\n    - http://127.0.0.1:0\n` +
+    `cluster:\n  backend: ${store.backend}\n  nodeName: ${name}\n${block}    ttl: ${store.ttl}\n`
   );
 }
 

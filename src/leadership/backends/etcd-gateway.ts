@@ -1,6 +1,7 @@
 // etcd's v3 JSON gateway as the etcd lease client needs it (docs/clustering.md "etcd"): POST a
-// JSON body to one endpoint after another (in order, rotated by one each round), a non-object
-// reply or a transport failure moving on to the next; user/password auth with the raw token in
+// JSON body to one endpoint after another (in order, rotated by one each round; within a round the
+// next request starts at the endpoint that answered the last), a non-object reply or a transport
+// failure moving on to the next; user/password auth with the raw token in
 // `Authorization`, re-authenticating once on a 401. Keys and values travel base64; int64s as
 // decimal strings.
 // Must not: put the password or the token into a message, or send credentials over http://.
@@ -72,7 +73,10 @@ export class EtcdGateway {
       const endpoint = this.#endpoints[(this.#offset + i) % this.#endpoints.length]!;
       if (signal?.aborted) break;
       try {
-        return await this.#postTo(endpoint, path, body, timeoutMs, signal, true);
+        const reply = await this.#postTo(endpoint, path, body, timeoutMs, signal, true);
+        // An endpoint that hung costs its timeout once per round, not once per request.
+        this.#offset = (this.#offset + i) % this.#endpoints.length;
+        return reply;
       } catch (error) {
         failures.push(describeError(error));
       }

@@ -1,11 +1,18 @@
 // The etcd lease client (docs/clustering.md "etcd"): a create-if-absent transaction on the election
 // key bound to a lease kept alive every ~E/3, where E is the TTL etcd actually granted. Leadership
-// is fenced on the lease id backing the key, not on the name in it. A keepalive that reports the
-// lease gone (200 without a TTL) marks it lost, then a fresh grant re-campaigns in the same round.
+// is fenced on the lease id backing the key, not on the name in it, and lasts until E − 1 s after
+// the keepalive (or grant) that proved the lease was *sent*: etcd renewed it no earlier, so it
+// expires no earlier than E after that, and a slow answer costs nothing as long as it arrives.
+// Hence each request may take half the round's deadline (not a fixed fraction of a second), the
+// rounds are spaced from one keepalive to the next, and the ran-set read runs beside the
+// campaign within what is left of the round. A keepalive that reports the lease gone (200 without
+// a TTL) marks it lost, then a fresh grant re-campaigns in the same round; a lease no round could
+// prove for a whole TTL is given up (answers lost on the way back must not keep the key forever).
 // The @reboot ran-set lives in the sibling key `<electionName>/reboot-ran`, written by a
 // compare-and-swap on its mod revision (at most 3 attempts). Stop revokes the lease (the key goes).
-// Must not: claim leadership from a txn whose existing key is bound to another lease.
-import type { Clock, Logger } from '../../common/index.js';
+// Must not: claim leadership from a txn whose existing key is bound to another lease, or date a
+// fence from anything later than the send of the request that proved the lease.
+import { describeError, type Clock, type Logger } from '../../common/index.js';
 import type { ResolvedEtcdBlock } from '../../config/index.js';
 import {
   decodeRanSet,
@@ -34,6 +41,18 @@ export interface EtcdLeaseDeps {
 
 /** Below this granted TTL the fence (E − 1 s) is too short to lead safely. */
 const TTL_FLOOR_S = 3;
+/** How much of the round deadline the ran-set read leaves for the round to report back. */
+const REPORT_RESERVE_MS = 100;
+
+/**
+ * One request's bound: half the round deadline (capped by connectTimeout). The two requests that
+ * decide a round (keepalive, then the campaign transaction) fit the deadline however slow each
+ * answer is within that, and an endpoint that hangs costs one request's time before the next is
+ * tried (the rest of the round then starts at the endpoint that answered).
+ */
+export function etcdRequestTimeoutMs(roundDeadlineMs: number, connectTimeoutMs: number): number {
+  return Math.min(connectTimeoutMs, roundDeadlineMs / 2);
+}
 const UNKNOWN_HOLDER = '<unknown holder>';
 
 export class EtcdLeaseClient implements LeaseClient {
@@ -50,6 +69,10 @@ export class EtcdLeaseClient implements LeaseClient {
   #holder: string | null = null;
   #belowFloor = false;
   #expiryWallMs: number | null = null;
+  /** When the last round started (monotonic): the next one starts a period later. */
+  #roundStartedMs: number | null = null;
+  /** When the request that last proved our lease was sent (monotonic). */
+  #provenSentMs: number | null = null;
 
   constructor(options: EtcdLeaseOptions, deps: EtcdLeaseDeps) {
     this.#options = options;
@@ -75,19 +98,37 @@ export class EtcdLeaseClient implements LeaseClient {
     const period = Math.max(1, this.#effective / 3);
     return {
       periodMs: period * 1000,
+      // A round started a period after the previous one's keepalive ends before that keepalive's
+      // fence (E − 1 s) lapses: a leader that keeps answering never has a gap.
       roundDeadlineMs: Math.max(1, this.#effective - period - 1) * 1000,
+      ...(this.#roundStartedMs !== null && { periodFromMs: this.#roundStartedMs }),
     };
   }
 
   async round(marks: RanSetMarks, signal: AbortSignal): Promise<RoundOutcome> {
     const clock = this.#deps.clock;
+    const startedMs = clock.monotonic();
+    this.#roundStartedMs = startedMs;
     this.#gateway.rotate();
-    const perCallMs = Math.min(
-      this.#options.connectTimeoutMs,
-      this.timing(true).roundDeadlineMs / 5,
-    );
-    const post = (path: string, body: object): Promise<Record<string, unknown>> =>
-      this.#gateway.post(path, body, perCallMs, signal);
+    const { roundDeadlineMs } = this.timing(true);
+    const perCallMs = etcdRequestTimeoutMs(roundDeadlineMs, this.#options.connectTimeoutMs);
+    const post = (
+      path: string,
+      body: object,
+      bound: AbortSignal = signal,
+    ): Promise<Record<string, unknown>> => this.#gateway.post(path, body, perCallMs, bound);
+    // A lease no round proved for a whole TTL may have expired, or may be kept alive by
+    // keepalives whose answers never came back: either way it is not renewed again.
+    if (
+      this.#leaseId !== null &&
+      this.#provenSentMs !== null &&
+      startedMs - this.#provenSentMs >= this.#effective * 1000
+    ) {
+      this.#deps.logger.info(
+        `cluster: etcd lease ${this.#leaseId} was not confirmed for ${this.#effective}s; giving it up and campaigning with a new one`,
+      );
+      this.#leaseId = null;
+    }
     let sentMs = clock.monotonic();
     let sentWallMs = clock.now();
     let leaseLost = false;
@@ -111,22 +152,57 @@ export class EtcdLeaseClient implements LeaseClient {
       this.#leaseId = id;
       this.#setEffective(ttl);
     }
-    const key = b64(this.#options.electionName);
-    const txn = await post('/v3/kv/txn', {
-      compare: [{ key, result: 'EQUAL', target: 'CREATE', create_revision: '0' }],
-      success: [{ requestPut: { key, value: b64(this.#options.nodeName), lease: this.#leaseId } }],
-      failure: [{ requestRange: { key } }],
-    });
+    this.#provenSentMs = sentMs;
+    // The ran-set is read beside the campaign, within what is left of the round (less a reserve
+    // to report back): a slow link skips it for this round rather than lose the round's outcome.
+    const sync = new AbortController();
+    const onAbort = (): void => sync.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const syncLeftMs = startedMs + roundDeadlineMs - REPORT_RESERVE_MS - clock.monotonic();
+    let outOfTime = false;
+    const syncTimer = clock.setTimer(
+      () => {
+        outOfTime = true;
+        sync.abort(new Error('no time left in the round'));
+      },
+      Math.max(0, syncLeftMs),
+    );
+    const ranSetRead = this.#syncRanSet(marks, (path, body) => post(path, body, sync.signal)).catch(
+      (error: unknown) => {
+        if (outOfTime) {
+          this.#deps.logger.debug(
+            'cluster: etcd round left the @reboot record unread: no time left in the round',
+          );
+        } else if (!sync.signal.aborted) {
+          // (Aborted otherwise: the round failed or stopped, which the elector reports.)
+          this.#deps.logger.warn(`cluster: etcd round failed: ${describeError(error)}`);
+        }
+        return undefined;
+      },
+    );
+    let txn: Record<string, unknown>;
+    let ranSet: StoredRanSet | undefined;
+    try {
+      const key = b64(this.#options.electionName);
+      txn = await post('/v3/kv/txn', {
+        compare: [{ key, result: 'EQUAL', target: 'CREATE', create_revision: '0' }],
+        success: [
+          { requestPut: { key, value: b64(this.#options.nodeName), lease: this.#leaseId } },
+        ],
+        failure: [{ requestRange: { key } }],
+      });
+      ranSet = await ranSetRead;
+    } finally {
+      syncTimer.cancel();
+      sync.abort(new Error('round over'));
+      signal.removeEventListener('abort', onAbort);
+    }
     const succeeded = txn.succeeded === true;
     const existing = firstKv(txn);
     const won =
       succeeded || (existing !== undefined && int64Text(existing.lease) === this.#leaseId);
     const holder = succeeded ? this.#options.nodeName : unb64(existing?.value);
     this.#holder = holder ?? this.#holder ?? UNKNOWN_HOLDER;
-    const ranSet = await this.#syncRanSet(marks, post).catch((error: unknown) => {
-      this.#deps.logger.warn(`cluster: etcd round failed: ${String((error as Error).message)}`);
-      return undefined;
-    });
     const freshUntilMs = clock.monotonic() + this.#effective * 1000;
     const fenceMs = this.#effective * 1000 - 1000;
     if (won) {
