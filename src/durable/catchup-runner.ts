@@ -201,15 +201,21 @@ export class CatchupRunner {
 
   /**
    * The durable watermark: the string max of `finished_at` over the ledger, among runs that
-   * ended before this process's scheduler started (the live loop does not wait for the store,
+   * started before this process's scheduler started (the live loop does not wait for the store,
    * so a slot it fired meanwhile may already be in the ledger, and taking it as the watermark
-   * would silently forfeit every slot the downtime owes). Null when the ledger has none.
+   * would silently forfeit every slot the downtime owes). A run counts by its start, not its end:
+   * on a shared ledger another node's run of a slot before that instant may end after it, and
+   * leaving it out would make this node backfill a slot that ran (a double). A row without a
+   * start (a reconciled skip row) counts by its end. Null when the ledger has none.
    */
   async #watermark(name: string): Promise<number | null> {
     const { untilMs } = this.#deps;
     const max = await this.#deps.read(
       this.#deps.store.deriveMax(runsStream(name), WATERMARK_FIELD, {
-        where: (data) => (parseStoreInstant(data[WATERMARK_FIELD]) ?? Infinity) <= untilMs,
+        where: (data) =>
+          (parseStoreInstant(data['started_at']) ??
+            parseStoreInstant(data[WATERMARK_FIELD]) ??
+            Infinity) <= untilMs,
       }),
       `read the watermark of ${name}`,
     );

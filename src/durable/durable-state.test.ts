@@ -1384,6 +1384,27 @@ void describe('missed-run catch-up (runBackfill)', () => {
     await d.stop();
   });
 
+  void test("another node's run of the last slot, still running when this process started, is not backfilled", async () => {
+    // A shared ledger: another node ran every slot, the last one (T0) from T0 + 10 s to
+    // T0 + 15 min; this process's scheduler started at T0 + 10 min. That row ended after this
+    // instant but started before it: slot T0 ran, and backfilling it would run it twice.
+    const w = await world(T0 + 10 * MINUTE);
+    for (const slot of MISSED.slice(0, -1)) {
+      await w.store.append('runs/report', ledgerRow('success', slot + 30 * SECOND));
+    }
+    await w.store.append('runs/report', {
+      ...ledgerRow('success', T0 + 15 * MINUTE),
+      started_at: formatIsoUtc(T0 + 10 * SECOND),
+    });
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-all' })],
+      runs: { exitCode: 0, durationMs: SECOND },
+    });
+    await tick(w.clock, 10 * MINUTE);
+    assert.deepEqual(backfills(d), []);
+    await d.stop();
+  });
+
   void test('run-all: one launch per missed slot, oldest first, one after another', async () => {
     const w = await downtime();
     const d = await boot(w, {
