@@ -18,11 +18,18 @@ import {
 
 export { freePort };
 
-/** One directed link: forwards to `targetPort` until cut (then every connection is reset). */
+/**
+ * One directed link: forwards to `targetPort` in one of four modes. `cut()` refuses (every open
+ * and new connection is reset), `blackhole()` accepts and drops every byte both ways (the peer
+ * waits for its timeout), `delay(ms)` forwards every chunk `ms` late (in order); `heal()` is
+ * plain forwarding again.
+ */
 export class TcpProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #cut = false;
+  #blackhole = false;
+  #delayMs = 0;
   port = 0;
 
   private constructor(targetPort: number) {
@@ -37,9 +44,22 @@ export class TcpProxy {
         socket.on('close', () => this.#sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      client.pipe(upstream).pipe(client);
+      this.#forward(client, upstream);
+      this.#forward(upstream, client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
+    });
+  }
+
+  #forward(from: Socket, to: Socket): void {
+    from.on('data', (chunk: Buffer) => {
+      if (this.#blackhole) return;
+      if (this.#delayMs === 0) to.write(chunk);
+      else {
+        setTimeout(() => {
+          if (!to.destroyed) to.write(chunk);
+        }, this.#delayMs);
+      }
     });
   }
 
@@ -62,8 +82,20 @@ export class TcpProxy {
     for (const socket of this.#sockets) socket.destroy();
   }
 
+  /** Accept, then drop every byte both ways (open connections included) until healed. */
+  blackhole(): void {
+    this.#blackhole = true;
+  }
+
+  /** Forward every chunk `ms` late until healed. */
+  delay(ms: number): void {
+    this.#delayMs = ms;
+  }
+
   heal(): void {
     this.#cut = false;
+    this.#blackhole = false;
+    this.#delayMs = 0;
   }
 
   async close(): Promise<void> {
