@@ -88,6 +88,7 @@ export class Injector {
   readonly #busyNodes = new Set<string>();
   readonly #busyLinks = new Set<TcpProxy>();
   #storePaused = false;
+  #reported = 0;
   readonly #inflight = new Set<Promise<void>>();
   readonly #leader: LeaderTail;
 
@@ -116,6 +117,10 @@ export class Injector {
         progress(`fault failed: ${String(error)}`),
       );
       this.#inflight.add(task);
+      if (this.faults.length >= this.#reported + 100) {
+        this.#reported = this.faults.length;
+        progress(`${this.faults.length} faults injected`);
+      }
       void task.finally(() => this.#inflight.delete(task));
     }
     await Promise.all([...this.#inflight]);
