@@ -92,6 +92,7 @@ export function checkSlots(input: CheckInput): {
   };
   preferLeader: { slots: number; skips: number; doubles: number };
   sparseLeaderDoubles: number;
+  sparseDoubles: { job: string; second: number; nodes: string[]; near: string[] }[];
   retries: {
     ladders: number;
     retryRuns: number;
@@ -119,10 +120,12 @@ export function checkSlots(input: CheckInput): {
     if (count > 1) preferDoubles += 1;
   }
   // The sparse Leader jobs (catch-up jobs on their schedule) double like `lead` does.
-  let sparseLeaderDoubles = 0;
+  const sparseDoubles: { job: string; second: number; nodes: string[]; near: string[] }[] = [];
   for (const job of ['once', 'all']) {
-    for (const nodes of nodesPerSecond(firings, job, firstSecond, lastSecond).values()) {
-      if (nodes.length > 1) sparseLeaderDoubles += 1;
+    for (const [second, nodes] of nodesPerSecond(firings, job, firstSecond, lastSecond)) {
+      if (nodes.length < 2) continue;
+      const { near } = classify(second, faults, input.skewMs);
+      sparseDoubles.push({ job, second, nodes: nodes.sort(), near });
     }
   }
   // A retry runs about a second after its failed first attempt, before the job's next slot,
@@ -178,7 +181,8 @@ export function checkSlots(input: CheckInput): {
       skips: preferSkips,
       doubles: preferDoubles,
     },
-    sparseLeaderDoubles,
+    sparseLeaderDoubles: sparseDoubles.length,
+    sparseDoubles,
     retries: { ladders, retryRuns: retrySeconds.length, noRetryBeforeNextSlot },
     takeoverMs: {
       samples: takeovers.length,

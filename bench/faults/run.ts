@@ -9,7 +9,7 @@
 //   npm run build && node --import tsx bench/faults/run.ts --backend gossip|gossip-spread|etcd|
 //     filesystem|kubernetes [--nodes 3|5] [--faults 1000] [--seed 1] [--duration-s 900]
 //     [--gap-ms 1000] [--skew-ms 0] [--outage-s 12] [--reference-nodes 0] [--keep 1]
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readWitness } from '../../test/e2e/cluster-harness.js';
@@ -110,6 +110,16 @@ try {
     progress(
       `DOUBLE (${double.class}) slot ${new Date(double.second * 1000).toISOString()} ` +
         `[${double.nodes.join(',')}] near: ${double.near.join('; ') || 'no fault'}`,
+    );
+  }
+  // The raw witness lines of a doubled catch-up job slot (the 4th field: the second it ran in).
+  const raw = readFileSync(cluster.witness, 'utf8').split('\n');
+  for (const double of slots.sparseDoubles) {
+    const lines = raw.filter(
+      (line) => line.startsWith(`${double.second} `) && line.includes(` ${double.job} `),
+    );
+    progress(
+      `DOUBLE ${double.job} slot ${double.second}: ${lines.join(' | ')}; near: ${double.near.join('; ')}`,
     );
   }
   const byKind: Record<string, number> = {};

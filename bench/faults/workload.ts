@@ -43,8 +43,9 @@ export function workloadJobs(witness: string): string {
       `    onFailure:\n      retry:\n        maximumRetries: 3\n        initialDelay: 1\n` +
         `        maximumDelay: 1\n        backoffMultiplier: 1\n`,
     ) +
-    job('once', 'Leader', sparse, append('once'), `    onMissed: run-once\n`) +
-    job('all', 'Leader', sparse, append('all'), `    onMissed: run-all\n`) +
+    // The catch-up jobs add the wall second they ran in: a catch-up runs its slot late.
+    job('once', 'Leader', sparse, append('once $(date +%s)'), `    onMissed: run-once\n`) +
+    job('all', 'Leader', sparse, append('all $(date +%s)'), `    onMissed: run-all\n`) +
     job('boot', 'Leader', '@reboot', `echo "$(date +%s) $YC_NODE boot" >> ${shellQuote(witness)}`)
   );
 }
