@@ -79,7 +79,7 @@ test(
     );
 
     // Then a's link turns slow. It costs nothing: every tick from the next one on runs, on a.
-    links.a.delayMs = DELAY_MS;
+    links.a.delay(DELAY_MS);
     const firstSecond = Math.floor(Date.now() / 1000) + 1;
     const window = Array.from({ length: TICKS }, (_, i) => firstSecond + i);
     await waitFor(

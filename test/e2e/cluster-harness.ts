@@ -20,16 +20,18 @@ import {
 export { freePort };
 
 /**
- * One directed link: forwards to `targetPort` until cut (then every connection is reset), each
- * byte held `delayMs` in each direction (0: at once; order is kept when the delay changes).
+ * One directed link: forwards to `targetPort` in one of four modes. `cut()` refuses (every open
+ * and new connection is reset), `blackhole()` accepts and drops every byte both ways (the peer
+ * waits for its timeout), `delay(ms)` holds every chunk `ms` in each direction (order is kept,
+ * also when the delay changes); `heal()` is plain forwarding again.
  */
 export class TcpProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #cut = false;
+  #blackhole = false;
+  #delayMs = 0;
   port = 0;
-  /** How long every chunk is held, each way (a slow link). */
-  delayMs = 0;
 
   private constructor(targetPort: number) {
     this.#server = createServer((client) => {
@@ -43,8 +45,9 @@ export class TcpProxy {
         socket.on('close', () => this.#sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      relay(client, upstream, () => this.delayMs);
-      relay(upstream, client, () => this.delayMs);
+      const hold = (): number | null => (this.#blackhole ? null : this.#delayMs);
+      relay(client, upstream, hold);
+      relay(upstream, client, hold);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -69,8 +72,20 @@ export class TcpProxy {
     for (const socket of this.#sockets) socket.destroy();
   }
 
+  /** Accept, then drop every byte both ways (open connections included) until healed. */
+  blackhole(): void {
+    this.#blackhole = true;
+  }
+
+  /** Forward every chunk `ms` late until healed. */
+  delay(ms: number): void {
+    this.#delayMs = ms;
+  }
+
   heal(): void {
     this.#cut = false;
+    this.#blackhole = false;
+    this.#delayMs = 0;
   }
 
   async close(): Promise<void> {
@@ -79,8 +94,11 @@ export class TcpProxy {
   }
 }
 
-/** Forward `from`'s bytes (and its end) to `to`, each chunk held `delayMs()` but never reordered. */
-function relay(from: Socket, to: Socket, delayMs: () => number): void {
+/**
+ * Forward `from`'s bytes (and its end) to `to`, each chunk held `holdMs()` but never reordered;
+ * a null hold (a blackhole) drops the chunk.
+ */
+function relay(from: Socket, to: Socket, holdMs: () => number | null): void {
   const queue: { dueMs: number; chunk: Buffer | null }[] = [];
   let timer: NodeJS.Timeout | undefined;
   const drain = (): void => {
@@ -95,7 +113,9 @@ function relay(from: Socket, to: Socket, delayMs: () => number): void {
     if (queue.length > 0) timer = setTimeout(drain, queue[0]!.dueMs - now);
   };
   const push = (chunk: Buffer | null): void => {
-    const dueMs = Math.max(performance.now() + delayMs(), queue.at(-1)?.dueMs ?? 0);
+    const hold = holdMs();
+    if (hold === null) return;
+    const dueMs = Math.max(performance.now() + hold, queue.at(-1)?.dueMs ?? 0);
     queue.push({ dueMs, chunk });
     if (timer === undefined) drain();
   };

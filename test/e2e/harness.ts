@@ -105,6 +105,11 @@ interface SpawnCliOptions {
    * one each. See canSetHostName().
    */
   hostname?: string;
+  /**
+   * The program (and its leading arguments) run instead of `node bin/yacron2.js`: another
+   * implementation that takes the same arguments (the fault harness's reference nodes).
+   */
+  command?: readonly string[];
 }
 
 /** Whether this process may give a child its own host name (unshare -u; root on Linux). */
@@ -180,9 +185,10 @@ export class DaemonProcess {
   #exited: Promise<number | null>;
 
   constructor(args: readonly string[], options: SpawnCliOptions = {}) {
+    const program = options.command ?? [process.execPath, CLI];
     const command =
       options.hostname === undefined
-        ? [process.execPath, CLI, ...args]
+        ? [...program, ...args]
         : // exec: the daemon keeps the pid the test signals.
           [
             'unshare',
@@ -191,8 +197,7 @@ export class DaemonProcess {
             '-c',
             'hostname "$0" && exec "$@"',
             options.hostname,
-            process.execPath,
-            CLI,
+            ...program,
             ...args,
           ];
     this.child = spawn(command[0]!, command.slice(1), {

@@ -1,0 +1,220 @@
+// The checker of a fault run (pure): per scheduled slot of the witness, how many nodes ran each
+// job — Leader doubles and skips, lost and doubled retries, catch-up slots run twice or never
+// after the full outage — with every Leader double classified against the windows of
+// docs/clustering.md "Guarantees and trade-offs" (time since a fault began or ended), and the
+// takeover time after each fault that hit the Leader job's runner.
+import type { Firing } from '../../test/e2e/cluster-harness.js';
+import { nodesPerSecond } from '../lib/soak.js';
+import { percentile } from '../lib/stats.js';
+import { GOSSIP_CONNECT_TIMEOUT_S } from './cluster.js';
+import type { Fault, FaultKind } from './faults.js';
+
+/** About two intervals at interval 1 s, plus 500 ms for a loaded host (bench/cluster-soak.ts). */
+export const WINDOW_MS = 2_500;
+/** About three intervals after a node is back (the handover), plus the same slack. */
+export const HANDOVER_WINDOW_MS = 3_500;
+
+/** How long after a fault began a double is inside its documented window. */
+function startWindowMs(fault: Fault): number {
+  if (fault.kind === 'link-blackhole' || fault.kind === 'store-blackhole') {
+    // A poll into a blackhole fails only at its connect timeout: the leader's view is stale
+    // for that long plus one interval.
+    return GOSSIP_CONNECT_TIMEOUT_S * 1000 + WINDOW_MS;
+  }
+  const delayed = / (\d+) ms$/.exec(fault.detail);
+  return WINDOW_MS + (delayed === null ? 0 : Number(delayed[1]));
+}
+
+export type DoubleClass = 'inside' | 'pause' | 'outside';
+
+export interface SlotDouble {
+  readonly second: number;
+  readonly nodes: readonly string[];
+  readonly class: DoubleClass;
+  /** The faults whose window holds the slot, as `kind node +ms`. */
+  readonly near: readonly string[];
+}
+
+/** Inside a non-pause window, else inside only SIGSTOP/SIGCONT ones, else outside. */
+export function classify(
+  second: number,
+  faults: readonly Fault[],
+  skewMs: number,
+): { class: DoubleClass; near: string[] } {
+  const slotMs = second * 1000;
+  const near: { fault: Fault; text: string }[] = [];
+  for (const fault of faults) {
+    const sinceStart = slotMs - fault.startMs;
+    const sinceEnd = slotMs - fault.endMs;
+    const slack = 200 + skewMs;
+    if (sinceStart >= -slack && sinceStart <= startWindowMs(fault) + skewMs) {
+      near.push({ fault, text: `${fault.kind} ${fault.node ?? 'store'} +${sinceStart} ms` });
+    } else if (sinceEnd >= -slack && sinceEnd <= HANDOVER_WINDOW_MS + skewMs) {
+      near.push({ fault, text: `end of ${fault.kind} ${fault.node ?? 'store'} +${sinceEnd} ms` });
+    }
+  }
+  const texts = near.map((entry) => entry.text);
+  if (near.some((entry) => entry.fault.kind !== 'pause' && entry.fault.kind !== 'clock')) {
+    return { class: 'inside', near: texts };
+  }
+  return { class: near.length > 0 ? 'pause' : 'outside', near: texts };
+}
+
+const stat = (samples: readonly number[], p: number): number | null =>
+  samples.length === 0 ? null : Math.round(percentile(samples, p));
+
+/** Leader faults whose takeover is timed. */
+const LEADER_LOSS: readonly FaultKind[] = [
+  'kill',
+  'term',
+  'pause',
+  'partition',
+  'store-cut',
+  'store-blackhole',
+];
+
+export interface CheckInput {
+  readonly firings: readonly Firing[];
+  readonly faults: readonly Fault[];
+  readonly firstSecond: number;
+  readonly lastSecond: number;
+  /** Seconds of the sparse jobs' slots (retry, catch-up). */
+  readonly sparseEveryS: number;
+  readonly skewMs: number;
+}
+
+export function checkSlots(input: CheckInput): {
+  leader: {
+    slots: number;
+    ranOnce: number;
+    skips: number;
+    doubles: { inside: number; pause: number; outside: number; list: SlotDouble[] };
+  };
+  preferLeader: { slots: number; skips: number; doubles: number };
+  sparseLeaderDoubles: number;
+  sparseDoubles: { job: string; second: number; nodes: string[]; near: string[] }[];
+  retries: {
+    ladders: number;
+    retryRuns: number;
+    noRetryBeforeNextSlot: number;
+  };
+  takeoverMs: { samples: number; p50: number | null; p99: number | null; kept: number };
+} {
+  const { firings, faults, firstSecond, lastSecond } = input;
+  const lead = nodesPerSecond(firings, 'lead', firstSecond, lastSecond);
+  const list: SlotDouble[] = [];
+  let skips = 0;
+  for (let second = firstSecond; second <= lastSecond; second++) {
+    const nodes = lead.get(second) ?? [];
+    if (nodes.length === 0) skips += 1;
+    if (nodes.length > 1) {
+      list.push({ second, nodes: nodes.sort(), ...classify(second, faults, input.skewMs) });
+    }
+  }
+  const prefer = nodesPerSecond(firings, 'prefer', firstSecond, lastSecond);
+  let preferSkips = 0;
+  let preferDoubles = 0;
+  for (let second = firstSecond; second <= lastSecond; second++) {
+    const count = prefer.get(second)?.length ?? 0;
+    if (count === 0) preferSkips += 1;
+    if (count > 1) preferDoubles += 1;
+  }
+  // The sparse Leader jobs (catch-up jobs on their schedule) double like `lead` does.
+  const sparseDoubles: { job: string; second: number; nodes: string[]; near: string[] }[] = [];
+  for (const job of ['once', 'all']) {
+    for (const [second, nodes] of nodesPerSecond(firings, job, firstSecond, lastSecond)) {
+      if (nodes.length < 2) continue;
+      const { near } = classify(second, faults, input.skewMs);
+      sparseDoubles.push({ job, second, nodes: nodes.sort(), near });
+    }
+  }
+  // A retry runs about a second after its failed first attempt, before the job's next slot,
+  // unless it was deferred (no quorum, the store out of reach), handed off to the new owner, or
+  // its node crashed (it resumes at the restart): those run later or never. A retry line has no
+  // slot, so the count is per ladder within one slot, and in aggregate over the window.
+  const first = nodesPerSecond(firings, 'retry0', firstSecond, lastSecond);
+  const retrySeconds = firings
+    .filter(
+      (firing) =>
+        /^retry[1-9]$/.test(firing.job) &&
+        firing.second > firstSecond &&
+        firing.second < lastSecond + input.sparseEveryS,
+    )
+    .map((firing) => firing.second);
+  let noRetryBeforeNextSlot = 0;
+  let ladders = 0;
+  for (const [second, nodes] of first) {
+    ladders += nodes.length;
+    const retries = retrySeconds.filter(
+      (at) => at > second && at < second + input.sparseEveryS,
+    ).length;
+    if (retries === 0) noRetryBeforeNextSlot += 1;
+  }
+  // Takeover: from a fault on the Leader job's runner to the first slot another node ran.
+  const leadSlots = [...lead.entries()].sort((x, y) => x[0] - y[0]);
+  const takeovers: number[] = [];
+  let kept = 0;
+  for (const fault of faults) {
+    if (!fault.hitLeader || !LEADER_LOSS.includes(fault.kind)) continue;
+    const next = leadSlots.find(
+      ([second, nodes]) =>
+        second * 1000 > fault.startMs && nodes.some((node) => node !== fault.node),
+    );
+    const ms = next === undefined ? null : next[0] * 1000 - fault.startMs;
+    if (ms === null || ms > 30_000) kept += 1;
+    else takeovers.push(ms);
+  }
+  return {
+    leader: {
+      slots: lastSecond - firstSecond + 1,
+      ranOnce: lastSecond - firstSecond + 1 - skips - list.length,
+      skips,
+      doubles: {
+        inside: list.filter((double) => double.class === 'inside').length,
+        pause: list.filter((double) => double.class === 'pause').length,
+        outside: list.filter((double) => double.class === 'outside').length,
+        list,
+      },
+    },
+    preferLeader: {
+      slots: lastSecond - firstSecond + 1,
+      skips: preferSkips,
+      doubles: preferDoubles,
+    },
+    sparseLeaderDoubles: sparseDoubles.length,
+    sparseDoubles,
+    retries: { ladders, retryRuns: retrySeconds.length, noRetryBeforeNextSlot },
+    takeoverMs: {
+      samples: takeovers.length,
+      p50: stat(takeovers, 50),
+      p99: stat(takeovers, 99),
+      kept,
+    },
+  };
+}
+
+/**
+ * The catch-up after a full outage: the sparse slots that fell while every node was down, and
+ * the witness lines written after the restart for them (run-all: each once; run-once: one run).
+ */
+export function checkCatchup(
+  after: readonly Firing[],
+  downFromMs: number,
+  upAtMs: number,
+  sparseEveryS: number,
+): { missedSlots: number[]; runAll: Record<string, number>; runOnceRuns: number; ok: boolean } {
+  const missedSlots: number[] = [];
+  for (let second = Math.ceil(downFromMs / 1000); second * 1000 < upAtMs; second++) {
+    if (second % sparseEveryS === 0) missedSlots.push(second);
+  }
+  const runAll: Record<string, number> = {};
+  for (const slot of missedSlots) {
+    runAll[String(slot)] = after.filter((f) => f.job === 'all' && f.second === slot).length;
+  }
+  const runOnceRuns = after.filter(
+    (f) => f.job === 'once' && f.second * 1000 >= downFromMs - 1000 && f.second * 1000 < upAtMs,
+  ).length;
+  const ok =
+    missedSlots.length > 0 && Object.values(runAll).every((n) => n === 1) && runOnceRuns === 1;
+  return { missedSlots, runAll, runOnceRuns, ok };
+}
