@@ -271,6 +271,30 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
         await page.evaluate(() => document.activeElement?.getAttribute('type')),
         'search',
       );
+      // The dialog's 'close' event is a queued task, so a key handled between Esc and that
+      // event (here: focus moved by hand right after close()) must keep its focus.
+      await page.locator('body').click({ position: { x: 5, y: 790 } });
+      await page.keyboard.press('?');
+      await page.locator('dialog.sheet[open] kbd', { hasText: 'Ctrl-K' }).waitFor();
+      const keptFocus = await page.evaluate(
+        () =>
+          new Promise<string | null>((resolve) => {
+            const sheet = document.querySelector('dialog.sheet');
+            const filter = document.querySelector<HTMLInputElement>('input[type=search]');
+            if (!(sheet instanceof HTMLDialogElement) || filter === null) {
+              resolve('missing');
+              return;
+            }
+            sheet.addEventListener(
+              'close',
+              () => setTimeout(() => resolve(document.activeElement?.getAttribute('type') ?? null)),
+              { once: true },
+            );
+            sheet.close();
+            filter.focus();
+          }),
+      );
+      assert.equal(keptFocus, 'search');
       const stops: string[] = [];
       for (let i = 0; i < 30; i++) {
         await page.keyboard.press('Tab');

@@ -102,7 +102,12 @@ export class PanelHost {
     this.#open?.instance.dispose();
     this.#open = null;
     if (!this.element.open) {
-      this.#returnFocus?.focus();
+      // The dialog's 'close' event is a queued task: a key pressed after Esc (say `/` focusing the
+      // filter) can run first. Give focus back only while nothing else has taken it.
+      const active = document.activeElement;
+      const focusLost =
+        active === null || active === document.body || this.element.contains(active);
+      if (focusLost) this.#returnFocus?.focus();
       this.#returnFocus = null;
     }
   }
