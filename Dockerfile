@@ -36,6 +36,7 @@ COPY src ./src
 RUN YACRON2_REQUIRE_NATIVE=1 npm run build \
     && npm prune --omit=dev --no-audit --no-fund \
     && mkdir -p /out \
+    && rm -rf dist/web-maps \
     && cp -a package.json bin dist node_modules /out/
 
 # ---- runtime --------------------------------------------------------------------------------

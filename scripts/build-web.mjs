@@ -4,7 +4,8 @@
 // daemon serves these bytes at `GET /` (docs/dashboard.md "Delivery and security headers").
 // Also writes dist/web/csp-hashes.txt (the sha256 sources of the inline scripts and style, which
 // the daemon reads to build the page's Content-Security-Policy: src/http/dashboard-page.ts) and
-// dist/web/bundle-stats.json (raw and gzip sizes, for bench/).
+// dist/web/bundle-stats.json (raw and gzip sizes, for bench/), and the scripts' source maps in
+// dist/web-maps/ (for coverage only).
 // Usage: node scripts/build-web.mjs [--out DIR]
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,22 +26,36 @@ const common = {
   logLevel: 'warning',
 };
 
-/** One browser script, bundled and minified into an IIFE. */
-const bundleScript = async (entry) =>
-  (
-    await esbuild.build({
-      ...common,
-      entryPoints: [join(root, entry)],
-      format: 'iife',
-      platform: 'browser',
-      target: ['es2022'],
-      tsconfig: join(root, 'src/web/tsconfig.json'),
-    })
-  ).outputFiles[0].text.trimEnd();
+// Source maps of the two scripts, for the browser tests' coverage (test/browser/coverage.ts maps
+// the page's V8 coverage back to src/web). Not served and not shipped in the image.
+const mapsDir = join(outDir, '..', 'web-maps');
 
-const js = await bundleScript('src/web/main.ts');
+/** One browser script, bundled and minified into an IIFE; its map goes to web-maps/. */
+const bundleScript = async (entry, name) => {
+  const out = await esbuild.build({
+    ...common,
+    entryPoints: [join(root, entry)],
+    outfile: join(mapsDir, `${name}.js`),
+    sourcemap: 'external',
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2022'],
+    tsconfig: join(root, 'src/web/tsconfig.json'),
+  });
+  const file = (suffix) => out.outputFiles.find((output) => output.path.endsWith(suffix));
+  const code = file('.js').text.trimEnd();
+  const map = JSON.parse(file('.js.map').text);
+  // Absolute source paths: coverage tools key files by path.
+  map.sources = map.sources.map((source) => resolve(mapsDir, source));
+  mkdirSync(mapsDir, { recursive: true });
+  writeFileSync(join(mapsDir, `${name}.js`), code);
+  writeFileSync(join(mapsDir, `${name}.js.map`), JSON.stringify(map));
+  return code;
+};
+
+const js = await bundleScript('src/web/main.ts', 'main');
 // The <head> script that starts the first GET /jobs before the bundle is parsed (src/web/prefetch.ts).
-const earlyJs = await bundleScript('src/web/prefetch.ts');
+const earlyJs = await bundleScript('src/web/prefetch.ts', 'prefetch');
 const style = await esbuild.build({
   ...common,
   entryPoints: [join(root, 'src/web/styles/main.css')],

@@ -1,11 +1,14 @@
 // Browser-test plumbing: one headless Debian Chromium per test file (playwright-core drives it;
 // CI installs the `chromium` package), pages that record console errors, failed requests and
 // uncaught exceptions and Content-Security-Policy violations, and artifact paths under the gitignored test-artifacts/ directory.
+// Under c8 each page's dashboard coverage is written before its context or browser closes
+// (coverage.ts): close contexts with closePage(), never directly.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../bench/lib/chromium.js';
 import { REPO_ROOT, defer, type TeardownContext } from '../e2e/harness.js';
+import { startPageCoverage, writePageCoverage } from './coverage.js';
 
 /** Screenshots and other outputs a person may want to look at after a run. */
 export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'browser');
@@ -19,10 +22,16 @@ export async function launchBrowser(t: TeardownContext): Promise<Browser> {
     headless: true,
     args: [...CHROMIUM_ARGS],
   });
-  defer(t, () => browser.close());
+  defer(t, async () => {
+    for (const page of openPages.get(browser) ?? []) await writePageCoverage(page);
+    await browser.close();
+  });
   mkdirSync(ARTIFACTS, { recursive: true });
   return browser;
 }
+
+/** Pages opened through openPage and not yet closed through closePage, per browser. */
+const openPages = new WeakMap<Browser, Set<Page>>();
 
 /** What went wrong on a page, for "no console errors" checks. */
 export interface PageProblems {
@@ -67,7 +76,19 @@ export async function openPage(
       problems.console.push({ text: message.text(), url: message.location().url });
   });
   page.on('pageerror', (error) => problems.exceptions.push(error.message));
+  await startPageCoverage(page);
+  const pages = openPages.get(browser) ?? new Set<Page>();
+  pages.add(page);
+  openPages.set(browser, pages);
   return { page, context, problems };
+}
+
+/** Closes a page opened by openPage, with its context, after writing its coverage. */
+export async function closePage(opened: { page: Page; context: BrowserContext }): Promise<void> {
+  const browser = opened.context.browser();
+  if (browser !== null) openPages.get(browser)?.delete(opened.page);
+  await writePageCoverage(opened.page);
+  await opened.context.close();
 }
 
 /**

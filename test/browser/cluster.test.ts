@@ -26,7 +26,14 @@ import {
   type DaemonProcess,
 } from '../e2e/harness.js';
 import { auditAccessibility } from './audit.js';
-import { ARTIFACTS, cspViolations, launchBrowser, openPage, unexpectedErrors } from './browser.js';
+import {
+  ARTIFACTS,
+  closePage,
+  cspViolations,
+  launchBrowser,
+  openPage,
+  unexpectedErrors,
+} from './browser.js';
 
 const NAMES = ['a', 'b', 'c'] as const;
 type Name = (typeof NAMES)[number];
@@ -207,7 +214,7 @@ test(
         await phone.page.screenshot({ path: join(ARTIFACTS, 'fleet-390x844.png') });
         assert.deepEqual(unexpectedErrors(phone.problems, []), []);
         assert.deepEqual(await cspViolations(phone.page), []);
-        await phone.context.close();
+        await closePage(phone);
       },
     );
 

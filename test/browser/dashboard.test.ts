@@ -17,7 +17,14 @@ import {
 } from '../e2e/harness.js';
 import { auditAccessibility, focusIndicator, type AuditIssue } from './audit.js';
 import { assertPolicyCoversPage } from '../../src/http/testing.js';
-import { ARTIFACTS, cspViolations, launchBrowser, openPage, unexpectedErrors } from './browser.js';
+import {
+  ARTIFACTS,
+  closePage,
+  cspViolations,
+  launchBrowser,
+  openPage,
+  unexpectedErrors,
+} from './browser.js';
 
 declare global {
   interface Window {
@@ -400,7 +407,7 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
       const phoneIssues = await phone.page.evaluate(auditAccessibility);
       assert.equal(formatIssues(phoneIssues), '');
       assert.deepEqual(unexpectedErrors(phone.problems, OPTIONAL_404), []);
-      await phone.context.close();
+      await closePage(phone);
     },
   );
 
@@ -413,7 +420,7 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
     await tv.page.route('**/jobs', (route) => route.abort());
     await tv.page.clock.runFor(20_000);
     await tv.page.locator('.wallboard.stale .tv-banner', { hasText: 'NO SIGNAL' }).waitFor();
-    await tv.context.close();
+    await closePage(tv);
   });
 
   assert.deepEqual(unexpectedErrors(problems, OPTIONAL_404), []);
