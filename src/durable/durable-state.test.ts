@@ -32,7 +32,7 @@ import {
   type Daemon,
   type DaemonOptions,
 } from './durable-fixture.test.js';
-import { CATCHUP_RECHECK_MS } from './catchup-runner.js';
+import { CATCHUP_GATE_POLL_MS } from './catchup-runner.js';
 import type { CounterSnapshots } from './durable-state.js';
 
 interface World {
@@ -1482,12 +1482,14 @@ void describe('missed-run catch-up (runBackfill)', () => {
   });
 
   /** A cluster gate that lets `catchup` launches through only while `open.value` is true. */
-  function gated(open: { value: boolean }): ClusterSeams {
+  function gated(open: { value: boolean; asked?: number }): ClusterSeams {
     return {
-      gate: ({ trigger }) =>
-        trigger !== 'catchup' || open.value
+      gate: ({ trigger }) => {
+        if (trigger === 'catchup') open.asked = (open.asked ?? 0) + 1;
+        return trigger !== 'catchup' || open.value
           ? { kind: 'run' }
-          : { kind: 'skip', reason: 'cluster', detail: 'no quorum yet' },
+          : { kind: 'skip', reason: 'cluster', detail: 'no quorum yet' };
+      },
       cluster: {
         onPass: () => undefined,
         retryDecision: () => ({ kind: 'launch' }),
@@ -1502,7 +1504,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
   /** The downtime's daemon with the cluster gate closed to catch-up launches (`open` opens it). */
   async function bootBehindClosedGate(onMissed: 'run-once' | 'run-all') {
     const w = await downtime();
-    const open = { value: false };
+    const open: { value: boolean; asked?: number } = { value: false };
     const d = await boot(w, {
       jobs: [hourly({ onMissed })],
       runs: { exitCode: 0 },
@@ -1517,7 +1519,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
     assert.deepEqual(backfills(d), []);
     assert.equal((await streamData(w.store, 'catchup/report')).length, 0, 'no checkpoint');
     assert.equal(d.logged('missed-run catch-up waits').length, 1);
-    await tick(w.clock, CATCHUP_RECHECK_MS);
+    await tick(w.clock, CATCHUP_GATE_POLL_MS);
     assert.deepEqual(backfills(d), [], 'still refused at the re-check');
     assert.equal(d.logged('missed-run catch-up waits').length, 1, 'said once');
     open.value = true;
@@ -1535,8 +1537,21 @@ void describe('missed-run catch-up (runBackfill)', () => {
     const { w, d, open } = await bootBehindClosedGate('run-once');
     await tick(w.clock, 10 * SECOND);
     open.value = true;
-    await tick(w.clock, CATCHUP_RECHECK_MS);
+    await tick(w.clock, CATCHUP_GATE_POLL_MS);
     assert.deepEqual(backfills(d), [T0]);
+    await d.stop();
+  });
+
+  void test('a refused catch-up asks the gate once a second, however often recheck() runs', async () => {
+    const { w, d, open } = await bootBehindClosedGate('run-once');
+    await tick(w.clock, 10 * SECOND);
+    for (let i = 0; i < 5; i++) d.durable.recheckCatchup();
+    await tick(w.clock, 5 * SECOND);
+    const before = open.asked ?? 0;
+    await tick(w.clock, 10 * CATCHUP_GATE_POLL_MS);
+    // One poll loop: ten asks in ten poll periods, not one per recheck() that was refused.
+    assert.equal((open.asked ?? 0) - before, 10);
+    assert.deepEqual(backfills(d), []);
     await d.stop();
   });
 
