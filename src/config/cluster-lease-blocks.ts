@@ -1,6 +1,8 @@
 // The lease backends' store blocks of the `cluster` section (docs/configuration.md "cluster"):
-// `kubernetes`, `etcd` (its password resolved once, at load) and `filesystem`, each checked with
-// the reference's messages. Parsing and validation only; the backends run elsewhere.
+// `kubernetes`, `etcd` (its password resolved once, at load) and `filesystem`: each block's table
+// (its typed shape is inferred from it; cluster-schema.ts puts the tables in CLUSTER_SCHEMA) and
+// its checks, with the reference's messages. Parsing and validation only; the backends run
+// elsewhere.
 // Must not: put a credential into any message (URLs are shown with userinfo redacted).
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
