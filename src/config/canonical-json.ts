@@ -37,7 +37,7 @@ export function canonicalJson(value: unknown): string {
     case 'object':
       if (value instanceof WrittenScalar) return canonicalString(value.text);
       if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-      return canonicalObject(value as Readonly<Record<string, unknown>>);
+      return canonicalObject(value);
     case 'bigint':
     case 'function':
     case 'symbol':
@@ -47,10 +47,12 @@ export function canonicalJson(value: unknown): string {
   throw new TypeError(`cannot fingerprint a ${typeof value}`);
 }
 
-function canonicalObject(record: Readonly<Record<string, unknown>>): string {
-  const members = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort(compareCodePoints)
-    .map((key) => `${canonicalString(key)}:${canonicalJson(record[key])}`);
+/** Any other object is a map of its own keys (the walker's maps, built defaults). */
+function canonicalObject(record: object): string {
+  const entries: [string, unknown][] = Object.entries(record);
+  const members = entries
+    .filter(([, member]) => member !== undefined)
+    .sort(([a], [b]) => compareCodePoints(a, b))
+    .map(([key, member]) => `${canonicalString(key)}:${canonicalJson(member)}`);
   return `{${members.join(',')}}`;
 }

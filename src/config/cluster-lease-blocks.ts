@@ -1,12 +1,15 @@
 // The lease backends' store blocks of the `cluster` section (docs/configuration.md "cluster"):
-// `kubernetes`, `etcd` (its password resolved once, at load) and `filesystem`, each checked with
-// the reference's messages. Parsing and validation only; the backends run elsewhere.
+// `kubernetes`, `etcd` (its password resolved once, at load) and `filesystem`: each block's table
+// (its typed shape is inferred from it; cluster-schema.ts puts the tables in CLUSTER_SCHEMA) and
+// its checks, with the reference's messages. Parsing and validation only; the backends run
+// elsewhere.
 // Must not: put a credential into any message (URLs are shown with userinfo redacted).
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describeIoError } from './source-files.js';
 import { deploymentIdProblem } from './state-section.js';
-import type { TypedSecretSource } from './report-schema.js';
+import { SECRET_SOURCE, type TypedSecretSource } from './report-schema.js';
+import { emptyNone, float, int, map, oneOf, opt, seq, str, type MapOut } from './schema-nodes.js';
 
 export interface ResolvedKubernetesBlock {
   readonly leaseName: string;
@@ -46,38 +49,41 @@ export interface ResolvedFilesystemBlock {
   readonly topology: 'auto' | 'single-node' | 'shared';
 }
 
-export interface TypedKubernetesBlock {
-  readonly leaseName?: string;
-  readonly leaseNamespace?: string | null;
-  readonly leaseDurationSeconds?: number;
-  readonly renewDeadlineSeconds?: number;
-  readonly retryPeriodSeconds?: number;
-  readonly identity?: string | null;
-  readonly kubeconfig?: string | null;
-  readonly apiServer?: string | null;
-  readonly clientLibrary?: 'auto' | 'http' | 'library';
-}
+/** `cluster.kubernetes`, as the walker types it. */
+export const KUBERNETES_BLOCK = map({
+  leaseName: opt(str),
+  leaseNamespace: opt(emptyNone(str)),
+  leaseDurationSeconds: opt(int),
+  renewDeadlineSeconds: opt(int),
+  retryPeriodSeconds: opt(int),
+  identity: opt(emptyNone(str)),
+  kubeconfig: opt(emptyNone(str)),
+  apiServer: opt(emptyNone(str)),
+  clientLibrary: opt(oneOf(['auto', 'http', 'library'])),
+});
 
-export interface TypedEtcdBlock {
-  readonly endpoints?: readonly string[];
-  readonly electionName?: string;
-  readonly ttl?: number;
-  readonly username?: string | null;
-  readonly password?: TypedSecretSource;
-  readonly tls?: {
-    readonly ca?: string | null;
-    readonly cert?: string | null;
-    readonly key?: string | null;
-  };
-}
+/** `cluster.etcd` (its password is a secret source: value, fromFile or fromEnvVar). */
+export const ETCD_BLOCK = map({
+  endpoints: opt(seq(str)),
+  electionName: opt(str),
+  ttl: opt(int),
+  username: opt(emptyNone(str)),
+  password: opt(SECRET_SOURCE),
+  tls: opt(map({ ca: opt(emptyNone(str)), cert: opt(emptyNone(str)), key: opt(emptyNone(str)) })),
+});
 
-export interface TypedFilesystemBlock {
-  readonly path?: string;
-  readonly electionName?: string;
-  readonly ttl?: number;
-  readonly deploymentId?: string | null;
-  readonly topology?: 'auto' | 'single-node' | 'shared';
-}
+/** `cluster.filesystem`. */
+export const FILESYSTEM_BLOCK = map({
+  path: opt(str),
+  electionName: opt(str),
+  ttl: opt(float),
+  deploymentId: opt(emptyNone(str)),
+  topology: opt(oneOf(['auto', 'single-node', 'shared'])),
+});
+
+export type TypedKubernetesBlock = MapOut<typeof KUBERNETES_BLOCK.fields>;
+export type TypedEtcdBlock = MapOut<typeof ETCD_BLOCK.fields>;
+export type TypedFilesystemBlock = MapOut<typeof FILESYSTEM_BLOCK.fields>;
 
 /** A problem at a key of the block (`key` = '' for the block itself). */
 export interface BlockProblem {

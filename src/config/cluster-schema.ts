@@ -3,16 +3,28 @@
 // were written at all: an empty store block still counts). Resolution and its rules are in
 // cluster-section.ts. Types and pure typing only.
 import type { ClusterAddress } from './cluster-address.js';
-import type {
-  ResolvedEtcdBlock,
-  ResolvedFilesystemBlock,
-  ResolvedKubernetesBlock,
-  TypedEtcdBlock,
-  TypedFilesystemBlock,
-  TypedKubernetesBlock,
+import {
+  ETCD_BLOCK,
+  FILESYSTEM_BLOCK,
+  KUBERNETES_BLOCK,
+  type ResolvedEtcdBlock,
+  type ResolvedFilesystemBlock,
+  type ResolvedKubernetesBlock,
 } from './cluster-lease-blocks.js';
 import { childPath } from './issues.js';
-import { walkSection, type FieldSpec, type Schema, type WalkContext } from './schema.js';
+import { walkSection, type WalkContext } from './schema.js';
+import {
+  bool,
+  emptyNone,
+  int,
+  map,
+  oneOf,
+  opt,
+  req,
+  seq,
+  str,
+  type MapOut,
+} from './schema-nodes.js';
 import type { SourceLocation } from './types.js';
 import type { RawNode } from './yaml-tree.js';
 
@@ -72,86 +84,31 @@ export type ResolvedCluster =
   | ResolvedEtcdCluster
   | ResolvedFilesystemCluster;
 
-const str: Schema = { kind: 'str' };
-const int: Schema = { kind: 'int' };
-const bool: Schema = { kind: 'bool' };
-const emptyOrStr: Schema = { kind: 'emptyNone', inner: str };
-const opt = (schema: Schema): FieldSpec => ({ schema });
-const req = (schema: Schema): FieldSpec => ({ schema, required: true });
-const map = (fields: Record<string, FieldSpec>): Schema => ({ kind: 'map', fields });
-
 const GOSSIP_KEYS = {
   listen: opt(str),
   tls: opt(map({ ca: req(str), cert: req(str), key: req(str) })),
-  peers: opt({ kind: 'seq', item: map({ host: req(str) }) }),
-  nodeName: opt(emptyOrStr),
+  peers: opt(seq(map({ host: req(str) }))),
+  nodeName: opt(emptyNone(str)),
   interval: opt(int),
   driftAfter: opt(int),
   connectTimeout: opt(int),
-};
+} as const;
 
-export const CLUSTER_SCHEMA: Schema = map({
-  backend: opt({ kind: 'enum', values: ['gossip', 'kubernetes', 'etcd', 'filesystem'] }),
+export const CLUSTER_SCHEMA = map({
+  backend: opt(oneOf(['gossip', 'kubernetes', 'etcd', 'filesystem'])),
   electLeader: opt(bool),
-  distribution: opt({ kind: 'enum', values: ['single-leader', 'spread'] }),
+  distribution: opt(oneOf(['single-leader', 'spread'])),
   ...GOSSIP_KEYS,
-  kubernetes: opt(
-    map({
-      leaseName: opt(str),
-      leaseNamespace: opt(emptyOrStr),
-      leaseDurationSeconds: opt(int),
-      renewDeadlineSeconds: opt(int),
-      retryPeriodSeconds: opt(int),
-      identity: opt(emptyOrStr),
-      kubeconfig: opt(emptyOrStr),
-      apiServer: opt(emptyOrStr),
-      clientLibrary: opt({ kind: 'enum', values: ['auto', 'http', 'library'] }),
-    }),
-  ),
-  etcd: opt(
-    map({
-      endpoints: opt({ kind: 'seq', item: str }),
-      electionName: opt(str),
-      ttl: opt(int),
-      username: opt(emptyOrStr),
-      password: opt(
-        map({ value: opt(emptyOrStr), fromFile: opt(emptyOrStr), fromEnvVar: opt(emptyOrStr) }),
-      ),
-      tls: opt(map({ ca: opt(emptyOrStr), cert: opt(emptyOrStr), key: opt(emptyOrStr) })),
-    }),
-  ),
-  filesystem: opt(
-    map({
-      path: opt(str),
-      electionName: opt(str),
-      ttl: opt({ kind: 'float' }),
-      deploymentId: opt(emptyOrStr),
-      topology: opt({ kind: 'enum', values: ['auto', 'single-node', 'shared'] }),
-    }),
-  ),
+  kubernetes: opt(KUBERNETES_BLOCK),
+  etcd: opt(ETCD_BLOCK),
+  filesystem: opt(FILESYSTEM_BLOCK),
   observability: opt(map({ shareNodeStats: opt(bool), ...GOSSIP_KEYS })),
 });
 
-export interface TypedGossipKeys {
-  readonly listen?: string;
-  readonly tls?: { readonly ca: string; readonly cert: string; readonly key: string };
-  readonly peers?: readonly { readonly host: string }[];
-  readonly nodeName?: string | null;
-  readonly interval?: number;
-  readonly driftAfter?: number;
-  readonly connectTimeout?: number;
-}
+export type TypedGossipKeys = MapOut<typeof GOSSIP_KEYS>;
 
 /** The section as typed by CLUSTER_SCHEMA (the LocTable knows where each field was written). */
-export interface TypedClusterFields extends TypedGossipKeys {
-  readonly backend?: ClusterBackend;
-  readonly electLeader?: boolean;
-  readonly distribution?: ClusterDistributionSetting;
-  readonly kubernetes?: TypedKubernetesBlock;
-  readonly etcd?: TypedEtcdBlock;
-  readonly filesystem?: TypedFilesystemBlock;
-  readonly observability?: TypedGossipKeys & { readonly shareNodeStats?: boolean };
-}
+export type TypedClusterFields = MapOut<typeof CLUSTER_SCHEMA.fields>;
 
 /** The typed fields, plus which keys were written at all (an empty block is still a block). */
 export interface TypedCluster {
@@ -174,8 +131,8 @@ export function typeClusterSection(
   const observability = node.entries.find((entry) => entry.key === 'observability');
   // An empty block (`kubernetes:`) types to nothing; its key still has a place for messages.
   for (const entry of node.entries) {
-    if (ctx.locs.get(value as object, entry.key) === undefined) {
-      ctx.locs.set(value as object, entry.key, {
+    if (ctx.locs.get(value, entry.key) === undefined) {
+      ctx.locs.set(value, entry.key, {
         file: ctx.file,
         path: childPath(sectionPath, entry.key),
         line: entry.line,
@@ -183,7 +140,7 @@ export function typeClusterSection(
     }
   }
   return {
-    fields: value as TypedClusterFields,
+    fields: value,
     writtenKeys: node.entries.map((entry) => entry.key),
     observabilityKeys:
       observability === undefined

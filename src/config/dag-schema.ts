@@ -61,8 +61,18 @@ export type TypedDagTask = MapOut<typeof TASK_FIELDS>;
 /** A DAG as written. */
 export type TypedDag = MapOut<typeof DAG_SCHEMA.fields>;
 
-/** The keys of a task that are its launch fields (they become its template job). */
-export const DAG_TASK_LAUNCH_KEYS = Object.keys(DAG_TASK_LAUNCH_FIELDS) as readonly string[];
+/** A task key that is a launch field (the launch fields become the task's template job). */
+export type DagTaskLaunchKey = keyof typeof DAG_TASK_LAUNCH_FIELDS;
+/** A task's launch fields as written: the job's own rows, so they type as the job's keys. */
+export type TypedDagTaskLaunch = MapOut<typeof DAG_TASK_LAUNCH_FIELDS>;
+
+function isLaunchKey(key: string): key is DagTaskLaunchKey {
+  return Object.hasOwn(DAG_TASK_LAUNCH_FIELDS, key);
+}
+
+/** The keys of a task that are its launch fields, in table order. */
+export const DAG_TASK_LAUNCH_KEYS: readonly DagTaskLaunchKey[] =
+  Object.keys(DAG_TASK_LAUNCH_FIELDS).filter(isLaunchKey);
 
 // ---- resolved -----------------------------------------------------------------------------------
 

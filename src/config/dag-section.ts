@@ -7,10 +7,12 @@ import { deepFreeze } from '../common/index.js';
 import {
   DAG_SCHEMA,
   DAG_TASK_LAUNCH_KEYS,
+  type DagTaskLaunchKey,
   type ResolvedDag,
   type ResolvedDagTask,
   type TypedDag,
   type TypedDagTask,
+  type TypedDagTaskLaunch,
 } from './dag-schema.js';
 import { findCycle } from './dag-cycle.js';
 import { childPath, indexPath, issueAt, type ConfigIssue, type Loc } from './issues.js';
@@ -330,14 +332,12 @@ class DagResolution {
       return null;
     }
     const { locs } = this.#services;
-    const launch: Record<string, unknown> = {};
-    for (const key of DAG_TASK_LAUNCH_KEYS) {
-      const value = (task as Readonly<Record<string, unknown>>)[key];
-      if (value !== undefined) launch[key] = value;
-    }
+    const written: TypedDagTaskLaunch = task;
+    const launch: { -readonly [K in DagTaskLaunchKey]?: TypedDagTaskLaunch[K] } = {};
+    for (const key of DAG_TASK_LAUNCH_KEYS) copyWritten(written, launch, key);
     // The launch rows are the job's own rows (job-schema.ts DAG_TASK_LAUNCH_FIELDS), so the
     // picked keys type as the job's; `@reboot` stands in for the schedule a task does not have.
-    const typed = { ...launch, name, command: task.command, schedule: '@reboot' } as TypedJob;
+    const typed: TypedJob = { ...launch, name, command: task.command, schedule: '@reboot' };
     for (const key of [...DAG_TASK_LAUNCH_KEYS, 'command']) {
       const keyLoc = locs.get(task, key);
       if (keyLoc !== undefined) locs.set(typed, key, keyLoc);
@@ -371,4 +371,14 @@ function templateServices(services: ResolveServices): ResolveServices {
     displayPath: (absolute) => services.displayPath(absolute),
     onJobIdentity: undefined,
   };
+}
+
+/** `to[key] = from[key]` when it was written (an unwritten key stays absent, not undefined). */
+function copyWritten<T, K extends keyof T>(
+  from: T,
+  to: { -readonly [P in keyof T]?: T[P] },
+  key: K,
+): void {
+  const value = from[key];
+  if (value !== undefined) to[key] = value;
 }

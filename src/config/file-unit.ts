@@ -21,7 +21,7 @@ import {
   walkItems,
   type WalkContext,
 } from './schema.js';
-import { STATE_SCHEMA } from './state-section.js';
+import { STATE_SCHEMA, type TypedState } from './state-section.js';
 import { typeWebSection, type TypedWeb } from './web-section.js';
 import { describeRawNode, type RawNode } from './yaml-tree.js';
 
@@ -35,11 +35,7 @@ export interface IncludeRef {
 export type SectionRef =
   | { readonly section: 'logging'; readonly value: TypedLogging; readonly loc: Loc }
   | { readonly section: 'web'; readonly value: TypedWeb; readonly loc: Loc }
-  | {
-      readonly section: 'state';
-      readonly value: Readonly<Record<string, unknown>>;
-      readonly loc: Loc;
-    }
+  | { readonly section: 'state'; readonly value: TypedState; readonly loc: Loc }
   | { readonly section: 'cluster'; readonly value: TypedCluster; readonly loc: Loc };
 
 export type SectionRefs = ReadonlyMap<SingletonSection, SectionRef>;
@@ -153,7 +149,7 @@ export function typeYamlDocument(
         const value = walk(STATE_SCHEMA, entry.value, path, entry.line, ctx);
         if (value === OMIT) {
           issues.push({ ...loc, message: "the 'state' section needs at least a 'path'" });
-        } else if (value !== INVALID && isRecord(value)) {
+        } else if (value !== INVALID) {
           sections.set('state', { section: 'state', value, loc });
         }
         break;
@@ -200,9 +196,4 @@ function typeJobs(
       if (clean()) out.push({ typed: value, loc });
     },
   );
-}
-
-/** The state section stays untyped here (state-section.ts types and checks it): a map. */
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

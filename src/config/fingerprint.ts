@@ -61,8 +61,17 @@ const CUSTOM_RULES: Readonly<Record<CustomIdentityKey, CustomRule>> = {
 };
 
 const FIELDS: Readonly<Record<JobKey, FieldSpec>> = JOB_SCHEMA.fields;
+function isJobKey(key: string): key is JobKey {
+  return Object.hasOwn(FIELDS, key);
+}
+
+function hasCustomRule(key: JobKey): key is CustomIdentityKey {
+  return Object.hasOwn(CUSTOM_RULES, key);
+}
+
 // Job keys are ASCII: plain sort is code-point order.
-const IDENTITY_KEYS = (Object.keys(FIELDS) as JobKey[])
+const IDENTITY_KEYS = Object.keys(FIELDS)
+  .filter(isJobKey)
   .filter((key) => FIELDS[key].identity !== 'excluded')
   .sort();
 
@@ -75,7 +84,9 @@ export function canonicalJobText(job: TypedJob, facts: IdentityFacts): string {
     let json: string;
     switch (spec.identity) {
       case 'custom':
-        json = CUSTOM_RULES[key as CustomIdentityKey](job, facts);
+        // Every `custom` row has its rule (CUSTOM_RULES is keyed by exactly those keys).
+        if (!hasCustomRule(key)) throw new TypeError(`no identity rule for ${key}`);
+        json = CUSTOM_RULES[key](job, facts);
         break;
       case 'hashed-unless-default':
         json = fieldJson(spec, job[key], platform);

@@ -21,9 +21,13 @@ export function mergeLayer(
   override: TypedDefaults,
   locs: LocTable,
 ): TypedDefaults;
-export function mergeLayer(layer: object, override: object, locs: LocTable): object {
+export function mergeLayer(
+  layer: Readonly<Container>,
+  override: Readonly<Container>,
+  locs: LocTable,
+): object {
   // Both are maps: the merge is a map holding the keys of both, typed as the override's kind.
-  return mergeMaps(layer as Container, override as Container, locs);
+  return mergeMaps(layer, override, locs);
 }
 
 /** base ⊕ override; `key` is the key both values sit under (list merge rules depend on it). */
@@ -52,8 +56,13 @@ export function deepMerge(base: unknown, override: unknown, locs: LocTable, key 
   return override;
 }
 
-function mergeMaps(base: Container, override: Container, locs: LocTable): Container {
-  const out = Object.create(null) as Container;
+function mergeMaps(
+  base: Readonly<Container>,
+  override: Readonly<Container>,
+  locs: LocTable,
+): Container {
+  // Null-prototype, like the walker's maps: `__proto__` stays an ordinary key.
+  const out: Container = { __proto__: null };
   for (const key of Object.keys(base)) {
     const value = Object.hasOwn(override, key)
       ? deepMerge(base[key], override[key], locs, key)

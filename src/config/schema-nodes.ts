@@ -85,19 +85,27 @@ export interface FieldOptions<T> {
 }
 
 /** A key that must be written (a default still counts where the whole map is not written). */
-export function req<
-  const S extends Schema,
-  const O extends FieldOptions<Out<S>> = Record<never, never>,
->(schema: S, options?: O): { readonly schema: S; readonly required: true } & O {
-  return { schema, required: true, ...(options as O) };
+export function req<const S extends Schema>(
+  schema: S,
+): { readonly schema: S; readonly required: true };
+export function req<const S extends Schema, const O extends FieldOptions<Out<S>>>(
+  schema: S,
+  options: O,
+): { readonly schema: S; readonly required: true } & O;
+export function req(schema: Schema, options?: FieldOptions<unknown>): FieldSpec {
+  return { schema, required: true, ...options };
 }
 
 /** An optional key, with its built-in default when it has one. */
-export function opt<
-  const S extends Schema,
-  const O extends FieldOptions<Out<S>> = Record<never, never>,
->(schema: S, options?: O): { readonly schema: S; readonly required?: false } & O {
-  return { schema, ...(options as O) };
+export function opt<const S extends Schema>(
+  schema: S,
+): { readonly schema: S; readonly required?: false };
+export function opt<const S extends Schema, const O extends FieldOptions<Out<S>>>(
+  schema: S,
+  options: O,
+): { readonly schema: S; readonly required?: false } & O;
+export function opt(schema: Schema, options?: FieldOptions<unknown>): FieldSpec {
+  return { schema, ...options };
 }
 
 /** A key that is refused with `message` where it is written (`name` inside `defaults`). */
@@ -225,16 +233,18 @@ export function fieldDefault(spec: FieldSpec, platform: NodeJS.Platform): unknow
 export function memoPerPlatform<K extends object, V>(
   compute: (key: K, platform: NodeJS.Platform) => V,
 ): (key: K, platform: NodeJS.Platform) => V {
-  const caches = new Map<NodeJS.Platform, WeakMap<K, V>>();
+  // Boxed, so a remembered value that is itself undefined still counts as remembered.
+  const caches = new Map<NodeJS.Platform, WeakMap<K, { readonly value: V }>>();
   return (key, platform) => {
     let cache = caches.get(platform);
     if (cache === undefined) {
       cache = new WeakMap();
       caches.set(platform, cache);
     }
-    if (cache.has(key)) return cache.get(key) as V;
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit.value;
     const value = compute(key, platform);
-    cache.set(key, value);
+    cache.set(key, { value });
     return value;
   };
 }

@@ -160,7 +160,7 @@ function walkNode(
       if (node.kind !== 'map') {
         return fail(ctx, path, line, `expected a mapping, found ${describeRawNode(node)}`);
       }
-      const out = Object.create(null) as Record<string, unknown>;
+      const out: Record<string, unknown> = { __proto__: null };
       for (const entry of node.entries) {
         const entryPath = childPath(path, entry.key);
         const value = walkNode(schema.value, entry.value, entryPath, entry.line, ctx);
@@ -206,7 +206,8 @@ function walkMap(
   if (node.kind !== 'map') {
     return fail(ctx, path, line, `expected a mapping, found ${describeRawNode(node)}`);
   }
-  const out = Object.create(null) as Record<string, unknown>;
+  // Every map the walker builds is null-prototype: a `__proto__` key is an ordinary key.
+  const out: Record<string, unknown> = { __proto__: null };
   let valid = true;
   for (const entry of node.entries) {
     const entryPath = childPath(path, entry.key);
@@ -270,7 +271,7 @@ function toPlain(node: RawNode): unknown {
     case 'seq':
       return node.items.map(toPlain);
     case 'map': {
-      const out = Object.create(null) as Record<string, unknown>;
+      const out: Record<string, unknown> = { __proto__: null };
       for (const entry of node.entries) out[entry.key] = toPlain(entry.value);
       return out;
     }

@@ -2,6 +2,7 @@
 // every file the last successful parse read, plus the config path itself (a directory's mtime
 // changes when entries are added, removed or renamed). Cheap: stats only, never reads or parses.
 import { stat } from 'node:fs/promises';
+import { errorCodeOf } from './source-files.js';
 import type { ResolvedConfig } from './types.js';
 
 export async function configSignature(config: ResolvedConfig): Promise<string> {
@@ -12,7 +13,7 @@ export async function configSignature(config: ResolvedConfig): Promise<string> {
         const info = await stat(file, { bigint: true });
         return `${file}\t${info.mtimeNs}\t${info.size}\t${info.ino}`;
       } catch (error) {
-        return `${file}\tmissing:${(error as NodeJS.ErrnoException).code ?? 'error'}`;
+        return `${file}\tmissing:${errorCodeOf(error) ?? 'error'}`;
       }
     }),
   );

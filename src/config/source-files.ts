@@ -39,9 +39,15 @@ export function displayPath(absolute: string, cwd: string): string {
   return relative;
 }
 
+/** The code of a failed call (`ENOENT`, `EACCES`, ...); undefined when it carries none. */
+export function errorCodeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
 /** A short reason for a failed read, without the stack or the errno noise. */
 export function describeIoError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code ?? '';
+  const code = errorCodeOf(error) ?? '';
   switch (code) {
     case 'ENOENT':
       return 'no such file or directory';

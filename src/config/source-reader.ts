@@ -8,7 +8,7 @@ import { looksLikeCrontab, parseCrontab } from './crontab.js';
 import { typeYamlDocument, type FileUnit, type SectionRefs } from './file-unit.js';
 import type { LocTable } from './issues.js';
 import type { EnvFileRead } from './resolve-job.js';
-import { decodeUtf8, describeIoError, type FileKind } from './source-files.js';
+import { decodeUtf8, describeIoError, errorCodeOf, type FileKind } from './source-files.js';
 import { parseYamlText } from './yaml-tree.js';
 
 export type UnitRead = FileUnit | { readonly error: string; readonly cause: unknown };
@@ -103,7 +103,7 @@ export class SourceReader {
 }
 
 function describeEnvFileError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const code = errorCodeOf(error);
   return code === undefined ? describeError(error) : `${describeIoError(error)} (${code})`;
 }
 

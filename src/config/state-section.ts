@@ -3,7 +3,18 @@
 // parses; opening the store is src/state's business.
 import * as path from 'node:path';
 import { issueAt, type ConfigIssue, type Loc, type LocTable } from './issues.js';
-import type { FieldSpec, Schema } from './schema.js';
+import {
+  bool,
+  emptyNone,
+  float,
+  int,
+  map,
+  oneOf,
+  opt,
+  req,
+  str,
+  type MapOut,
+} from './schema-nodes.js';
 import type { SourceLocation } from './types.js';
 
 export type StateTopologySetting = 'auto' | 'single-node' | 'shared';
@@ -94,60 +105,29 @@ export const MAX_LEASE_TTL_SECONDS = 86_400;
  */
 export const MIN_MAX_OPS_PER_SECOND = 0.1;
 
-const opt = (schema: Schema): FieldSpec => ({ schema });
-const str: Schema = { kind: 'str' };
-const int: Schema = { kind: 'int' };
-const float: Schema = { kind: 'float' };
-const bool: Schema = { kind: 'bool' };
+const JOB_API_SCHEMA = map({
+  enabled: opt(bool),
+  listen: opt(emptyNone(str)),
+  allowNonLoopbackBind: opt(bool),
+  maxValueBytes: opt(int),
+  maxArtifactBytes: opt(int),
+  lockTtlSeconds: opt(float),
+});
 
-const JOB_API_SCHEMA: Schema = {
-  kind: 'map',
-  fields: {
-    enabled: opt(bool),
-    listen: opt({ kind: 'emptyNone', inner: str }),
-    allowNonLoopbackBind: opt(bool),
-    maxValueBytes: opt(int),
-    maxArtifactBytes: opt(int),
-    lockTtlSeconds: opt(float),
-  },
-};
+export const STATE_SCHEMA = map({
+  path: req(str),
+  topology: opt(oneOf(['auto', 'single-node', 'shared'])),
+  deploymentId: opt(emptyNone(str)),
+  maxRunsPerJob: opt(int),
+  onStoreUnavailable: opt(oneOf(['degrade', 'fail-closed'])),
+  gcGraceSeconds: opt(int),
+  maxOpsPerSecond: opt(float),
+  slotTtlSeconds: opt(float),
+  jobApi: opt(JOB_API_SCHEMA),
+});
 
-export const STATE_SCHEMA: Schema = {
-  kind: 'map',
-  fields: {
-    path: { schema: str, required: true },
-    topology: opt({ kind: 'enum', values: ['auto', 'single-node', 'shared'] }),
-    deploymentId: opt({ kind: 'emptyNone', inner: str }),
-    maxRunsPerJob: opt(int),
-    onStoreUnavailable: opt({ kind: 'enum', values: ['degrade', 'fail-closed'] }),
-    gcGraceSeconds: opt(int),
-    maxOpsPerSecond: opt(float),
-    slotTtlSeconds: opt(float),
-    jobApi: opt(JOB_API_SCHEMA),
-  },
-};
-
-/** The walker's output for STATE_SCHEMA. */
-interface TypedJobApi {
-  readonly enabled?: boolean;
-  readonly listen?: string | null;
-  readonly allowNonLoopbackBind?: boolean;
-  readonly maxValueBytes?: number;
-  readonly maxArtifactBytes?: number;
-  readonly lockTtlSeconds?: number;
-}
-
-interface TypedState {
-  readonly path: string;
-  readonly topology?: StateTopologySetting;
-  readonly deploymentId?: string | null;
-  readonly maxRunsPerJob?: number;
-  readonly onStoreUnavailable?: OnStoreUnavailable;
-  readonly gcGraceSeconds?: number;
-  readonly maxOpsPerSecond?: number;
-  readonly slotTtlSeconds?: number;
-  readonly jobApi?: TypedJobApi;
-}
+/** The `state` block as typed by STATE_SCHEMA (checked and resolved by resolveStateSection). */
+export type TypedState = MapOut<typeof STATE_SCHEMA.fields>;
 
 export interface StateResolveContext {
   readonly locs: LocTable;
@@ -160,11 +140,10 @@ export interface StateResolveContext {
  * frozen value, or every problem found, each located at the offending key.
  */
 export function resolveStateSection(
-  value: Readonly<Record<string, unknown>>,
+  typed: TypedState,
   loc: Loc,
   ctx: StateResolveContext,
 ): ResolvedState | ConfigIssue[] {
-  const typed = value as unknown as TypedState;
   const api = typed.jobApi ?? {};
   const issues: ConfigIssue[] = [];
   const where = (container: object, key: string, parent: string): Loc =>

@@ -8,8 +8,21 @@ import * as path from 'node:path';
 import { deepFreeze } from '../common/index.js';
 import { describeIoError } from './source-files.js';
 import { childPath, type Loc } from './issues.js';
-import { isEmptyValue, walkSection, type Schema, type WalkContext } from './schema.js';
-import type { TypedSecretSource } from './report-schema.js';
+import { SECRET_SOURCE, type TypedSecretSource } from './report-schema.js';
+import { isEmptyValue, walkSection, type WalkContext } from './schema.js';
+import {
+  bool,
+  either,
+  float,
+  int,
+  map,
+  mapOf,
+  opt,
+  req,
+  seq,
+  str,
+  type MapOut,
+} from './schema-nodes.js';
 import type { RawNode } from './yaml-tree.js';
 
 // TEMP: moves to types.ts once the config files are free to edit.
@@ -62,86 +75,35 @@ export interface ResolvedWeb {
   readonly digest: string;
 }
 
-const str: Schema = { kind: 'str' };
-const bool: Schema = { kind: 'bool' };
-const int: Schema = { kind: 'int' };
-const float: Schema = { kind: 'float' };
-const emptyOrStr: Schema = { kind: 'emptyNone', inner: str };
+const WEB_METRICS = map({
+  enabled: opt(bool),
+  public: opt(bool),
+  durationBuckets: opt(seq(float)),
+});
 
-export const WEB_SCHEMA: Schema = {
-  kind: 'map',
-  fields: {
-    listen: { schema: { kind: 'seq', item: str }, required: true },
-    headers: { schema: { kind: 'mapOf', value: str } },
-    authToken: {
-      schema: {
-        kind: 'map',
-        fields: {
-          value: { schema: emptyOrStr },
-          fromFile: { schema: emptyOrStr },
-          fromEnvVar: { schema: emptyOrStr },
-        },
-      },
-    },
-    socketMode: { schema: str },
-    allowedHosts: { schema: { kind: 'seq', item: str } },
-    ui: { schema: bool },
-    metrics: {
-      schema: {
-        kind: 'either',
-        scalar: bool,
-        map: {
-          kind: 'map',
-          fields: {
-            enabled: { schema: bool },
-            public: { schema: bool },
-            durationBuckets: { schema: { kind: 'seq', item: float } },
-          },
-        },
-        expected: 'a boolean or a mapping',
-      },
-    },
-    nodeHistory: {
-      schema: {
-        kind: 'either',
-        scalar: bool,
-        map: {
-          kind: 'map',
-          fields: {
-            enabled: { schema: bool },
-            interval: { schema: float },
-            points: { schema: int },
-          },
-        },
-        expected: 'a boolean or a mapping',
-      },
-    },
-  },
-};
+const WEB_NODE_HISTORY = map({
+  enabled: opt(bool),
+  interval: opt(float),
+  points: opt(int),
+});
 
-export interface TypedWebMetrics {
-  readonly enabled?: boolean;
-  readonly public?: boolean;
-  readonly durationBuckets?: readonly number[];
-}
+export const WEB_SCHEMA = map({
+  listen: req(seq(str)),
+  headers: opt(mapOf(str)),
+  authToken: opt(SECRET_SOURCE),
+  socketMode: opt(str),
+  allowedHosts: opt(seq(str)),
+  ui: opt(bool),
+  metrics: opt(either({ scalar: bool, map: WEB_METRICS, expected: 'a boolean or a mapping' })),
+  nodeHistory: opt(
+    either({ scalar: bool, map: WEB_NODE_HISTORY, expected: 'a boolean or a mapping' }),
+  ),
+});
 
-export interface TypedWebNodeHistory {
-  readonly enabled?: boolean;
-  readonly interval?: number;
-  readonly points?: number;
-}
-
+export type TypedWebMetrics = MapOut<typeof WEB_METRICS.fields>;
+export type TypedWebNodeHistory = MapOut<typeof WEB_NODE_HISTORY.fields>;
 /** The `web` block as typed by WEB_SCHEMA (and checked by typeWebSection). */
-export interface TypedWeb {
-  readonly listen: readonly string[];
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly authToken?: TypedSecretSource;
-  readonly socketMode?: string;
-  readonly allowedHosts?: readonly string[];
-  readonly ui?: boolean;
-  readonly metrics?: boolean | TypedWebMetrics;
-  readonly nodeHistory?: boolean | TypedWebNodeHistory;
-}
+export type TypedWeb = MapOut<typeof WEB_SCHEMA.fields>;
 
 export const DEFAULT_DURATION_BUCKETS: readonly number[] = Object.freeze([
   0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600,
@@ -173,7 +135,7 @@ export function typeWebSection(
   if (value === undefined) return undefined;
   // The checks below add their own issues: the block is refused if any does.
   const before = ctx.issues.length;
-  let typed = value as TypedWeb;
+  let typed: TypedWeb = value;
   const emptyToken =
     node.kind === 'map' &&
     node.entries.some((entry) => entry.key === 'authToken' && isEmptyValue(entry.value));

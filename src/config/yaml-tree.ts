@@ -108,18 +108,18 @@ interface ConvertContext {
 }
 
 function convert(node: unknown, path: string, ctx: ConvertContext): RawNode {
-  const { isAlias, isMap, isPair, isScalar, isSeq } = ctx.yaml;
+  const { isAlias, isMap, isNode, isPair, isScalar, isSeq } = ctx.yaml;
   if (isAlias(node)) {
     const line = ctx.lineOf(node.range?.[0] ?? 0);
     reject(ctx, path, line, `aliases (*${node.source}) are not allowed`);
     return { kind: 'scalar', text: '', quoted: false, line };
   }
-  const yamlNode = node as YamlNode;
-  const line = ctx.lineOf(yamlNode.range?.[0] ?? 0);
-  if (yamlNode.anchor !== undefined) {
+  const yamlNode = isNode(node) ? node : undefined;
+  const line = ctx.lineOf(yamlNode?.range?.[0] ?? 0);
+  if (yamlNode?.anchor !== undefined) {
     reject(ctx, path, line, `anchors (&${yamlNode.anchor}) are not allowed`);
   }
-  if (yamlNode.tag !== undefined) {
+  if (yamlNode?.tag !== undefined) {
     reject(ctx, path, line, `explicit tags (${yamlNode.tag}) are not allowed`);
   }
   if (isScalar(node)) {
@@ -144,7 +144,7 @@ function convert(node: unknown, path: string, ctx: ConvertContext): RawNode {
     for (const pair of node.items) {
       if (!isPair(pair)) continue;
       const keyNode = pair.key;
-      const keyLine = ctx.lineOf((keyNode as YamlNode | null)?.range?.[0] ?? 0);
+      const keyLine = ctx.lineOf(rangeOf(ctx.yaml, keyNode)?.[0] ?? 0);
       if (!isScalar(keyNode) || isMap(keyNode) || isSeq(keyNode)) {
         reject(ctx, path, keyLine, 'mapping keys must be plain strings');
         continue;
@@ -196,22 +196,27 @@ function firstLine(message: string): string {
   return line.replace(/ at line \d+, column \d+:?$/, '').trim();
 }
 
+/** Where a node was written; undefined for a missing key or value. */
+function rangeOf(yaml: YamlModule, node: unknown): YamlNode['range'] {
+  return yaml.isNode(node) ? node.range : undefined;
+}
+
 /** The field path of the innermost node containing `offset` (for syntax errors). */
 function pathAtOffset(yaml: YamlModule, node: unknown, offset: number, path: string): string {
   const { isMap, isScalar, isSeq } = yaml;
   if (isMap(node)) {
     for (const pair of node.items) {
-      const key = pair.key as YamlNode | null;
-      const value = pair.value as YamlNode | null;
-      const start = key?.range?.[0] ?? value?.range?.[0];
-      const end = value?.range?.[2] ?? key?.range?.[2];
+      const key = pair.key;
+      const value = pair.value;
+      const start = rangeOf(yaml, key)?.[0] ?? rangeOf(yaml, value)?.[0];
+      const end = rangeOf(yaml, value)?.[2] ?? rangeOf(yaml, key)?.[2];
       if (start === undefined || end === undefined || offset < start || offset > end) continue;
       const name = isScalar(key) ? String(key.value) : '?';
       return pathAtOffset(yaml, value, offset, childPath(path, name));
     }
   } else if (isSeq(node)) {
     for (const [index, item] of node.items.entries()) {
-      const range = (item as YamlNode | null)?.range;
+      const range = rangeOf(yaml, item);
       if (range && offset >= range[0] && offset <= range[2]) {
         return pathAtOffset(yaml, item, offset, indexPath(path, index));
       }
