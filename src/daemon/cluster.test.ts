@@ -100,12 +100,12 @@ void describe('the daemon cluster', () => {
     assert.equal(body.leader, 'a');
     assert.equal(body.is_leader, true);
     assert.equal(body.cluster_size, 3);
-    const peers = body.peers as { status: string; last_seen: string }[];
+    const peers = body.peers;
     assert.deepEqual(
       peers.map((peer) => peer.status),
       ['agreed', 'agreed'],
     );
-    assert.match(peers[0]!.last_seen, /^2026-01-01T00:00:0\d\+00:00$/);
+    assert.match(peers[0]!.last_seen!, /^2026-01-01T00:00:0\d\+00:00$/);
     for (const node of mesh.nodes) {
       assert.deepEqual(node.cluster.api.jobFields(node.config.jobs[0]!), {
         clusterPolicy: 'Leader',
@@ -139,10 +139,7 @@ void describe('the daemon cluster', () => {
     }
     const fleet = mesh.nodes[0]!.cluster.api.fleet();
     assert.ok(fleet);
-    const body = renderFleet(fleet) as {
-      interval: number;
-      nodes: { node_name: string; self: boolean; jobs: Record<string, { scheduled_in: number }> }[];
-    };
+    const body = renderFleet(fleet);
     assert.equal(body.interval, 1);
     assert.deepEqual(
       body.nodes.map((node) => [node.node_name, node.self]),
@@ -152,8 +149,8 @@ void describe('the daemon cluster', () => {
         ['c', false],
       ],
     );
-    const own = body.nodes[0]!.jobs.lead!.scheduled_in;
-    const peer = body.nodes[1]!.jobs.lead!.scheduled_in;
+    const own = body.nodes[0]!.jobs!.lead!.scheduled_in!;
+    const peer = body.nodes[1]!.jobs!.lead!.scheduled_in!;
     assert.ok(Math.abs(own - peer) < 1.001, `aged by receipt: ${own} vs ${peer}`);
     await mesh.stop();
   });

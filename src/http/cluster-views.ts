@@ -1,25 +1,33 @@
 // The cluster's wire shapes (docs/clustering.md "Observing the cluster", and the jobs'
 // `clusterPolicy` / `clusterOwner`), rendered from the cluster's domain values: snake_case keys
-// in the reference's order, ISO instants, seconds. Pure.
+// in the reference's order, ISO instants, seconds (the types: wire/cluster.ts). Pure.
 import { formatIsoUtc } from '../common/index.js';
-import {
-  summariesToWire,
-  type ClusterStatus,
-  type FleetStatus,
-  type LeaseClusterStatus,
+import type {
+  ClusterStatus,
+  FleetStatus,
+  JobSummary,
+  LeaseClusterStatus,
+  NodeStatsReading,
 } from '../cluster/index.js';
-import type { NodeStatsReading } from '../cluster/index.js';
-import type { JobClusterFields } from './types.js';
+import type {
+  ClusterDisabledWire,
+  FleetDisabledWire,
+  FleetJobWire,
+  FleetWire,
+  GossipClusterWire,
+  JobClusterFields,
+  LeaseClusterWire,
+} from './wire/index.js';
 
-export const CLUSTER_DISABLED = { enabled: false, peers: [] } as const;
-export const FLEET_DISABLED = { enabled: false, nodes: [] } as const;
+export const CLUSTER_DISABLED: ClusterDisabledWire = { enabled: false, peers: [] };
+export const FLEET_DISABLED: FleetDisabledWire = { enabled: false, nodes: [] };
 
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : formatIsoUtc(ms));
 
 export function renderClusterStatus(
   status: ClusterStatus,
   nodeStats: NodeStatsReading | null,
-): Record<string, unknown> {
+): GossipClusterWire | LeaseClusterWire {
   if (status.backend !== 'gossip') return renderLeaseStatus(status, nodeStats);
   return {
     enabled: true,
@@ -57,7 +65,7 @@ export function renderClusterStatus(
 function renderLeaseStatus(
   status: LeaseClusterStatus,
   nodeStats: NodeStatsReading | null,
-): Record<string, unknown> {
+): LeaseClusterWire {
   return {
     enabled: true,
     backend: status.backend,
@@ -83,7 +91,37 @@ function renderLeaseStatus(
   };
 }
 
-export function renderFleet(fleet: FleetStatus): Record<string, unknown> {
+/** A number the summary carries, or null for none or a non-finite one. */
+const finiteOrNull = (value: number | null): number | null =>
+  value !== null && Number.isFinite(value) ? value : null;
+
+/**
+ * One job of a node's summaries (`running`, `enabled`, `scheduled_in`, `last`): the same fields
+ * the node gossips (docs/clustering.md "Job summaries"), rendered here for GET /fleet.
+ */
+function renderFleetJob(job: JobSummary): FleetJobWire {
+  return {
+    running: job.running,
+    enabled: job.enabled,
+    scheduled_in: finiteOrNull(job.scheduledInSeconds),
+    last:
+      job.last === null
+        ? null
+        : {
+            outcome: job.last.outcome,
+            finished_at: job.last.finishedAt,
+            duration: finiteOrNull(job.last.durationSeconds),
+            exit_code: job.last.exitCode,
+          },
+  };
+}
+
+/** A node's summaries by job name; fromEntries keeps a `__proto__` name an ordinary key. */
+function renderFleetJobs(jobs: ReadonlyMap<string, JobSummary>): Record<string, FleetJobWire> {
+  return Object.fromEntries([...jobs].map(([name, job]) => [name, renderFleetJob(job)]));
+}
+
+export function renderFleet(fleet: FleetStatus): Exclude<FleetWire, FleetDisabledWire> {
   return {
     enabled: true,
     backend: fleet.backend,
@@ -98,7 +136,7 @@ export function renderFleet(fleet: FleetStatus): Record<string, unknown> {
       status: node.status,
       as_of: isoOrNull(node.asOfMs),
       truncated: node.truncated,
-      jobs: node.jobs === null ? null : summariesToWire(node.jobs),
+      jobs: node.jobs === null ? null : renderFleetJobs(node.jobs),
       node_stats: node.nodeStats,
     })),
   };

@@ -23,27 +23,19 @@ export type {
   StreamLimits,
   WebSettings,
 } from './types.js';
-export {
-  computeRunStats,
-  renderJobRuns,
-  renderRunRecord,
-  type JobRuns,
-  type RunRecord,
-  type RunRecordOutcome,
-  type RunStats,
-} from './run-records.js';
-export {
-  renderJobView,
-  renderStatusEntry,
-  type JobView,
-  type RetryView,
-  type StatusEntry,
-} from './job-views.js';
-export {
-  computeTrends,
-  TREND_WINDOWS_MS,
-  type TrendRuns,
-  type TrendSource,
-  type TrendsView,
-} from './trends.js';
+export { computeRunStats, renderJobRuns, renderRunRecord } from './run-records.js';
+export { renderJobView, renderStatusEntry } from './job-views.js';
+export { computeTrends, TREND_WINDOWS_MS, type TrendRuns } from './trends.js';
+// The response bodies (the dashboard imports them from wire/index.ts itself).
+export type {
+  JobRuns,
+  JobView,
+  RetryView,
+  RunRecord,
+  RunRecordOutcome,
+  RunStats,
+  StatusEntry,
+  TrendSource,
+  TrendsView,
+} from './wire/index.js';
 export { renderClusterStatus, renderFleet } from './cluster-views.js';

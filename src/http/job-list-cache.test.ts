@@ -7,7 +7,8 @@ import { seededRandom, FakeClock, silentLogger } from '../common/index.js';
 import { createScheduler, FakeRunner, type Scheduler } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { JobListCache } from './job-list-cache.js';
-import { renderJobView, type JobView } from './job-views.js';
+import { renderJobView } from './job-views.js';
+import type { JobView } from './wire/index.js';
 
 function jobSet(variant: number) {
   return [

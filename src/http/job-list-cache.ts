@@ -10,7 +10,8 @@
 import type { Clock } from '../common/index.js';
 import { clusterFieldsJson } from './cluster-views.js';
 import { jobObject } from './job-object.js';
-import { renderJobView, type JobView } from './job-views.js';
+import { renderJobView } from './job-views.js';
+import type { JobView } from './wire/index.js';
 import type { ClusterApiView, DaemonView, ResourcesView } from './types.js';
 
 /** Upper bound on how long a cached job fragment is trusted. */

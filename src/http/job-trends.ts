@@ -2,7 +2,8 @@
 // when it offers them, else the same windows over the in-memory history ("source": "memory"). Store
 // trouble never fails the request: a rejected durable read is logged and answered from memory.
 import { describeError, isYacronError, type Clock, type Logger } from '../common/index.js';
-import { computeTrends, type TrendRuns, type TrendsView } from './trends.js';
+import { computeTrends, type TrendRuns } from './trends.js';
+import type { TrendsView } from './wire/index.js';
 import type { DaemonView } from './types.js';
 
 export interface JobTrendsDeps {

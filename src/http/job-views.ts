@@ -1,57 +1,12 @@
 // The API's job shapes (docs/http-api.md "GET /status", "GET /jobs and GET /jobs/{name}"),
 // rendered purely from the scheduler's JobState snapshot: seconds to the next fire, ISO instants,
-// the rendered command and schedule. No I/O and no clock reads: the caller passes `nowMs`.
+// the rendered command and schedule (the types: wire/jobs.ts). No I/O and no clock reads: the
+// caller passes `nowMs`.
 import { formatIsoUtc } from '../common/index.js';
 import type { JobCommand, ResolvedJob } from '../config/index.js';
 import { HISTORY_SUMMARY_LIMIT, type JobState, type RetryState } from '../scheduler/index.js';
-import {
-  durationSeconds,
-  renderRunRecord,
-  type RunRecord,
-  type RunRecordOutcome,
-} from './run-records.js';
-
-export type StatusEntry =
-  | { readonly job: string; readonly status: 'running'; readonly pid: readonly number[] }
-  | { readonly job: string; readonly status: 'disabled' }
-  | {
-      readonly job: string;
-      readonly status: 'scheduled';
-      /** Seconds to the next fire, null when none, '@reboot' for @reboot jobs. */
-      readonly scheduled_in: number | '@reboot' | null;
-    };
-
-export interface RetryView {
-  readonly attempt: number;
-  /** null = unlimited (maximumRetries -1). */
-  readonly maxAttempts: number | null;
-  readonly nextRetryAt: string | null;
-  readonly delaySeconds: number;
-}
-
-/** The job object fields the scheduler's state gives (the HTTP layer may add more later). */
-export interface JobView {
-  readonly name: string;
-  readonly enabled: boolean;
-  readonly schedule: string;
-  readonly command: string;
-  readonly captureStdout: boolean;
-  readonly captureStderr: boolean;
-  readonly utc: boolean;
-  readonly timezone: string | null;
-  readonly running: boolean;
-  readonly pids: readonly number[];
-  readonly scheduled_in: number | null;
-  readonly last_run: RunRecord | null;
-  readonly history: readonly {
-    readonly outcome: RunRecordOutcome;
-    readonly duration: number | null;
-  }[];
-  /** Present only while a retry ladder is armed with count > 0. */
-  readonly retry?: RetryView;
-  /** Present only for an @reboot one-shot the cluster holds until it resolves its owner. */
-  readonly rebootPending?: true;
-}
+import { durationSeconds, renderRunRecord } from './run-records.js';
+import type { JobView, RetryView, StatusEntry } from './wire/index.js';
 
 export function renderCommand(command: JobCommand): string {
   return command.kind === 'shell' ? command.script : command.argv.join(' ');

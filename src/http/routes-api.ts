@@ -25,6 +25,7 @@ import {
 } from './responses.js';
 import { renderJobRuns } from './run-records.js';
 import { formatStatusText } from './status-text.js';
+import type { ClusterWire, FleetWire, JobSetIdWire } from './wire/index.js';
 
 interface NameParams {
   readonly name: string;
@@ -66,7 +67,8 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
   app.get('/job-set-id', (request, reply) => {
     const { jobSetId, jobs } = context.jobSet();
     if (wantsJson(request.headers.accept)) {
-      return sendJson(reply, JSON.stringify({ job_set_id: jobSetId, jobs }));
+      const body: JobSetIdWire = { job_set_id: jobSetId, jobs };
+      return sendJson(reply, JSON.stringify(body));
     }
     return sendText(reply, jobSetId);
   });
@@ -135,7 +137,7 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
   // Served from held state (docs/clustering.md "Observing the cluster"): no peer traffic.
   app.get('/cluster', (_request, reply) => {
     const status = context.cluster?.status() ?? null;
-    const body =
+    const body: ClusterWire =
       status === null
         ? CLUSTER_DISABLED
         : renderClusterStatus(status, context.cluster?.nodeStats() ?? null);
@@ -143,7 +145,8 @@ export function registerApiRoutes(app: FastifyInstance, context: RouteContext): 
   });
   app.get('/fleet', (_request, reply) => {
     const fleet = context.cluster?.fleet() ?? null;
-    return sendJson(reply, JSON.stringify(fleet === null ? FLEET_DISABLED : renderFleet(fleet)));
+    const body: FleetWire = fleet === null ? FLEET_DISABLED : renderFleet(fleet);
+    return sendJson(reply, JSON.stringify(body));
   });
 
   const { renderMetrics } = context;

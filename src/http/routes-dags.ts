@@ -20,11 +20,24 @@ import {
   runTimesBody,
   type DagEngine,
   type RunDocument,
+  type RunState,
 } from '../dags/index.js';
 import type { RouteContext } from './app.js';
 import { boundedInteger, type QueryValue } from './query.js';
 import { JSON_TYPE, TEXT_TYPE, sendError, sendJson } from './responses.js';
 import { streamOutput } from './routes-streams.js';
+import type {
+  DagBackfillWire,
+  DagCancelWire,
+  DagDecisionWire,
+  DagRunSummaryWire,
+  DagRunsWire,
+  DagTaskWire,
+  DagTriggerWire,
+  DagWire,
+  RunDocumentWire,
+  XcomWire,
+} from './wire/index.js';
 
 export const DEFAULT_RUNS_LIMIT = 50;
 export const MAX_RUNS_LIMIT = 500;
@@ -41,7 +54,7 @@ interface TaskParams extends RunParams {
   readonly taskKey: string;
 }
 
-function taskViews(dag: ResolvedDag): object[] {
+function taskViews(dag: ResolvedDag): DagTaskWire[] {
   return dag.tasks.map((task) => ({
     id: task.id,
     type: task.kind,
@@ -52,7 +65,7 @@ function taskViews(dag: ResolvedDag): object[] {
   }));
 }
 
-function runSummary(run: RunDocument): object {
+function runSummary(run: RunDocument): DagRunSummaryWire {
   return {
     runKey: run.runKey,
     runId: run.runId,
@@ -61,6 +74,29 @@ function runSummary(run: RunDocument): object {
     ...runTimesBody(run),
     taskStates: countTaskStates(run),
   };
+}
+
+/** A DAG's run roll-ups; none when it has no runs or the store cannot answer. */
+async function rollUps(
+  engine: DagEngine,
+  name: string,
+): Promise<Pick<DagWire, 'latestRun' | 'runCounts' | 'totalRuns'>> {
+  try {
+    const { runs } = await listRuns(engine.store(), name);
+    const latest = runs[0];
+    if (latest === undefined) return {};
+    const { runKey, state, kind } = latest;
+    const { createdAt, updatedAt } = runTimesBody(latest);
+    const counts: Partial<Record<RunState, number>> = {};
+    for (const run of runs) counts[run.state] = (counts[run.state] ?? 0) + 1;
+    return {
+      latestRun: { runKey, state, kind, createdAt, updatedAt },
+      runCounts: counts,
+      totalRuns: runs.length,
+    };
+  } catch {
+    return {};
+  }
 }
 
 /** An empty body is `{}`; anything else must be a JSON object. */
@@ -110,38 +146,20 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
   app.get('/dags', async (_request, reply) => {
     const engine = engineOf();
     if (engine === null) return sendJson(reply, headers, []);
-    const views: object[] = [];
+    const views: DagWire[] = [];
     for (const dag of engine.dags()) {
-      const view: Record<string, unknown> = {
+      views.push({
         name: dag.name,
         enabled: dag.enabled,
         scheduled: dag.schedule !== null,
         retainRuns: dag.retainRuns,
         tasks: taskViews(dag),
-      };
-      if (dag.schedule !== null) {
-        view['schedule'] = dag.schedule.text;
         // Not in the reference's shape (docs/deviations.md "GET /dags names a scheduled DAG's
         // timezone"): the zone the schedule is read in, with the job object's meaning (null = the
         // daemon's local time).
-        view['timezone'] = dag.timezone;
-      }
-      try {
-        const { runs } = await listRuns(engine.store(), dag.name);
-        const latest = runs[0];
-        if (latest !== undefined) {
-          const { runKey, state, kind } = latest;
-          const { createdAt, updatedAt } = runTimesBody(latest);
-          view['latestRun'] = { runKey, state, kind, createdAt, updatedAt };
-          const counts: Record<string, number> = {};
-          for (const run of runs) counts[run.state] = (counts[run.state] ?? 0) + 1;
-          view['runCounts'] = counts;
-          view['totalRuns'] = runs.length;
-        }
-      } catch {
-        // The roll-ups are left out when the store cannot answer.
-      }
-      views.push(view);
+        ...(dag.schedule === null ? {} : { schedule: dag.schedule.text, timezone: dag.timezone }),
+        ...(await rollUps(engine, dag.name)),
+      });
     }
     return sendJson(reply, headers, views);
   });
@@ -166,10 +184,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
           `web: cannot list the runs of DAG ${found.dag.name}: ${describeError(error)}`,
         );
       }
-      return sendJson(reply, headers, {
-        dag: found.dag.name,
-        runs: runs.slice(0, limit).map(runSummary),
-      });
+      const body: DagRunsWire = { dag: found.dag.name, runs: runs.slice(0, limit).map(runSummary) };
+      return sendJson(reply, headers, body);
     },
   );
 
@@ -197,7 +213,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
   app.get<{ Params: RunParams }>('/dags/:name/runs/:runKey', async (request, reply) => {
     const found = await runOf(request.params, reply);
     if (found === null) return reply;
-    return sendJson(reply, headers, runDocumentBody(found.run));
+    const body: RunDocumentWire = runDocumentBody(found.run);
+    return sendJson(reply, headers, body);
   });
 
   app.get<{ Params: RunParams }>('/dags/:name/runs/:runKey/xcom', async (request, reply) => {
@@ -212,12 +229,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
         `web: cannot list the XCom of run ${run.runKey}: ${describeError(error)}`,
       );
     }
-    return sendJson(reply, headers, {
-      dag: run.dag,
-      runKey: run.runKey,
-      runId: run.runId,
-      ...listing,
-    });
+    const body: XcomWire = { dag: run.dag, runKey: run.runKey, runId: run.runId, ...listing };
+    return sendJson(reply, headers, body);
   });
 
   // Only an attempt running on this node has output; anything else (unknown run or task, a task
@@ -242,7 +255,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
     if (found === null) return reply;
     try {
       const runKey = await found.engine.trigger(found.dag.name);
-      return json(reply, 200, { dag: found.dag.name, runKey });
+      const body: DagTriggerWire = { dag: found.dag.name, runKey };
+      return json(reply, 200, body);
     } catch (error) {
       const refused = storeNotOpen(reply, error);
       if (refused !== null) return refused;
@@ -270,7 +284,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
     if (toMs < fromMs) return sendError(reply, 400, "'to' is before 'from'");
     try {
       const created = await engine.backfill(dag.name, fromMs, toMs);
-      return json(reply, 200, { ok: true, created });
+      const body: DagBackfillWire = { ok: true, created };
+      return json(reply, 200, body);
     } catch (error) {
       const refused = storeNotOpen(reply, error);
       if (refused !== null) return refused;
@@ -295,7 +310,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       if (engine === null) return text(reply, 409, `unknown DAG '${name}'`);
       try {
         const state = await engine.decide(name, runKey, taskKey, decision, actor.by);
-        return json(reply, 200, { ok: true, state });
+        const body: DagDecisionWire = { ok: true, state };
+        return json(reply, 200, body);
       } catch (error) {
         return storeNotOpen(reply, error) ?? text(reply, 409, describeError(error));
       }
@@ -313,7 +329,8 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
     if (found === null) return reply;
     try {
       const run = await found.engine.cancel(found.dag.name, request.params.runKey, actor.by);
-      return json(reply, 200, { ok: true, dag: run.dag, runKey: run.runKey, state: run.state });
+      const body: DagCancelWire = { ok: true, dag: run.dag, runKey: run.runKey, state: run.state };
+      return json(reply, 200, body);
     } catch (error) {
       const refused = storeNotOpen(reply, error);
       if (refused !== null) return refused;

@@ -13,12 +13,13 @@ import { boundedInteger, type QueryValue } from './query.js';
 import { sendError, sendJson } from './responses.js';
 import { renderRunRecord } from './run-records.js';
 import type { MonitoredRun } from './types.js';
+import type { FinishedRunWire, JobResourcesWire, LiveRunWire } from './wire/index.js';
 
 /** Finished runs shown by default, and at most (the in-memory history keeps 50). */
 export const DEFAULT_RESOURCE_RUNS = 20;
 export const MAX_RESOURCE_RUNS = 50;
 
-function renderLive(live: LiveRunUsage): object {
+function renderLive(live: LiveRunUsage): LiveRunWire {
   return {
     started_at: formatIsoUtc(live.startedAtMs),
     pid: live.pid,
@@ -27,7 +28,7 @@ function renderLive(live: LiveRunUsage): object {
   };
 }
 
-function renderFinished({ run, usage }: MonitoredRun): object {
+function renderFinished({ run, usage }: MonitoredRun): FinishedRunWire {
   return { ...renderRunRecord(run), resources: renderRunResources(usage, true) };
 }
 
@@ -42,7 +43,7 @@ export function registerResourceRoutes(app: FastifyInstance, context: RouteConte
       if (job === undefined) return sendError(reply, 404);
       const limit = boundedInteger(request.query.runs, DEFAULT_RESOURCE_RUNS, 0, MAX_RESOURCE_RUNS);
       const finished = resources.monitoredRuns(name);
-      return sendJson(reply, settings.headers, {
+      const body: JobResourcesWire = {
         name,
         monitored: job.monitorResources.enabled,
         interval: job.monitorResources.intervalMs / 1000,
@@ -51,7 +52,8 @@ export function registerResourceRoutes(app: FastifyInstance, context: RouteConte
           .filter((live) => live.current !== null)
           .map(renderLive),
         runs: limit === 0 ? [] : finished.slice(-limit).map(renderFinished),
-      });
+      };
+      return sendJson(reply, settings.headers, body);
     },
   );
 }

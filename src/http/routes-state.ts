@@ -11,6 +11,16 @@ import { renderRetryView } from './job-views.js';
 import { boundedInteger, firstValue, type QueryValue } from './query.js';
 import { sendError, sendJson } from './responses.js';
 import type { DaemonView } from './types.js';
+import type {
+  PrefixWire,
+  StateDocumentsWire,
+  StateOpWire,
+  StateOverviewWire,
+  StateRecordsWire,
+  StateRetryWire,
+  StateStatsWire,
+  StateWire,
+} from './wire/index.js';
 
 /** Scopes listed per prefix, and leases listed, at most. */
 export const STATE_LIST_CAP = 200;
@@ -20,17 +30,16 @@ export const DEFAULT_RECORDS_LIMIT = 100;
 export const MAX_RECORDS_LIMIT = 500;
 const DOCUMENT_PREFIXES = ['kv/', 'cursor/', 'idem/'] as const;
 
-interface PrefixSummary {
+/** A PrefixWire being counted. */
+interface PrefixTally {
   count: number;
   streams: number;
   scopes: { scope: string; count: number }[];
 }
 
 /** `runs/backup` -> prefix `runs`, scope `backup`; names are sorted, so scopes come sorted. */
-function byPrefix(
-  entries: readonly { name: string; size: number }[],
-): Record<string, PrefixSummary> {
-  const out: Record<string, PrefixSummary> = {};
+function byPrefix(entries: readonly { name: string; size: number }[]): Record<string, PrefixWire> {
+  const out: Record<string, PrefixTally> = {};
   for (const { name, size } of entries) {
     const slash = name.indexOf('/');
     const prefix = slash < 0 ? name : name.slice(0, slash);
@@ -44,9 +53,9 @@ function byPrefix(
   return out;
 }
 
-function renderStats(overview: StateOverview): object {
+function renderStats(overview: StateOverview): StateStatsWire {
   const { stats, writeQueue } = overview;
-  const ops: Record<string, { count: number; errors: number; seconds: number }> = {};
+  const ops: Record<string, StateOpWire> = {};
   for (const [op, value] of Object.entries(stats?.ops ?? {})) ops[op] = { ...value };
   return {
     ops,
@@ -70,8 +79,8 @@ function renderStats(overview: StateOverview): object {
 }
 
 /** This node's armed retries, from the job states (config order). */
-function retriesOf(view: DaemonView): object[] {
-  const retries: object[] = [];
+function retriesOf(view: DaemonView): StateRetryWire[] {
+  const retries: StateRetryWire[] = [];
   for (const state of view.getJobStates()) {
     if (state.retry === null) continue;
     const { attempt, nextRetryAt, delaySeconds } = renderRetryView(state.retry);
@@ -80,7 +89,11 @@ function retriesOf(view: DaemonView): object[] {
   return retries;
 }
 
-function renderOverview(context: RouteContext, overview: StateOverview, nowMs: number): object {
+function renderOverview(
+  context: RouteContext,
+  overview: StateOverview,
+  nowMs: number,
+): StateOverviewWire {
   const { view, contents, node } = overview;
   return {
     enabled: true,
@@ -129,9 +142,10 @@ export function registerStateRoutes(app: FastifyInstance, context: RouteContext)
 
   app.get('/state', async (_request, reply) => {
     const inspector = source();
-    if (inspector === null) return sendJson(reply, headers, { enabled: false });
+    if (inspector === null) return sendJson(reply, headers, { enabled: false } satisfies StateWire);
     const overview = await inspector.overview();
-    return sendJson(reply, headers, renderOverview(context, overview, clock.now()));
+    const body: StateWire = renderOverview(context, overview, clock.now());
+    return sendJson(reply, headers, body);
   });
 
   app.get<{ Querystring: { ns?: QueryValue } }>('/state/documents', async (request, reply) => {
@@ -142,7 +156,8 @@ export function registerStateRoutes(app: FastifyInstance, context: RouteContext)
       return sendError(reply, 400);
     }
     const { bodies, truncated } = await inspector.documents(ns, STATE_DOCUMENTS_CAP);
-    return sendJson(reply, headers, { namespace: ns, documents: bodies, truncated });
+    const body: StateDocumentsWire = { namespace: ns, documents: bodies, truncated };
+    return sendJson(reply, headers, body);
   });
 
   app.get<{ Querystring: { stream?: QueryValue; limit?: QueryValue } }>(
@@ -160,7 +175,8 @@ export function registerStateRoutes(app: FastifyInstance, context: RouteContext)
         1,
         MAX_RECORDS_LIMIT,
       );
-      return sendJson(reply, headers, { stream, records: await inspector.records(stream, limit) });
+      const body: StateRecordsWire = { stream, records: await inspector.records(stream, limit) };
+      return sendJson(reply, headers, body);
     },
   );
 }

@@ -8,7 +8,8 @@ import { makeJob } from '../config/testing.js';
 import { createApiFixture, type ApiFixture } from './http-fixture.test.js';
 import { loadDashboardPage } from './dashboard-page.js';
 import { assertPolicyCoversPage } from './test-page-policy.js';
-import { renderJobView, type JobView } from './job-views.js';
+import { renderJobView } from './job-views.js';
+import type { JobView } from './wire/index.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';

@@ -1,57 +1,9 @@
 // The API's run shapes (docs/http-api.md "GET /jobs/{name}/runs"): the run record with
 // Python-isoformat instants, seconds and snake_case names, rendered from the scheduler's
-// RunSummary, and the stats object over a list of them. Pure.
+// RunSummary, and the stats object over a list of them (the types: wire/runs.ts). Pure.
 import { formatIsoUtc, msToSeconds } from '../common/index.js';
-import type { RunSummary, RunSummaryOutcome } from '../scheduler/index.js';
-
-export type RunRecordOutcome = RunSummaryOutcome;
-
-export interface RunResourcesRecord {
-  readonly cpu_user_seconds: number;
-  readonly cpu_system_seconds: number;
-  readonly cpu_total_seconds: number;
-  readonly max_rss_bytes: number;
-  readonly samples: number;
-}
-
-export interface RunRecord {
-  readonly outcome: RunRecordOutcome;
-  readonly exit_code: number | null;
-  /** Python isoformat() of the UTC instant, e.g. `2026-06-21T12:00:00+00:00`. */
-  readonly started_at: string | null;
-  readonly finished_at: string;
-  /** Seconds. */
-  readonly duration: number | null;
-  readonly fail_reason: string | null;
-  readonly resources: RunResourcesRecord | null;
-}
-
-export interface RunStats {
-  readonly total: number;
-  readonly success: number;
-  readonly failure: number;
-  readonly cancelled: number;
-  readonly unknown: number;
-  readonly success_rate: number | null;
-  readonly avg_duration: number | null;
-  readonly min_duration: number | null;
-  readonly max_duration: number | null;
-  readonly last_duration: number | null;
-  readonly avg_cpu_seconds: number | null;
-  readonly max_cpu_seconds: number | null;
-  readonly last_cpu_seconds: number | null;
-  readonly avg_rss_bytes: number | null;
-  readonly max_rss_bytes: number | null;
-  readonly last_rss_bytes: number | null;
-}
-
-/** `GET /jobs/{name}/runs`. */
-export interface JobRuns {
-  readonly name: string;
-  /** Oldest first, at most 50. */
-  readonly runs: readonly RunRecord[];
-  readonly stats: RunStats;
-}
+import type { RunSummary } from '../scheduler/index.js';
+import type { JobRuns, RunRecord, RunRecordOutcome, RunStats } from './wire/index.js';
 
 /** A duration in the API's unit (seconds, microsecond precision as the reference's). */
 export function durationSeconds(run: RunSummary): number | null {

@@ -1,6 +1,6 @@
 // The text form of `GET /status` (docs/http-api.md "GET /status"): one line per job, `\n`-joined,
 // no trailing newline, with the reference's relative-time wording (truncated, never rounded). Pure.
-import type { StatusEntry } from './job-views.js';
+import type { StatusEntry } from './wire/index.js';
 
 function unit(value: number, name: string): string {
   const whole = Math.trunc(value);

@@ -4,13 +4,11 @@
 import { formatIsoUtc } from '../common/index.js';
 import type { TrendRuns } from '../durable/index.js';
 import type { RunSummary } from '../scheduler/index.js';
-import { computeRunStats, type RunStats } from './run-records.js';
+import { computeRunStats } from './run-records.js';
+import type { RunStats, TrendSource, TrendsView } from './wire/index.js';
 
 /** The runs the windows are computed over, and where they came from. */
 export type { TrendRuns };
-
-/** The durable ledger's runs, or (no store, or the store did not answer) the in-memory history. */
-export type TrendSource = TrendRuns['source'] | 'memory';
 
 /** The bounded windows, longest last; a run is in one when `now - finished <= span`. */
 export const TREND_WINDOWS_MS = Object.freeze({
@@ -19,24 +17,6 @@ export const TREND_WINDOWS_MS = Object.freeze({
   '7d': 604_800_000,
   '30d': 2_592_000_000,
 } as const);
-
-export interface TrendWindows {
-  readonly '1h': RunStats;
-  readonly '24h': RunStats;
-  readonly '7d': RunStats;
-  readonly '30d': RunStats;
-  /** Every run read. */
-  readonly all: RunStats;
-}
-
-/** `GET /jobs/{name}/trends`; keys in the documented order. */
-export interface TrendsView {
-  readonly name: string;
-  readonly source: TrendSource;
-  /** Python isoformat of `nowMs`. */
-  readonly generated_at: string;
-  readonly windows: TrendWindows;
-}
 
 /** Unknown finish instants sort first, so they are never "the newest run". */
 function sortKey(run: RunSummary): number {

@@ -2,7 +2,7 @@
 // read-only view in domain values (the scheduler's view satisfies it; http/ renders the wire
 // shapes) and manual control, plus the dependencies of one server. Types only.
 import type { ClusterStatus, FleetStatus, NodeStatsReading } from '../cluster/index.js';
-import type { ClusterPolicy, ResolvedJob } from '../config/index.js';
+import type { ResolvedJob } from '../config/index.js';
 import type { ResolvedWeb } from '../config/index.js';
 import type {
   JobState,
@@ -19,6 +19,9 @@ import type {
 import type { StateInspector } from '../state/index.js';
 import type { DagEngine } from '../dags/index.js';
 import type { TrendRuns } from './trends.js';
+import type { JobClusterFields } from './wire/index.js';
+
+export type { JobClusterFields, JobSlotField } from './wire/index.js';
 
 /** The scheduler events the API subscribes to (job-list cache, output buffers, SSE). */
 export interface DaemonEvents {
@@ -55,26 +58,6 @@ export interface DaemonView {
 export interface DaemonControl {
   startJob(name: string): Promise<ManualStartResult>;
   cancelJob(name: string): Promise<void>;
-}
-
-/** A cluster-scope job's slot as this node sees it (held by this node, or not). */
-export interface JobSlotField {
-  readonly held: boolean;
-  /** This node's holder string while it holds the slot, else null. */
-  readonly holder: string | null;
-  /** This node's runs sharing the held slot. */
-  readonly refs: number;
-}
-
-/** A job's cluster keys in GET /jobs; an absent key is not emitted. */
-export interface JobClusterFields {
-  /** Only for `concurrencyScope: cluster` jobs, with `slot`. */
-  readonly concurrencyScope?: 'cluster';
-  readonly slot?: JobSlotField;
-  /** Only while `cluster.electLeader` is configured. */
-  readonly clusterPolicy?: ClusterPolicy;
-  /** Only under `distribution: spread` for Leader/PreferLeader jobs; null = no owner. */
-  readonly clusterOwner?: string | null;
 }
 
 /** The cluster as the API shows it (GET /cluster, GET /fleet, the jobs' cluster keys). */

@@ -6,7 +6,7 @@
 //   idem/<scope>    {"claimedAt": float, "key": str[, "expiresAt": float]}
 // Every change is a decision taken under the document's lock (StateStore.updateDocument).
 // Pure: no I/O, no clock (the caller passes `nowMs`).
-import { pyFloat } from '../common/index.js';
+import { pyFloat, type PyFloat } from '../common/index.js';
 import type { DocumentChange, JsonObject, StateDocument } from '../state/index.js';
 import { compareCursor, type CursorComparison } from './cursor-order.js';
 
@@ -31,7 +31,14 @@ export function readStoredValue(doc: StateDocument | undefined): StoredValue | u
 // ---------------------------------------------------------------------------------------------
 // KV: last writer wins; delete reports whether the document existed.
 
-export function kvBody(key: string, value: unknown, nowMs: number): object {
+/** A `kv/<scope>` document as stored (a store body, not an HTTP response). */
+export interface KvDocumentBody {
+  readonly key: string;
+  readonly updatedAt: PyFloat;
+  readonly value: unknown;
+}
+
+export function kvBody(key: string, value: unknown, nowMs: number): KvDocumentBody {
   return { key, updatedAt: pyFloat(nowMs / 1000), value };
 }
 
@@ -51,7 +58,14 @@ export type AdvanceOutcome =
   | { readonly kind: 'unchanged'; readonly value: unknown }
   | { readonly kind: 'incomparable'; readonly current: unknown };
 
-export function cursorBody(name: string, value: unknown, nowMs: number): object {
+/** A `cursor/<scope>` document as stored. */
+export interface CursorDocumentBody {
+  readonly name: string;
+  readonly updatedAt: PyFloat;
+  readonly value: unknown;
+}
+
+export function cursorBody(name: string, value: unknown, nowMs: number): CursorDocumentBody {
   return { name, updatedAt: pyFloat(nowMs / 1000), value };
 }
 
@@ -90,7 +104,14 @@ export interface ClaimOutcome {
   readonly claimedAt: number;
 }
 
-export function claimBody(key: string, nowMs: number, ttlSeconds: number): object {
+/** An `idem/<scope>` claim as stored; without `expiresAt` it is permanent. */
+export interface ClaimDocumentBody {
+  readonly claimedAt: PyFloat;
+  readonly expiresAt?: PyFloat;
+  readonly key: string;
+}
+
+export function claimBody(key: string, nowMs: number, ttlSeconds: number): ClaimDocumentBody {
   const claimedAt = nowMs / 1000;
   return ttlSeconds > 0
     ? { claimedAt: pyFloat(claimedAt), expiresAt: pyFloat(claimedAt + ttlSeconds), key }

@@ -3,62 +3,13 @@
 // one summary the page renders: this node's role, the agreement tally, the quorum, the peers with
 // their dot colour, the conflict warnings that raise the CLUSTER ALERT, and the lease fields.
 // Pure. Must not: read the clock or the DOM (callers pass `nowMs`).
-import type { PeerStatus } from '../../cluster/index.js';
+import type { ClusterWire, LeaseBackend, NodeStatsWire, PeerWire } from '../../http/wire/index.js';
 import { parseIso } from './format.js';
 
-/** A peer's status as `/cluster` reports it (the cluster's own vocabulary; a type only). */
-export type PeerStatusWire = PeerStatus;
+export type { ClusterWire, LeaseBackend, NodeStatsWire, PeerWire } from '../../http/wire/index.js';
 
-/** Node resources shared through the cluster (`node_stats`; same shape as `/node` resources). */
-export interface NodeStatsWire {
-  readonly cpu_percent?: number;
-  readonly mem_percent?: number;
-  readonly [key: string]: unknown;
-}
-
-export interface PeerWire {
-  readonly host: string;
-  readonly status: PeerStatusWire;
-  readonly node_name: string | null;
-  readonly job_set_id: string | null;
-  readonly last_seen: string | null;
-  readonly last_error: string | null;
-  readonly mismatch_streak: number;
-  readonly node_stats: NodeStatsWire | null;
-}
-
-interface ClusterCommonWire {
-  readonly enabled: true;
-  readonly node_name: string;
-  readonly job_set_id: string;
-  readonly cluster_size: number;
-  readonly quorum: number;
-  readonly elect_leader: boolean;
-  readonly distribution: 'single-leader' | 'spread';
-  readonly conflict: boolean;
-  readonly conflict_names: readonly string[];
-  readonly size_conflict: boolean;
-  readonly conflicting_sizes: readonly number[];
-  readonly policy_conflict: boolean;
-  readonly conflicting_policies: readonly unknown[];
-  readonly quorate: boolean;
-  readonly leader: string | null;
-  readonly is_leader: boolean;
-  readonly peers: readonly PeerWire[];
-  readonly node_stats: NodeStatsWire | null;
-}
-
-export type LeaseBackend = 'kubernetes' | 'etcd' | 'filesystem';
-
-/** `GET /cluster`: off, the gossip view, or a lease backend's view (`lease` and `fleet`). */
-export type ClusterWire =
-  | { readonly enabled: false; readonly peers: readonly [] }
-  | (ClusterCommonWire & { readonly backend: 'gossip' })
-  | (ClusterCommonWire & {
-      readonly backend: LeaseBackend;
-      readonly lease: Readonly<Record<string, string | number | null>>;
-      readonly fleet: boolean;
-    });
+/** A peer's status as `/cluster` reports it (the cluster's own vocabulary). */
+export type PeerStatusWire = PeerWire['status'];
 
 /** The dot beside a peer: green agreed, amber syncing, red trouble, grey gone, blue self. */
 export type PeerDot = 'agreed' | 'syncing' | 'bad' | 'gone' | 'self' | 'unknown';
@@ -175,7 +126,7 @@ function alertsOf(wire: Exclude<ClusterWire, { enabled: false }>, lease: boolean
     );
   if (wire.policy_conflict)
     alerts.push(
-      `Policy mismatch: peers run another distribution or electLeader (${wire.conflicting_policies.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join(', ')})`,
+      `Policy mismatch: peers run another distribution or electLeader (${wire.conflicting_policies.join(', ')})`,
     );
   if (wire.conflict && alerts.length === 0) alerts.push('Cluster conflict: this node stands down');
   if (!wire.quorate)

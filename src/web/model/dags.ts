@@ -6,75 +6,32 @@
 // machine"). Pure: the caller passes the instant to count from.
 // Must not: read the clock or the network.
 import type {
+  DagTaskWire,
+  DagWire,
   RunDocumentWire as RunDocument,
   RunKind,
   RunState,
   TaskEntryWire as TaskEntry,
   TaskState,
   XcomEntry,
-} from '../../dags/index.js';
+} from '../../http/wire/index.js';
 import { describeCron } from './cron-english.js';
 import { previewSchedule } from './schedule-preview.js';
 
 export type { RunDocument, RunKind, RunState, TaskEntry, TaskState, XcomEntry };
 
-export type TaskType = 'task' | 'sensor' | 'approval';
-
-export interface DagTaskWire {
-  readonly id: string;
-  readonly type: TaskType;
-  readonly dependsOn: readonly string[];
-  readonly triggerRule: 'all_success' | 'all_done';
-  readonly retries: number;
-  readonly mapped: boolean;
-}
-
-/** One element of `GET /dags`; the roll-ups only when the store has runs of this DAG. */
-export interface DagWire {
-  readonly name: string;
-  readonly enabled: boolean;
-  readonly scheduled: boolean;
-  readonly retainRuns: number;
-  readonly tasks: readonly DagTaskWire[];
-  readonly schedule?: string;
-  /** The zone `schedule` is read in, as on a job (null = the daemon's local time). */
-  readonly timezone?: string | null;
-  readonly latestRun?: {
-    readonly runKey: string;
-    readonly state: RunState;
-    readonly kind: RunKind;
-    readonly createdAt: number;
-    readonly updatedAt: number;
-  };
-  readonly runCounts?: Readonly<Partial<Record<RunState, number>>>;
-  readonly totalRuns?: number;
-}
-
-export interface DagRunSummaryWire {
-  readonly runKey: string;
-  readonly runId: string;
-  readonly state: RunState;
-  readonly kind: RunKind;
-  readonly logicalDate: string | null;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-  readonly taskStates: Readonly<Partial<Record<TaskState, number>>>;
-}
-
-/** `GET /dags/{name}/runs`, newest first. */
-export interface DagRunsWire {
-  readonly dag: string;
-  readonly runs: readonly DagRunSummaryWire[];
-}
-
-/** `GET /dags/{name}/runs/{runKey}/xcom`. */
-export interface XcomWire {
-  readonly dag: string;
-  readonly runKey: string;
-  readonly runId: string;
-  readonly entries: readonly XcomEntry[];
-  readonly truncated: boolean;
-}
+export type {
+  DagBackfillWire,
+  DagCancelWire,
+  DagDecisionWire,
+  DagRunSummaryWire,
+  DagRunsWire,
+  DagTaskWire,
+  DagTriggerWire,
+  DagWire,
+  XcomWire,
+} from '../../http/wire/index.js';
+export type TaskType = DagTaskWire['type'];
 
 export const RUN_STATE_ORDER: readonly RunState[] = ['running', 'failed', 'success'];
 

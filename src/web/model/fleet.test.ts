@@ -52,6 +52,27 @@ describe('buildFleetMatrix', () => {
     assert.equal(buildFleetMatrix({ enabled: false, nodes: [] }, NOW), null);
   });
 
+  it('names a peer that never answered (no node_name yet) by its address', () => {
+    const matrix = buildFleetMatrix(
+      fleet([
+        node({}),
+        node({
+          node_name: null,
+          host: '10.0.0.2:8000',
+          self: false,
+          status: 'unreachable',
+          as_of: null,
+          jobs: null,
+        }),
+      ]),
+      NOW,
+    )!;
+    assert.deepEqual(
+      matrix.columns.map((column) => column.node),
+      ['a', '10.0.0.2:8000'],
+    );
+  });
+
   it('rows are the sorted union of jobs; each cell says what that node knows', () => {
     const matrix = buildFleetMatrix(
       fleet([

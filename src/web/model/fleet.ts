@@ -3,44 +3,11 @@
 // the daemon lists them) with its status, the age of its data and a `partial` flag when the node
 // advertised only a prefix of its jobs; a cell per job and node says what that node last knew.
 // Pure. Must not: read the clock (callers pass `nowMs`).
+import type { FleetNodeWire, FleetWire } from '../../http/wire/index.js';
 import { parseIso } from './format.js';
-import type { NodeStatsWire, PeerStatusWire } from './cluster.js';
+import type { PeerStatusWire } from './cluster.js';
 
-export interface FleetJobWire {
-  readonly running: boolean;
-  readonly enabled: boolean;
-  readonly scheduled_in: number | null;
-  readonly last: {
-    readonly outcome: 'success' | 'failure' | 'cancelled' | 'unknown';
-    readonly finished_at: string;
-    readonly duration: number | null;
-    readonly exit_code: number | null;
-  } | null;
-}
-
-export interface FleetNodeWire {
-  readonly node_name: string;
-  readonly host: string | null;
-  readonly self: boolean;
-  readonly status: PeerStatusWire;
-  readonly as_of: string | null;
-  readonly truncated: boolean;
-  readonly jobs: Readonly<Record<string, FleetJobWire>> | null;
-  readonly node_stats: NodeStatsWire | null;
-}
-
-/** `GET /fleet`: off (no cluster, or a lease backend without the overlay) or every node's jobs. */
-export type FleetWire =
-  | { readonly enabled: false; readonly nodes: readonly [] }
-  | {
-      readonly enabled: true;
-      readonly backend: string;
-      readonly node_name: string;
-      readonly distribution: 'single-leader' | 'spread';
-      readonly elect_leader: boolean;
-      readonly interval: number;
-      readonly nodes: readonly FleetNodeWire[];
-    };
+export type { FleetJobWire, FleetNodeWire, FleetWire } from '../../http/wire/index.js';
 
 export interface FleetColumn {
   readonly node: string;
@@ -116,7 +83,8 @@ export function buildFleetMatrix(
     const asOf = parseIso(node.as_of);
     const ageMs = node.self ? 0 : asOf === null ? null : Math.max(0, nowMs - asOf);
     return {
-      node: node.node_name,
+      // A peer that never answered has no name yet: its address stands in.
+      node: node.node_name ?? node.host ?? '',
       self: node.self,
       status: node.status,
       ageMs,

@@ -13,10 +13,10 @@ const NOW = 1_800_000_000_000;
 const overview: StateOverviewWire = {
   enabled: true,
   view: {
-    backend: 'fs',
+    backend: 'filesystem',
     path: '/var/lib/yacron2',
-    namespace: null,
-    topology: 'single',
+    namespace: 'default',
+    topology: 'single-node',
     shared_locking: true,
     job_set_id: 'v1:abc',
   },
@@ -47,7 +47,7 @@ const overview: StateOverviewWire = {
   },
   leases: [
     { name: 'leader', holder: 'a', fence: 7, expiresAt: NOW / 1000 + 12, expired: false },
-    { name: 'old', holder: null, fence: 1, expiresAt: NOW / 1000 - 5, expired: true },
+    { name: 'old', holder: 'b', fence: 1, expiresAt: NOW / 1000 - 5, expired: true },
   ],
   quarantine: 2,
   node: {
@@ -67,9 +67,10 @@ describe('summarizeState', () => {
   it('lists identity, ops with mean latency, waits, leases with time left', () => {
     const summary = summarizeState(overview, NOW)!;
     assert.deepEqual(summary.identity, [
-      ['backend', 'fs'],
+      ['backend', 'filesystem'],
       ['path', '/var/lib/yacron2'],
-      ['topology', 'single'],
+      ['namespace', 'default'],
+      ['topology', 'single-node'],
       ['shared locking', 'yes'],
       ['job set', 'v1:abc'],
     ]);
@@ -85,7 +86,7 @@ describe('summarizeState', () => {
       summary.leases.map((l) => [l.name, l.holder, l.leftMs, l.expired]),
       [
         ['leader', 'a', 12_000, false],
-        ['old', '—', -5000, true],
+        ['old', 'b', -5000, true],
       ],
     );
     assert.equal(summary.quarantine, 2);

@@ -5,72 +5,15 @@
 // for `kv/`, `cursor/`, `idem/`; `/state/records` for any stream but `logs`). Read-only, pure.
 // Must not: read the clock (callers pass `nowMs`).
 
-export interface PrefixWire {
-  readonly count: number;
-  readonly streams: number;
-  readonly scopes: readonly { readonly scope: string; readonly count: number }[];
-}
+import type { PrefixWire, StateOverviewWire, StateWire } from '../../http/wire/index.js';
 
-export interface StateOverviewWire {
-  readonly enabled: true;
-  readonly view: {
-    readonly backend: string;
-    readonly path: string | null;
-    readonly namespace: string | null;
-    readonly topology: string | null;
-    readonly shared_locking: boolean | null;
-    readonly job_set_id: string;
-  };
-  readonly stats: {
-    readonly ops: Readonly<
-      Record<string, { readonly count: number; readonly errors: number; readonly seconds: number }>
-    >;
-    readonly lock: { readonly acquisitions: number; readonly wait_seconds: number };
-    readonly throttle: { readonly count: number; readonly wait_seconds: number };
-    readonly workers: Readonly<Record<string, Readonly<Record<string, number>>>>;
-  };
-  readonly enumerable: boolean;
-  readonly records: Readonly<Record<string, PrefixWire>>;
-  readonly documents: Readonly<Record<string, PrefixWire>>;
-  readonly leases: readonly {
-    readonly name: string;
-    readonly holder: string | null;
-    readonly fence: number;
-    readonly expiresAt: number;
-    readonly expired: boolean;
-  }[];
-  readonly quarantine: number;
-  readonly node: {
-    readonly host: string;
-    readonly retries: readonly {
-      readonly job: string;
-      readonly attempt: number;
-      readonly nextRetryAt: string | null;
-      readonly delaySeconds: number | null;
-    }[];
-    readonly slots: readonly {
-      readonly slot: string;
-      readonly holder: string;
-      readonly fence: number;
-      readonly expiresAt: number;
-      readonly refs: number;
-    }[];
-  };
-}
-
-export type StateWire = { readonly enabled: false } | StateOverviewWire;
-
-/** `GET /state/documents?ns=`: KV values arrive as `valueSize` / `valueType`, never the value. */
-export interface StateDocumentsWire {
-  readonly namespace: string;
-  readonly documents: readonly Readonly<Record<string, unknown>>[];
-  readonly truncated?: boolean;
-}
-
-export interface StateRecordsWire {
-  readonly stream: string;
-  readonly records: readonly unknown[];
-}
+export type {
+  PrefixWire,
+  StateDocumentsWire,
+  StateOverviewWire,
+  StateRecordsWire,
+  StateWire,
+} from '../../http/wire/index.js';
 
 export interface OpRow {
   readonly op: string;
@@ -134,13 +77,14 @@ function entriesOf(
 export function summarizeState(wire: StateWire, nowMs: number): StateSummary | null {
   if (!wire.enabled) return null;
   const { view, stats } = wire;
-  const identity: [string, string][] = [['backend', view.backend]];
-  if (view.path !== null) identity.push(['path', view.path]);
-  if (view.namespace !== null) identity.push(['namespace', view.namespace]);
-  if (view.topology !== null) identity.push(['topology', view.topology]);
-  if (view.shared_locking !== null)
-    identity.push(['shared locking', view.shared_locking ? 'yes' : 'no']);
-  identity.push(['job set', view.job_set_id]);
+  const identity: [string, string][] = [
+    ['backend', view.backend],
+    ['path', view.path],
+    ['namespace', view.namespace],
+    ['topology', view.topology],
+    ['shared locking', view.shared_locking ? 'yes' : 'no'],
+    ['job set', view.job_set_id],
+  ];
   return {
     identity,
     ops: Object.keys(stats.ops)
@@ -154,7 +98,7 @@ export function summarizeState(wire: StateWire, nowMs: number): StateSummary | n
     entries: [...entriesOf('documents', wire.documents), ...entriesOf('records', wire.records)],
     leases: wire.leases.map((lease) => ({
       name: lease.name,
-      holder: lease.holder ?? '—',
+      holder: lease.holder,
       fence: lease.fence,
       leftMs: lease.expiresAt * 1000 - nowMs,
       expired: lease.expired,

@@ -12,11 +12,11 @@ function overview(
   return {
     enabled: true,
     view: {
-      backend: 'fs',
+      backend: 'filesystem',
       path: '/s',
-      namespace: null,
-      topology: null,
-      shared_locking: null,
+      namespace: 'default',
+      topology: 'single-node',
+      shared_locking: false,
       job_set_id: 'v1:x',
     },
     stats: {

@@ -4,7 +4,7 @@
 // never overlap; a paused page (interval 0) only polls on demand. The first round may take the
 // answer of the early `/jobs` request the page's <head> started (first-jobs.ts).
 import type { Clock, TimerHandle } from '../../common/clock.js';
-import type { NodeWire } from '../model/api-types.js';
+import type { JobSetIdWire, NodeWire } from '../model/api-types.js';
 import { JobsDecoder } from '../model/jobs-decoder.js';
 import { ApiError, type ApiClient } from './api.js';
 import type { FirstJobs } from './first-jobs.js';
@@ -165,7 +165,7 @@ export class Poller {
     try {
       const [version, jobSet] = await Promise.all([
         this.#api.text('/version', signal),
-        this.#api.json<{ job_set_id: string }>('/job-set-id', signal),
+        this.#api.json<JobSetIdWire>('/job-set-id', signal),
       ]);
       this.#store.setMeta(version, jobSet.job_set_id);
     } catch {

@@ -3,7 +3,16 @@
 // in a toast (the daemon's refusal text included) and asks for a fresh poll; the cards, the run
 // drawer and the command palette share them.
 // Must not: retry a write on its own.
-import { backfillBody, dagPath, dagRunPath, type DagWire } from '../../model/dags.js';
+import {
+  backfillBody,
+  dagPath,
+  dagRunPath,
+  type DagBackfillWire,
+  type DagCancelWire,
+  type DagDecisionWire,
+  type DagTriggerWire,
+  type DagWire,
+} from '../../model/dags.js';
 import type { AppContext } from '../context.js';
 
 function message(error: unknown): string {
@@ -20,7 +29,7 @@ export class DagCommands {
   /** Starts a manual run; answers its run key (null when refused). */
   async trigger(dag: string): Promise<string | null> {
     try {
-      const reply = await this.#ctx.api.postJson<{ runKey: string }>(dagPath(dag, 'trigger'));
+      const reply = await this.#ctx.api.postJson<DagTriggerWire>(dagPath(dag, 'trigger'));
       this.#ctx.toast(`Triggered ${dag}: ${reply.runKey}`);
       void this.#ctx.poller.refresh();
       return reply.runKey;
@@ -35,7 +44,7 @@ export class DagCommands {
     const body = backfillBody(from, to);
     if (!body.ok) return body.error;
     try {
-      const reply = await this.#ctx.api.postJson<{ created: number }>(
+      const reply = await this.#ctx.api.postJson<DagBackfillWire>(
         dagPath(dag, 'backfill'),
         body.body,
       );
@@ -57,7 +66,7 @@ export class DagCommands {
     decision: 'approve' | 'reject',
   ): Promise<boolean> {
     try {
-      const reply = await this.#ctx.api.postJson<{ state: string }>(
+      const reply = await this.#ctx.api.postJson<DagDecisionWire>(
         dagRunPath(dag, runKey, `tasks/${encodeURIComponent(taskKey)}/decision`),
         { decision, by: 'dashboard' },
       );
@@ -75,7 +84,7 @@ export class DagCommands {
   /** Cancels a running run (recorded `by: dashboard`); answers whether the daemon did. */
   async cancelRun(dag: string, runKey: string): Promise<boolean> {
     try {
-      await this.#ctx.api.postJson<{ state: string }>(dagRunPath(dag, runKey, 'cancel'), {
+      await this.#ctx.api.postJson<DagCancelWire>(dagRunPath(dag, runKey, 'cancel'), {
         by: 'dashboard',
       });
       this.#ctx.toast(`Cancelled ${dag} run ${runKey}`);

@@ -58,13 +58,13 @@ export function renderResources(data: JobResourcesWire): HTMLElement[] {
       h(
         'h3',
         {},
-        `Live run${live.pid === null ? '' : ` (pid ${live.pid})`}: CPU ${formatPercent(live.current?.cpu_percent)} · RSS ${formatBytes(live.current?.rss_bytes)}`,
+        `Live run (pid ${live.pid}): CPU ${formatPercent(live.current?.cpu_percent)} · RSS ${formatBytes(live.current?.rss_bytes)}`,
       ),
       chartPair(points, `live run`),
     );
   }
   const runs = data.runs.filter(
-    (run) => run.resources?.series !== undefined && run.resources.series.length > 0,
+    (run) => run.resources.series !== undefined && run.resources.series.length > 0,
   );
   for (const run of [...runs].reverse().slice(0, 5)) {
     const finished = parseIso(run.finished_at);
@@ -72,9 +72,9 @@ export function renderResources(data: JobResourcesWire): HTMLElement[] {
       h(
         'h3',
         {},
-        `Run finished ${finished === null ? run.finished_at : formatUtc(finished)} (${run.outcome}): CPU ${run.resources!.cpu_total_seconds.toFixed(2)} s · peak RSS ${formatBytes(run.resources!.max_rss_bytes)}`,
+        `Run finished ${finished === null ? run.finished_at : formatUtc(finished)} (${run.outcome}): CPU ${run.resources.cpu_total_seconds.toFixed(2)} s · peak RSS ${formatBytes(run.resources.max_rss_bytes)}`,
       ),
-      chartPair(run.resources!.series!, `run finished ${run.finished_at}`),
+      chartPair(run.resources.series!, `run finished ${run.finished_at}`),
     );
   }
   if (parts.length === 0 || (data.live.length === 0 && runs.length === 0))
