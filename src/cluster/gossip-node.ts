@@ -23,6 +23,7 @@ import { RendezvousOwners, ScoreCache } from './owner-cache.js';
 import { buildSummariesWire } from './job-summaries.js';
 import { buildPeerPayload } from './payload-build.js';
 import { createPeerHandler } from './peer-handler.js';
+import type { PeerPayload } from './peer-payload.js';
 import { degenerateSelfListingWarning, logPeerTransition } from './peer-logs.js';
 import { PeerPollCache, pollPeer, type PollOutcome } from './peer-poll.js';
 import { applyPeerFailure, applyPeerSuccess, isStale, newPeerRecord } from './peer-state.js';
@@ -448,7 +449,7 @@ export class GossipNode implements LeadershipBackend {
   }
 
   /** The `GET /peer` body, built fresh. */
-  payload(): Record<string, unknown> {
+  payload(): PeerPayload {
     const sets = this.#sets();
     const summaries = buildSummariesWire(this.#deps.jobSummaries?.() ?? NO_SUMMARIES);
     return buildPeerPayload({

@@ -5,6 +5,7 @@
 import type { Clock } from '../common/index.js';
 import { MAX_RAN_JOBS, MAX_RAN_JOB_NAME, nameSet } from './payload-parse.js';
 import { peerPayloadEtag } from './payload-build.js';
+import type { PeerPayload } from './peer-payload.js';
 import { formatNodeStatsHeader, NODE_STATS_HEADER } from './node-stats.js';
 import { isJsonObject, ownField, parseStrictJson } from './strict-json.js';
 import type { PeerRequest, PeerRequestHandler, PeerResponse } from './transport.js';
@@ -13,7 +14,7 @@ import type { NodeStatsReading } from './types.js';
 export interface PeerHandlerDeps {
   readonly clock: Clock;
   /** The /peer body, built fresh for each request. */
-  payload(): Record<string, unknown>;
+  payload(): PeerPayload;
   /** This node's shared resources reading; null = no header. */
   nodeStats(): NodeStatsReading | null;
   /** A peer's `POST /reboot-ran` (the receiver checks the job-set id). */
