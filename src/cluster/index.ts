@@ -37,6 +37,7 @@ export type {
   JobSummaryWire,
   PeerMemberWire,
   PeerPayload,
+  RebootRanPayload,
 } from './peer-payload.js';
 export { GossipManager, type GossipManagerSettings } from './gossip-manager.js';
 export { ClusterSupervisor, type ClusterSupervisorDeps } from './supervisor.js';

@@ -5,7 +5,7 @@
 // Pure. Must not: throw on any input, or keep more than the caps from a hostile peer.
 import { atMostCodePoints, isPythonPrintable } from '../common/index.js';
 import { parseSummariesWire, summariesFromWire } from './job-summaries.js';
-import type { PeerMemberWire, PeerPayload } from './peer-payload.js';
+import type { PeerMemberWire, PeerPayload, RebootRanPayload } from './peer-payload.js';
 import { isJsonObject, ownField, parseStrictJson } from './strict-json.js';
 import type { PeerObservation } from './types.js';
 
@@ -91,6 +91,16 @@ function parsePeerObject(data: Readonly<Record<string, unknown>>): ParsedPeerPay
       job_summaries: parseSummariesWire(ownField(data, 'job_summaries')),
       job_summaries_truncated: ownField(data, 'job_summaries_truncated') === true,
     },
+  };
+}
+
+/** A `POST /reboot-ran` body: null when it is not a JSON object (answered 204, ignored). */
+export function parseRebootRanPayload(value: unknown): RebootRanPayload | null {
+  if (!isJsonObject(value)) return null;
+  const jobSetId = ownField(value, 'job_set_id');
+  return {
+    job_set_id: typeof jobSetId === 'string' ? jobSetId : null,
+    names: [...nameSet(ownField(value, 'names'), MAX_RAN_JOB_NAME, MAX_RAN_JOBS)],
   };
 }
 

@@ -1,6 +1,6 @@
 // The `GET /peer` body as one type (docs/clustering.md "The /peer payload"): what
 // payload-build.ts produces for our own node and what payload-parse.ts returns for a peer's, so
-// the two sides of the gossip cannot drift apart. Field names and key order are the wire's; the
+// the two sides of the gossip cannot drift apart; likewise the `POST /reboot-ran` body. Field names and key order are the wire's; the
 // nullable fields are the ones a poller tolerates as absent (an older or a Python peer).
 // Types only.
 
@@ -52,4 +52,12 @@ export interface PeerPayload {
   /** null: not reported (the poller keeps the previous snapshot). */
   readonly job_summaries: JobSummariesWire | null;
   readonly job_summaries_truncated: boolean;
+}
+
+/** The `POST /reboot-ran` body (docs/clustering.md "The peer endpoint"). */
+export interface RebootRanPayload {
+  /** The sender's live job-set id; null when a peer sent none (or not a string). */
+  readonly job_set_id: string | null;
+  /** Distinct names (a parsed list is deduplicated and capped like `ran_reboot_jobs`). */
+  readonly names: readonly string[];
 }
