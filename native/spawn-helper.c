@@ -1,8 +1,10 @@
 /*
- * yacron2's native spawn helper (docs/performance.md "The spawn path"). The daemon starts it once
- * with a Node IPC channel on fd NODE_CHANNEL_FD (JSON lines) and sends it the same messages it
- * sends the Node helper (src/runner/spawn-helper-protocol.ts); this program answers with the same
- * replies, but hands the captured pipes over as held pipes (below). Why C: Node's spawn() forks its whole process on the calling thread (about 1 ms of CPU
+ * yacron2's native spawn helper (docs/performance.md "The spawn path"). Its messages, framing,
+ * limits and errors follow the one description both sides of the channel follow,
+ * docs/performance.md "The native helper's protocol"; change the protocol there first. The daemon
+ * starts it once with a Node IPC channel on fd NODE_CHANNEL_FD (JSON lines) and sends it the same
+ * messages it sends the Node helper (src/runner/spawn-helper-protocol.ts); this program answers
+ * with the same replies, but hands the captured pipes over as held pipes (below). Why C: Node's spawn() forks its whole process on the calling thread (about 1 ms of CPU
  * even from a small Node process), while posix_spawn() here is a vfork (about 0.05 ms), so a burst
  * of launches costs the machine a fraction of the CPU and the helper's memory is a few hundred KB.
  *

@@ -23,6 +23,7 @@ import { RendezvousOwners, ScoreCache } from './owner-cache.js';
 import { buildSummariesWire } from './job-summaries.js';
 import { buildPeerPayload } from './payload-build.js';
 import { createPeerHandler } from './peer-handler.js';
+import type { PeerPayload, RebootRanPayload } from './peer-payload.js';
 import { degenerateSelfListingWarning, logPeerTransition } from './peer-logs.js';
 import { PeerPollCache, pollPeer, type PollOutcome } from './peer-poll.js';
 import { applyPeerFailure, applyPeerSuccess, isStale, newPeerRecord } from './peer-state.js';
@@ -122,7 +123,8 @@ export class GossipNode implements LeadershipBackend {
       clock: deps.clock,
       payload: () => this.payload(),
       nodeStats: () => deps.nodeStats?.() ?? null,
-      receiveRebootRan: (jobSetId, names) => this.#ranSet.receive(jobSetId, names, deps.jobSetId()),
+      receiveRebootRan: (payload) =>
+        this.#ranSet.receive(payload.job_set_id, payload.names, deps.jobSetId()),
     });
   }
 
@@ -405,7 +407,8 @@ export class GossipNode implements LeadershipBackend {
     this.#ranSet.mark(job, liveId);
     const names = advertisedRanList(this.advertisedRanJobs());
     if (this.#peers.length === 0 || names.length === 0) return;
-    const body = new TextEncoder().encode(JSON.stringify({ job_set_id: liveId, names }));
+    const payload: RebootRanPayload = { job_set_id: liveId, names };
+    const body = new TextEncoder().encode(JSON.stringify(payload));
     await Promise.all(
       this.#peers.map(async (peer) => {
         const timeout = new AbortController();
@@ -448,7 +451,7 @@ export class GossipNode implements LeadershipBackend {
   }
 
   /** The `GET /peer` body, built fresh. */
-  payload(): Record<string, unknown> {
+  payload(): PeerPayload {
     const sets = this.#sets();
     const summaries = buildSummariesWire(this.#deps.jobSummaries?.() ?? NO_SUMMARIES);
     return buildPeerPayload({

@@ -24,7 +24,21 @@ export {
   type PeerView,
 } from './types.js';
 export { GossipNode, type GossipNodeDeps, type GossipSettings } from './gossip-node.js';
-export { parsePeerBody, MAX_PEER_BODY_BYTES, type ParsedPeerBody } from './payload-parse.js';
+export {
+  parsePeerBody,
+  parsePeerPayload,
+  MAX_PEER_BODY_BYTES,
+  type ParsedPeerBody,
+  type ParsedPeerPayload,
+} from './payload-parse.js';
+export type {
+  JobSummariesWire,
+  JobSummaryLastWire,
+  JobSummaryWire,
+  PeerMemberWire,
+  PeerPayload,
+  RebootRanPayload,
+} from './peer-payload.js';
 export { GossipManager, type GossipManagerSettings } from './gossip-manager.js';
 export { ClusterSupervisor, type ClusterSupervisorDeps } from './supervisor.js';
 export {

@@ -2,6 +2,7 @@
 // advertise ours and how a peer's are rebuilt field by field (docs/clustering.md "Job summaries").
 // Display only. Pure. Must not: feed anything here into an election or a run decision.
 import { atMostCodePoints, isPythonPrintable, sortByCodePoint } from '../common/index.js';
+import type { JobSummariesWire, JobSummaryLastWire, JobSummaryWire } from './peer-payload.js';
 import { isJsonObject, ownField } from './strict-json.js';
 import type { JobSummariesReport, JobSummary, JobSummaryLast } from './types.js';
 
@@ -13,7 +14,7 @@ const MAX_FINISHED_AT = 64;
 
 /** The `job_summaries` wire object and its `job_summaries_truncated` flag. */
 export interface SummariesWire {
-  readonly jobSummaries: Record<string, unknown>;
+  readonly jobSummaries: JobSummariesWire;
   readonly truncated: boolean;
 }
 
@@ -43,15 +44,13 @@ export function buildSummariesWire(jobs: ReadonlyMap<string, JobSummary>): Summa
   return { jobSummaries: summariesToWire(advertised.jobs), truncated: advertised.truncated };
 }
 
-/** Summaries as a wire object (a null-prototype object: `__proto__` is an ordinary key). */
-export function summariesToWire(jobs: ReadonlyMap<string, JobSummary>): Record<string, unknown> {
-  const out = Object.create(null) as Record<string, unknown>;
-  for (const [name, job] of jobs) out[name] = summaryToWire(job);
-  return out;
+/** Summaries as a wire object (`__proto__` is an ordinary key: fromEntries defines own keys). */
+export function summariesToWire(jobs: ReadonlyMap<string, JobSummary>): JobSummariesWire {
+  return Object.fromEntries([...jobs].map(([name, job]) => [name, summaryToWire(job)]));
 }
 
 /** One job's wire object (`running`, `enabled`, `scheduled_in`, `last`). */
-export function summaryToWire(job: JobSummary): Record<string, unknown> {
+export function summaryToWire(job: JobSummary): JobSummaryWire {
   return {
     running: job.running,
     enabled: job.enabled,
@@ -68,39 +67,70 @@ export function summaryToWire(job: JobSummary): Record<string, unknown> {
   };
 }
 
-const OUTCOMES: ReadonlySet<string> = new Set(['success', 'failure', 'cancelled', 'unknown']);
+const OUTCOMES: readonly JobSummaryLastWire['outcome'][] = [
+  'success',
+  'failure',
+  'cancelled',
+  'unknown',
+];
 
 /**
- * A peer's summaries, rebuilt: null when not reported (not an object), else every well-formed
- * entry in document order up to 512. A malformed entry is dropped, never a failure.
+ * A peer's `job_summaries`, rebuilt: null when not reported (not an object), else every
+ * well-formed entry in document order up to 512. A malformed entry is dropped, never a failure.
  */
-export function parseSummaries(
-  raw: unknown,
-  truncatedRaw: unknown,
-  receivedAtMs: number,
-): JobSummariesReport | null {
+export function parseSummariesWire(raw: unknown): JobSummariesWire | null {
   if (!isJsonObject(raw)) return null;
-  const jobs = new Map<string, JobSummary>();
+  const jobs: [string, JobSummaryWire][] = [];
   for (const [name, value] of Object.entries(raw)) {
-    if (jobs.size >= MAX_SUMMARY_JOBS) break;
+    if (jobs.length >= MAX_SUMMARY_JOBS) break;
     if (name === '' || !atMostCodePoints(name, MAX_SUMMARY_NAME) || !isPythonPrintable(name))
       continue;
     if (!isJsonObject(value)) continue;
-    jobs.set(name, {
-      running: ownField(value, 'running') === true,
-      enabled: ownField(value, 'enabled') !== false,
-      scheduledInSeconds: finiteOrNull(ownField(value, 'scheduled_in')),
-      last: parseLast(ownField(value, 'last')),
-    });
+    jobs.push([
+      name,
+      {
+        running: ownField(value, 'running') === true,
+        enabled: ownField(value, 'enabled') !== false,
+        scheduled_in: finiteOrNull(ownField(value, 'scheduled_in')),
+        last: parseLast(ownField(value, 'last')),
+      },
+    ]);
   }
-  return { jobs, truncated: truncatedRaw === true, receivedAtMs };
+  return Object.fromEntries(jobs);
 }
 
-function parseLast(raw: unknown): JobSummaryLast | null {
+/** The summaries of a parsed body as the fleet view keeps them, stamped at receipt. */
+export function summariesFromWire(
+  wire: JobSummariesWire,
+  truncated: boolean,
+  receivedAtMs: number,
+): JobSummariesReport {
+  const jobs = new Map<string, JobSummary>();
+  for (const [name, job] of Object.entries(wire)) {
+    jobs.set(name, {
+      running: job.running,
+      enabled: job.enabled,
+      scheduledInSeconds: job.scheduled_in,
+      last: job.last === null ? null : lastFromWire(job.last),
+    });
+  }
+  return { jobs, truncated, receivedAtMs };
+}
+
+function lastFromWire(last: JobSummaryLastWire): JobSummaryLast {
+  return {
+    outcome: last.outcome,
+    finishedAt: last.finished_at,
+    durationSeconds: last.duration,
+    exitCode: last.exit_code,
+  };
+}
+
+function parseLast(raw: unknown): JobSummaryLastWire | null {
   if (!isJsonObject(raw)) return null;
-  const outcome = ownField(raw, 'outcome');
+  const outcome = OUTCOMES.find((known) => known === ownField(raw, 'outcome'));
   const finishedAt = ownField(raw, 'finished_at');
-  if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) return null;
+  if (outcome === undefined) return null;
   if (
     typeof finishedAt !== 'string' ||
     !atMostCodePoints(finishedAt, MAX_FINISHED_AT) ||
@@ -110,10 +140,10 @@ function parseLast(raw: unknown): JobSummaryLast | null {
   }
   const exitCode = ownField(raw, 'exit_code');
   return {
-    outcome: outcome as JobSummaryLast['outcome'],
-    finishedAt,
-    durationSeconds: finiteOrNull(ownField(raw, 'duration')),
-    exitCode: typeof exitCode === 'number' && Number.isSafeInteger(exitCode) ? exitCode : null,
+    outcome,
+    finished_at: finishedAt,
+    duration: finiteOrNull(ownField(raw, 'duration')),
+    exit_code: typeof exitCode === 'number' && Number.isSafeInteger(exitCode) ? exitCode : null,
   };
 }
 

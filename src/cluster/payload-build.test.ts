@@ -6,6 +6,7 @@ import { FakeClock } from '../common/index.js';
 import { buildSummariesWire } from './job-summaries.js';
 import { peerPayloadEtag, roundHalfEven } from './payload-build.js';
 import { createPeerHandler } from './peer-handler.js';
+import type { PeerPayload } from './peer-payload.js';
 import type { JobSummary } from './types.js';
 
 const job = (scheduledInSeconds: number | null, running = false): JobSummary => ({
@@ -15,14 +16,21 @@ const job = (scheduledInSeconds: number | null, running = false): JobSummary => 
   last: null,
 });
 
-function payloadWith(
-  scheduledIn: number,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
+function payloadWith(scheduledIn: number, extra: Partial<PeerPayload> = {}): PeerPayload {
   return {
     node_name: 'a',
     job_set_id: 'v1:x',
+    scheme_version: null,
+    instance_id: null,
+    cluster_size: null,
+    distribution: null,
+    elect_leader: null,
+    members: null,
+    ran_reboot_jobs: [],
+    mutual_agreeing: [],
+    quorate_vouched: [],
     job_summaries: buildSummariesWire(new Map([['backup', job(scheduledIn)]])).jobSummaries,
+    job_summaries_truncated: false,
     ...extra,
   };
 }
@@ -38,9 +46,10 @@ void test('the ETag ignores a countdown (scheduled_in anchored to the absolute s
   );
   assert.notEqual(peerPayloadEtag(payloadWith(30), at + 10_000), tag, 'the next fire moved');
   assert.notEqual(peerPayloadEtag(payloadWith(30, { node_name: 'b' }), at), tag);
+  const { node_name: nodeName, ...rest } = payloadWith(30);
   assert.equal(
-    peerPayloadEtag({ b: 1, a: 2 }, at),
-    peerPayloadEtag({ a: 2, b: 1 }, at),
+    peerPayloadEtag({ ...rest, node_name: nodeName }, at),
+    tag,
     'key order does not matter',
   );
 });
@@ -119,7 +128,7 @@ void test('summaries advertised: sorted by code point, names over 128 left out, 
 });
 
 void test("the ETag is the reference's: sha256 of json.dumps(sort_keys, compact, ensure_ascii) (a value computed with Python)", () => {
-  const payload = {
+  const payload: PeerPayload = {
     node_name: 'n\u00e9-\u{1F600}',
     job_set_id: `v1:${'1'.repeat(64)}`,
     scheme_version: 'v1',

@@ -4,6 +4,7 @@
 // Must not: put node stats in the body or the ETag (they ride a header).
 import { createHash } from 'node:crypto';
 import { dumpPythonJson } from '../common/index.js';
+import type { JobSummariesWire, PeerPayload } from './peer-payload.js';
 import type { Distribution, MemberEntry } from './types.js';
 import { FINGERPRINT_SCHEME } from './types.js';
 
@@ -21,12 +22,12 @@ export interface PeerPayloadInput {
   /** Sorted by code point. */
   readonly mutualAgreeing: readonly string[];
   readonly quorateVouched: readonly string[];
-  readonly jobSummaries: Record<string, unknown>;
+  readonly jobSummaries: JobSummariesWire;
   readonly jobSummariesTruncated: boolean;
 }
 
 /** The body object, keys in the reference's order. */
-export function buildPeerPayload(input: PeerPayloadInput): Record<string, unknown> {
+export function buildPeerPayload(input: PeerPayloadInput): PeerPayload {
   return {
     node_name: input.nodeName,
     job_set_id: input.jobSetId,
@@ -53,22 +54,26 @@ export function buildPeerPayload(input: PeerPayloadInput): Record<string, unknow
  * ensure_ascii) writes it (the reference's recipe), after each summary's `scheduled_in` (seconds
  * from now) became the absolute second it points at, so a countdown alone does not change the tag.
  */
-export function peerPayloadEtag(payload: Record<string, unknown>, nowMs: number): string {
+export function peerPayloadEtag(payload: PeerPayload, nowMs: number): string {
   const summaries = payload.job_summaries;
-  let hashed = payload;
-  if (typeof summaries === 'object' && summaries !== null) {
-    const anchored = Object.create(null) as Record<string, unknown>;
-    for (const [name, raw] of Object.entries(summaries)) {
-      const entry = raw as Record<string, unknown>;
-      const inSeconds = entry.scheduled_in;
-      anchored[name] = {
-        ...entry,
-        scheduled_in:
-          typeof inSeconds === 'number' ? roundHalfEven(nowMs / 1000 + inSeconds) : null,
-      };
-    }
-    hashed = { ...payload, job_summaries: anchored };
-  }
+  const hashed: PeerPayload =
+    summaries === null
+      ? payload
+      : {
+          ...payload,
+          job_summaries: Object.fromEntries(
+            Object.entries(summaries).map(([name, entry]) => [
+              name,
+              {
+                ...entry,
+                scheduled_in:
+                  entry.scheduled_in === null
+                    ? null
+                    : roundHalfEven(nowMs / 1000 + entry.scheduled_in),
+              },
+            ]),
+          ),
+        };
   return `"${createHash('sha256').update(dumpPythonJson(hashed)).digest('hex')}"`;
 }
 

@@ -3,21 +3,22 @@
 // `POST /reboot-ran`. Size and time caps on request bodies belong to the transport.
 // Must not: throw for any request (a hostile peer gets a status, never a crash).
 import type { Clock } from '../common/index.js';
-import { MAX_RAN_JOBS, MAX_RAN_JOB_NAME, nameSet } from './payload-parse.js';
+import { parseRebootRanPayload } from './payload-parse.js';
 import { peerPayloadEtag } from './payload-build.js';
+import type { PeerPayload, RebootRanPayload } from './peer-payload.js';
 import { formatNodeStatsHeader, NODE_STATS_HEADER } from './node-stats.js';
-import { isJsonObject, ownField, parseStrictJson } from './strict-json.js';
+import { parseStrictJson } from './strict-json.js';
 import type { PeerRequest, PeerRequestHandler, PeerResponse } from './transport.js';
 import type { NodeStatsReading } from './types.js';
 
 export interface PeerHandlerDeps {
   readonly clock: Clock;
   /** The /peer body, built fresh for each request. */
-  payload(): Record<string, unknown>;
+  payload(): PeerPayload;
   /** This node's shared resources reading; null = no header. */
   nodeStats(): NodeStatsReading | null;
   /** A peer's `POST /reboot-ran` (the receiver checks the job-set id). */
-  receiveRebootRan(jobSetId: unknown, names: ReadonlySet<string>): void;
+  receiveRebootRan(payload: RebootRanPayload): void;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -53,12 +54,8 @@ function servePeer(deps: PeerHandlerDeps, request: PeerRequest): PeerResponse {
 function receiveRebootRan(deps: PeerHandlerDeps, request: PeerRequest): PeerResponse {
   const parsed = parseStrictJson(request.body);
   if (!parsed.ok) return { status: 400, headers: {}, body: EMPTY };
-  if (isJsonObject(parsed.value)) {
-    deps.receiveRebootRan(
-      ownField(parsed.value, 'job_set_id'),
-      nameSet(ownField(parsed.value, 'names'), MAX_RAN_JOB_NAME, MAX_RAN_JOBS),
-    );
-  }
+  const payload = parseRebootRanPayload(parsed.value);
+  if (payload !== null) deps.receiveRebootRan(payload);
   return { status: 204, headers: {}, body: EMPTY };
 }
 

@@ -28,7 +28,7 @@ export class RebootRanSet {
    * A peer's push: ignored unless it was recorded under our live id; kept to the 512 smallest
    * names so a hostile peer cannot grow it without bound.
    */
-  receive(senderJobSetId: unknown, names: Iterable<string>, liveJobSetId: string): void {
+  receive(senderJobSetId: string | null, names: Iterable<string>, liveJobSetId: string): void {
     if (senderJobSetId !== liveJobSetId) return;
     this.reconcile(liveJobSetId);
     for (const name of names) this.#local.add(name);

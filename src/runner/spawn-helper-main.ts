@@ -1,5 +1,6 @@
-// The spawn helper's own program (docs/performance.md "The spawn path"): a small long-lived
-// `node` the daemon forks once, which starts every job's process so that fork() copies the page
+// The spawn helper's own program (docs/performance.md "The spawn path"; its messages:
+// docs/performance.md "The native helper's protocol"): a small long-lived `node` the daemon forks
+// once, which starts every job's process so that fork() copies the page
 // tables of this small process instead of the daemon's growing heap, on another core. One IPC
 // message per launch slice in, then: the pid (or the spawn error), each captured pipe's read end handed
 // back over the channel (the daemon captures the output itself; nothing is copied through here),

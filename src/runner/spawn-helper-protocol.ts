@@ -1,7 +1,10 @@
-// The messages between the daemon and its spawn helper (JSON over the fork IPC channel; a
-// `pipe` reply carries the pipe's read end as the message's handle: the native helper's are held
-// pipes, docs/performance.md "The spawn path"). Types only: the helper program imports nothing
-// else of yacron2 but the dependency-free env-delta.ts and posix-id.ts.
+// The messages between the daemon and its spawn helper, as TypeScript types. The protocol itself
+// (every message kind, its direction and fields, the framing, limits and errors) is described
+// once, in docs/performance.md "The native helper's protocol", which this side, the Node helper
+// and native/spawn-helper.c all follow: change it there first. JSON over the fork IPC channel; a
+// `pipe` reply carries the pipe's read end as the message's handle (the native helper's are held
+// pipes). Types only: the helper program imports nothing else of yacron2 but the dependency-free
+// env-delta.ts and posix-id.ts.
 import type { EnvPayload } from './env-delta.js';
 import type { OutputStream } from './types.js';
 

@@ -1,6 +1,7 @@
-// The daemon's side of the spawn helper (docs/performance.md "The spawn path"): starts the helper
-// once (the native one when it was built, else the Node one; both speak the same messages), sends
-// it the launches (one message per synchronous stretch of launches: a write to the
+// The daemon's side of the spawn helper (docs/performance.md "The spawn path"; its messages:
+// docs/performance.md "The native helper's protocol", typed in spawn-helper-protocol.ts): starts
+// the helper once (the native one when it was built, else the Node one; both speak the same
+// messages), sends it the launches (one message per synchronous stretch of launches: a write to the
 // channel costs more than the JSON in it) and turns its replies into a SpawnedChild per run. The
 // captured pipes come back as handles (the native helper's held: read once the helper says they
 // have output, docs/performance.md "The spawn path"), so output capture, process-group signals
@@ -399,12 +400,13 @@ export function defaultHelperPrograms(): readonly HelperProgram[] {
  * `net.Native` handle, docs/performance.md "The spawn path"), kept unread until the helper says
  * it has output. Only closed, or wrapped in a socket.
  */
-interface HeldPipe {
+/** A held pipe's raw handle as Node's channel delivers it (`net.Native`). */
+export interface HeldPipe {
   close(callback?: () => void): void;
 }
 
 /** A socket reading a held pipe, made as Node makes one for a `net.Socket` handle. */
-function socketFor(handle: HeldPipe): Socket {
+export function socketFor(handle: HeldPipe): Socket {
   // `handle` is not in @types/node's constructor options; Node's child_process passes it so.
   return new Socket({ handle, readable: true, writable: true } as SocketConstructorOpts);
 }

@@ -11,10 +11,10 @@ import {
   requestBytes,
   requestJson,
   scopeOf,
-  stringsOf,
   type JobCommand,
   type JobContext,
 } from '../job-client/job-command.js';
+import { artifactListReply, artifactPutReply } from '../job-client/wire.js';
 
 const NAME = { name: 'NAME', help: 'the artifact name' } as const;
 
@@ -104,13 +104,17 @@ export async function putArtifact(
   query: { readonly name: string; readonly scope?: string },
   bytes: Buffer,
 ): Promise<string | number> {
-  const body = await requestJson(context, {
-    method: 'POST',
-    path: '/v1/artifact/put',
-    query,
-    bytes,
-  });
-  return typeof body === 'number' ? body : String(body['sha256']);
+  const body = await requestJson(
+    context,
+    {
+      method: 'POST',
+      path: '/v1/artifact/put',
+      query,
+      bytes,
+    },
+    artifactPutReply,
+  );
+  return typeof body === 'number' ? body : body.sha256;
 }
 
 /**
@@ -156,8 +160,12 @@ export async function listArtifacts(
   context: JobContext,
   query: { readonly scope?: string },
 ): Promise<number> {
-  const body = await requestJson(context, { method: 'GET', path: '/v1/artifact/list', query });
+  const body = await requestJson(
+    context,
+    { method: 'GET', path: '/v1/artifact/list', query },
+    artifactListReply,
+  );
   if (typeof body === 'number') return body;
-  printLines(context, stringsOf(body['artifacts'], 'name'));
+  printLines(context, body.names);
   return EXIT_OK;
 }

@@ -9,6 +9,7 @@ import {
   scopeOf,
   type JobCommand,
 } from '../job-client/job-command.js';
+import { valueReply } from '../job-client/wire.js';
 
 const NAME = { name: 'NAME', help: 'the cursor name' } as const;
 
@@ -45,6 +46,7 @@ export const cursorCommand: JobCommand = {
             path: '/v1/cursor/get',
             query: { name, ...scopeOf(args) },
           },
+          valueReply,
           `cursor not set: ${name}`,
         );
         return typeof body === 'number' ? body : printValue(context, body);
@@ -69,16 +71,20 @@ export const cursorCommand: JobCommand = {
         const text = args.positional(1);
         const value = typeCursorValue(text);
         if (value === null) return fail(context, `VALUE cannot be stored as JSON: ${text}`);
-        const body = await requestJson(context, {
-          method: 'POST',
-          path: '/v1/cursor/advance',
-          json: {
-            ...scopeOf(args),
-            name: args.positional(0),
-            value,
-            ...(args.flag('force') ? { force: true } : {}),
+        const body = await requestJson(
+          context,
+          {
+            method: 'POST',
+            path: '/v1/cursor/advance',
+            json: {
+              ...scopeOf(args),
+              name: args.positional(0),
+              value,
+              ...(args.flag('force') ? { force: true } : {}),
+            },
           },
-        });
+          valueReply,
+        );
         return typeof body === 'number' ? body : printValue(context, body);
       },
     },

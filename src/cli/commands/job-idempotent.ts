@@ -8,6 +8,7 @@ import {
   scopeOf,
   type JobCommand,
 } from '../job-client/job-command.js';
+import { acknowledgement, claimReply } from '../job-client/wire.js';
 
 export const idempotentCommand: JobCommand = {
   name: 'idempotent',
@@ -38,20 +39,28 @@ export const idempotentCommand: JobCommand = {
       async run(context, args) {
         const key = args.positional(0);
         if (args.flag('release')) {
-          const body = await requestJson(context, {
-            method: 'POST',
-            path: '/v1/idempotency/release',
-            json: { ...scopeOf(args), key },
-          });
+          const body = await requestJson(
+            context,
+            {
+              method: 'POST',
+              path: '/v1/idempotency/release',
+              json: { ...scopeOf(args), key },
+            },
+            acknowledgement,
+          );
           return typeof body === 'number' ? body : EXIT_OK;
         }
-        const body = await requestJson(context, {
-          method: 'POST',
-          path: '/v1/idempotency/claim',
-          json: { ...scopeOf(args), key, ttl: args.number('ttl') ?? 0 },
-        });
+        const body = await requestJson(
+          context,
+          {
+            method: 'POST',
+            path: '/v1/idempotency/claim',
+            json: { ...scopeOf(args), key, ttl: args.number('ttl') ?? 0 },
+          },
+          claimReply,
+        );
         if (typeof body === 'number') return body;
-        return body['fresh'] === true ? EXIT_OK : EXIT_DUPLICATE;
+        return body.fresh ? EXIT_OK : EXIT_DUPLICATE;
       },
     },
   ],

@@ -17,6 +17,7 @@ import {
   type JobCommand,
   type JobContext,
 } from '../job-client/job-command.js';
+import { acknowledgement, acquireReply, decodeReply } from '../job-client/wire.js';
 import type { OptionSpec, ParsedArgs } from '../job-client/parse-args.js';
 
 const NAME = { name: 'NAME', help: 'the lock name' } as const;
@@ -83,34 +84,33 @@ function requestAcquire(
 
 /** The hold of an acquire reply, or the exit code after saying why there is none (3 = taken). */
 function holdOf(context: JobContext, args: ParsedArgs, reply: EndpointReply): Hold | number {
-  const body = jsonBody(context, reply);
+  const body = jsonBody(context, reply, acquireReply);
   if (typeof body === 'number') return body;
-  const token = body['token'];
-  if (body['acquired'] !== true || typeof token !== 'string') {
+  if (!body.acquired) {
     return fail(context, `lock not acquired: ${args.positional(0)}`, EXIT_LOCK_NOT_ACQUIRED);
   }
-  return { token };
+  return { token: body.token };
 }
 
 /** POST lock/release; exit 0 whether or not the token was still held. */
 async function release(context: JobContext, token: string): Promise<number> {
-  const body = await requestJson(context, {
-    method: 'POST',
-    path: '/v1/lock/release',
-    json: { token },
-  });
+  const body = await requestJson(
+    context,
+    {
+      method: 'POST',
+      path: '/v1/lock/release',
+      json: { token },
+    },
+    acknowledgement,
+  );
   return typeof body === 'number' ? body : EXIT_OK;
 }
 
 /** The token of a successful acquire reply, else null; prints nothing. */
 function grantedToken(reply: EndpointReply): string | null {
   if (reply.kind !== 'reply' || reply.status !== 200) return null;
-  try {
-    const body = JSON.parse(reply.body.toString('utf8')) as { acquired?: unknown; token?: unknown };
-    return body.acquired === true && typeof body.token === 'string' ? body.token : null;
-  } catch {
-    return null;
-  }
+  const body = decodeReply(reply.body.toString('utf8'), acquireReply);
+  return body?.acquired === true ? body.token : null;
 }
 
 /** A process killed by signal N exits 128 + N, as a shell reports it. */

@@ -6,9 +6,9 @@ import {
   printLines,
   printValue,
   requestJson,
-  stringsOf,
   type JobCommand,
 } from '../job-client/job-command.js';
+import { secretListReply, valueReply } from '../job-client/wire.js';
 
 export const secretCommand: JobCommand = {
   name: 'secret',
@@ -26,6 +26,7 @@ export const secretCommand: JobCommand = {
         const body = await requestJson(
           context,
           { method: 'GET', path: '/v1/secret/get', query: { name } },
+          valueReply,
           `secret not staged: ${name}`,
         );
         return typeof body === 'number' ? body : printValue(context, body);
@@ -39,9 +40,13 @@ export const secretCommand: JobCommand = {
       options: [],
       scoped: false,
       async run(context) {
-        const body = await requestJson(context, { method: 'GET', path: '/v1/secret/list' });
+        const body = await requestJson(
+          context,
+          { method: 'GET', path: '/v1/secret/list' },
+          secretListReply,
+        );
         if (typeof body === 'number') return body;
-        printLines(context, stringsOf(body['names']));
+        printLines(context, body.names);
         return EXIT_OK;
       },
     },

@@ -9,9 +9,9 @@ import {
   printValue,
   requestJson,
   scopeOf,
-  stringsOf,
   type JobCommand,
 } from '../job-client/job-command.js';
+import { acknowledgement, deleteReply, keysPageReply, valueReply } from '../job-client/wire.js';
 
 const KEY = { name: 'KEY', help: 'the key' } as const;
 /** Keys asked for per kv/list request. */
@@ -37,6 +37,7 @@ export const stateCommand: JobCommand = {
             path: '/v1/kv/get',
             query: { key, ...scopeOf(args) },
           },
+          valueReply,
           `key not found: ${key}`,
         );
         return typeof body === 'number' ? body : printValue(context, body);
@@ -59,11 +60,15 @@ export const stateCommand: JobCommand = {
             return fail(context, `VALUE is not valid JSON: ${(error as Error).message}`);
           }
         }
-        const body = await requestJson(context, {
-          method: 'POST',
-          path: '/v1/kv/set',
-          json: { ...scopeOf(args), key: args.positional(0), value },
-        });
+        const body = await requestJson(
+          context,
+          {
+            method: 'POST',
+            path: '/v1/kv/set',
+            json: { ...scopeOf(args), key: args.positional(0), value },
+          },
+          acknowledgement,
+        );
         return typeof body === 'number' ? body : EXIT_OK;
       },
     },
@@ -76,15 +81,17 @@ export const stateCommand: JobCommand = {
       scoped: true,
       async run(context, args) {
         const key = args.positional(0);
-        const body = await requestJson(context, {
-          method: 'POST',
-          path: '/v1/kv/delete',
-          json: { ...scopeOf(args), key },
-        });
+        const body = await requestJson(
+          context,
+          {
+            method: 'POST',
+            path: '/v1/kv/delete',
+            json: { ...scopeOf(args), key },
+          },
+          deleteReply,
+        );
         if (typeof body === 'number') return body;
-        return body['existed'] === true
-          ? EXIT_OK
-          : fail(context, `key not found: ${key}`, EXIT_NOT_FOUND);
+        return body.existed ? EXIT_OK : fail(context, `key not found: ${key}`, EXIT_NOT_FOUND);
       },
     },
     {
@@ -99,16 +106,19 @@ export const stateCommand: JobCommand = {
         const keys: string[] = [];
         let after: string | undefined;
         for (;;) {
-          const body = await requestJson(context, {
-            method: 'GET',
-            path: '/v1/kv/list',
-            query: { ...scopeOf(args), limit: KEYS_PAGE, values: '0', after },
-          });
+          const body = await requestJson(
+            context,
+            {
+              method: 'GET',
+              path: '/v1/kv/list',
+              query: { ...scopeOf(args), limit: KEYS_PAGE, values: '0', after },
+            },
+            keysPageReply,
+          );
           if (typeof body === 'number') return body;
-          keys.push(...stringsOf(body['keys'], 'key'));
-          const next = body['next'];
-          if (typeof next !== 'string') break;
-          after = next;
+          keys.push(...body.keys);
+          if (body.next === null) break;
+          after = body.next;
         }
         printLines(context, keys.sort());
         return EXIT_OK;

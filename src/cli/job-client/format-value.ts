@@ -14,7 +14,7 @@ export function pythonJsonDumps(value: unknown): string {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(', ')}]`;
   if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).map(
+    const entries = Object.entries(value).map(
       ([key, entry]) => `${pythonJsonDumps(key)}: ${pythonJsonDumps(entry)}`,
     );
     return `{${entries.join(', ')}}`;

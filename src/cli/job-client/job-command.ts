@@ -5,6 +5,7 @@ import type { Clock } from '../../common/index.js';
 import type { ArgsSpec, ParsedArgs } from './parse-args.js';
 import type { EndpointReply, EndpointRequest, StateEndpoint } from './endpoint.js';
 import { formatValue } from './format-value.js';
+import { decodeReply, errorReply, type ReplyDecoder, type ValueReply } from './wire.js';
 
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 
@@ -45,8 +46,6 @@ export interface JobCommand {
   readonly actions: readonly JobAction[];
 }
 
-export type JsonObject = Readonly<Record<string, unknown>>;
-
 /** Print `yacron2 <cmd>: <message>` to stderr and return `exitCode`. */
 export function fail(context: JobContext, message: string, exitCode = EXIT_FAILURE): number {
   context.stderr(`${context.prefix}: ${message}\n`);
@@ -54,18 +53,20 @@ export function fail(context: JobContext, message: string, exitCode = EXIT_FAILU
 }
 
 /**
- * The JSON object of a 2xx reply, or the exit code after saying why there is none: unreachable
+ * The typed body of a 2xx reply, or the exit code after saying why there is none: unreachable
  * → 1; 404 → `notFound` with exit 4 when the command gives one; any other status >= 400 → the
- * body's `error` field (or `the state endpoint returned HTTP <n>`), 1.
+ * body's `error` field (or `the state endpoint returned HTTP <n>`), 1; a body that is not a JSON
+ * object → 1.
  */
-export function jsonBody(
+export function jsonBody<T>(
   context: JobContext,
   reply: EndpointReply,
+  decode: ReplyDecoder<T>,
   notFound?: string,
-): JsonObject | number {
+): T | number {
   const status = settle(context, reply, notFound);
   if (typeof status === 'number') return status;
-  const body = parseObject(status.body);
+  const body = decodeReply(status.body.toString('utf8'), decode);
   if (body === null) {
     return fail(
       context,
@@ -76,12 +77,13 @@ export function jsonBody(
 }
 
 /** Send one request and read its answer as jsonBody does. */
-export async function requestJson(
+export async function requestJson<T>(
   context: JobContext,
   request: EndpointRequest,
+  decode: ReplyDecoder<T>,
   notFound?: string,
-): Promise<JsonObject | number> {
-  return jsonBody(context, await context.endpoint.send(request), notFound);
+): Promise<T | number> {
+  return jsonBody(context, await context.endpoint.send(request), decode, notFound);
 }
 
 /** Like requestJson, for replies whose body is raw bytes (`artifact get`). */
@@ -94,8 +96,8 @@ export async function requestBytes(
 }
 
 /** Print a reply's `value` as the reference prints a stored value (`state get`, `cursor`). */
-export function printValue(context: JobContext, body: JsonObject): number {
-  context.stdout(`${formatValue(body['value'] ?? null)}\n`);
+export function printValue(context: JobContext, body: ValueReply): number {
+  context.stdout(`${formatValue(body.value)}\n`);
   return EXIT_OK;
 }
 
@@ -114,40 +116,13 @@ function settle(
     return fail(context, notFound, EXIT_NOT_FOUND);
   }
   if (reply.status >= 400) {
-    const error = parseObject(reply.body)?.['error'];
+    const error = decodeReply(reply.body.toString('utf8'), errorReply)?.error ?? null;
     return fail(
       context,
-      typeof error === 'string' && error !== ''
-        ? error
-        : `the state endpoint returned HTTP ${reply.status}`,
+      error !== null && error !== '' ? error : `the state endpoint returned HTTP ${reply.status}`,
     );
   }
   return reply;
-}
-
-function parseObject(body: Buffer): JsonObject | null {
-  try {
-    const parsed: unknown = JSON.parse(body.toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as JsonObject)
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A string list field of a reply (`names`, `keys[].key`), dropping anything else. */
-export function stringsOf(values: unknown, field?: string): string[] {
-  if (!Array.isArray(values)) return [];
-  const strings: string[] = [];
-  for (const value of values) {
-    const item: unknown =
-      field === undefined || typeof value !== 'object' || value === null
-        ? value
-        : (value as JsonObject)[field];
-    if (typeof item === 'string') strings.push(item);
-  }
-  return strings;
 }
 
 /** One line per entry (nothing at all for none). */
