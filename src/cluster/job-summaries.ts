@@ -3,6 +3,7 @@
 // Display only. Pure. Must not: feed anything here into an election or a run decision.
 import { atMostCodePoints, isPythonPrintable, sortByCodePoint } from '../common/index.js';
 import type { JobSummariesWire, JobSummaryLastWire, JobSummaryWire } from './peer-payload.js';
+import { finiteOrNull, summariesToWire } from './summary-wire/index.js';
 import { isJsonObject, ownField } from './strict-json.js';
 import type { JobSummariesReport, JobSummary, JobSummaryLast } from './types.js';
 
@@ -42,29 +43,6 @@ export function advertisedSummaries(jobs: ReadonlyMap<string, JobSummary>): {
 export function buildSummariesWire(jobs: ReadonlyMap<string, JobSummary>): SummariesWire {
   const advertised = advertisedSummaries(jobs);
   return { jobSummaries: summariesToWire(advertised.jobs), truncated: advertised.truncated };
-}
-
-/** Summaries as a wire object (`__proto__` is an ordinary key: fromEntries defines own keys). */
-export function summariesToWire(jobs: ReadonlyMap<string, JobSummary>): JobSummariesWire {
-  return Object.fromEntries([...jobs].map(([name, job]) => [name, summaryToWire(job)]));
-}
-
-/** One job's wire object (`running`, `enabled`, `scheduled_in`, `last`). */
-export function summaryToWire(job: JobSummary): JobSummaryWire {
-  return {
-    running: job.running,
-    enabled: job.enabled,
-    scheduled_in: finiteOrNull(job.scheduledInSeconds),
-    last:
-      job.last === null
-        ? null
-        : {
-            outcome: job.last.outcome,
-            finished_at: job.last.finishedAt,
-            duration: finiteOrNull(job.last.durationSeconds),
-            exit_code: job.last.exitCode,
-          },
-  };
 }
 
 const OUTCOMES: readonly JobSummaryLastWire['outcome'][] = [
@@ -145,8 +123,4 @@ function parseLast(raw: unknown): JobSummaryLastWire | null {
     duration: finiteOrNull(ownField(raw, 'duration')),
     exit_code: typeof exitCode === 'number' && Number.isSafeInteger(exitCode) ? exitCode : null,
   };
-}
-
-function finiteOrNull(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }

@@ -10,7 +10,7 @@ import {
   newPeerRecord,
   type LocalIdentity,
 } from './peer-state.js';
-import { summaryToWire } from './job-summaries.js';
+import { summaryToWire } from './summary-wire/index.js';
 import { PeerPollCache, UNSOLICITED_304 } from './peer-poll.js';
 import type { PeerExchange } from './transport.js';
 import type { JobSummariesReport, PeerRecord } from './types.js';

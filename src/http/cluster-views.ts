@@ -5,19 +5,18 @@ import { formatIsoUtc } from '../common/index.js';
 import type {
   ClusterStatus,
   FleetStatus,
-  JobSummary,
   LeaseClusterStatus,
   NodeStatsReading,
 } from '../cluster/index.js';
 import type {
   ClusterDisabledWire,
   FleetDisabledWire,
-  FleetJobWire,
   FleetWire,
   GossipClusterWire,
   JobClusterFields,
   LeaseClusterWire,
 } from './wire/index.js';
+import { summariesToWire } from '../cluster/summary-wire/index.js';
 
 export const CLUSTER_DISABLED: ClusterDisabledWire = { enabled: false, peers: [] };
 export const FLEET_DISABLED: FleetDisabledWire = { enabled: false, nodes: [] };
@@ -92,35 +91,6 @@ function renderLeaseStatus(
 }
 
 /** A number the summary carries, or null for none or a non-finite one. */
-const finiteOrNull = (value: number | null): number | null =>
-  value !== null && Number.isFinite(value) ? value : null;
-
-/**
- * One job of a node's summaries (`running`, `enabled`, `scheduled_in`, `last`): the same fields
- * the node gossips (docs/clustering.md "Job summaries"), rendered here for GET /fleet.
- */
-function renderFleetJob(job: JobSummary): FleetJobWire {
-  return {
-    running: job.running,
-    enabled: job.enabled,
-    scheduled_in: finiteOrNull(job.scheduledInSeconds),
-    last:
-      job.last === null
-        ? null
-        : {
-            outcome: job.last.outcome,
-            finished_at: job.last.finishedAt,
-            duration: finiteOrNull(job.last.durationSeconds),
-            exit_code: job.last.exitCode,
-          },
-  };
-}
-
-/** A node's summaries by job name; fromEntries keeps a `__proto__` name an ordinary key. */
-function renderFleetJobs(jobs: ReadonlyMap<string, JobSummary>): Record<string, FleetJobWire> {
-  return Object.fromEntries([...jobs].map(([name, job]) => [name, renderFleetJob(job)]));
-}
-
 export function renderFleet(fleet: FleetStatus): Exclude<FleetWire, FleetDisabledWire> {
   return {
     enabled: true,
@@ -136,7 +106,7 @@ export function renderFleet(fleet: FleetStatus): Exclude<FleetWire, FleetDisable
       status: node.status,
       as_of: isoOrNull(node.asOfMs),
       truncated: node.truncated,
-      jobs: node.jobs === null ? null : renderFleetJobs(node.jobs),
+      jobs: node.jobs === null ? null : summariesToWire(node.jobs),
       node_stats: node.nodeStats,
     })),
   };
