@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { createDeferred } from '../common/index.js';
 import { within } from '../state/testing.js';
 import { isPidGone } from './process-group.js';
+import { helperLaunch } from './test-helper-launch.js';
 import { helperProgram } from './test-spawn-paths.js';
 
 interface Harness {
@@ -123,17 +124,7 @@ function spawnBatch(h: Harness, env: Record<string, string>, launches: unknown[]
   h.send({ type: 'spawn', launches });
 }
 
-const launch = (id: number, file: string, args: string[], extra: Record<string, unknown> = {}) => ({
-  id,
-  file,
-  args,
-  env: { kind: 'delta', unset: [], set: {} },
-  captureStdout: false,
-  captureStderr: false,
-  uid: null,
-  gid: null,
-  ...extra,
-});
+const launch = helperLaunch;
 
 void test('native helper: ready, then the pid, the exit code and a signal by Node’s name', async () => {
   await withHarness(async (h) => {

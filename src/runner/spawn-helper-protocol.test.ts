@@ -18,7 +18,8 @@ import { createDeferred } from '../common/index.js';
 import { within } from '../state/testing.js';
 import { isPidGone } from './process-group.js';
 import { socketFor, type HeldPipe } from './spawn-helper.js';
-import type { HelperLaunch, HelperReply, HelperRequest } from './spawn-helper-protocol.js';
+import type { HelperReply, HelperRequest } from './spawn-helper-protocol.js';
+import { helperLaunch } from './test-helper-launch.js';
 import { helperProgram } from './test-spawn-paths.js';
 import type { OutputStream } from './types.js';
 
@@ -146,22 +147,7 @@ function decodeReply(message: unknown, handled: boolean): HelperReply {
   assert.fail(`a reply of no kind of the protocol: ${shown}`);
 }
 
-const launch = (
-  id: number,
-  file: string,
-  args: readonly string[],
-  extra: Partial<HelperLaunch> = {},
-): HelperLaunch => ({
-  id,
-  file,
-  args,
-  env: { kind: 'delta', unset: [], set: {} },
-  captureStdout: false,
-  captureStderr: false,
-  uid: null,
-  gid: null,
-  ...extra,
-});
+const launch = helperLaunch;
 
 /** A FIFO a job waits on (`read x < "$GATE"`) until the test opens it. */
 function fifo(dir: string, name: string): { path: string; open(): Promise<void> } {
