@@ -170,10 +170,13 @@ export function daemonParts(deps: DaemonPartsDeps): Part<ResolvedConfig>[] {
   });
 
   return [
-    // Reloads apply the logging section first, so every line below goes where it says.
+    // Reloads apply the logging section first, so every line below goes where it says (start.ts
+    // applied the first one before building anything; a failing one is tried again next time).
     {
       name: PART.logging,
-      reconcile: ({ next }) => void deps.logging?.apply(next.logging),
+      reconcile: ({ previous, next }) => {
+        if (previous !== undefined) deps.logging?.apply(next.logging);
+      },
     },
     // The scheduler gets a new job set before any part, so the parts see it (it was built with
     // the first one).

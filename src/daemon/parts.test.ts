@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { planParts, PartsOrderError } from './parts.js';
+import { planParts, PartsOrderError, runInOrder } from './parts.js';
 
 const close = { kind: 'awaited', run: () => undefined } as const;
 const names = (parts: readonly { readonly name: string }[]): string[] =>
@@ -70,4 +70,17 @@ test('an edge to an unknown part and a duplicate name are refused', () => {
     name: 'PartsOrderError',
     message: 'Two parts are named "web"',
   });
+});
+
+test('runInOrder awaits only the steps that return a promise: synchronous ones run in one turn', async () => {
+  const seen: string[] = [];
+  let queued = false;
+  const running = runInOrder(['a', 'b', 'c', 'd'], (name) => {
+    seen.push(`${name}${queued ? ' after the queued work' : ''}`);
+    if (name === 'a') queueMicrotask(() => void (queued = true));
+    if (name === 'c') return Promise.resolve();
+    return undefined;
+  });
+  await running;
+  assert.deepEqual(seen, ['a', 'b', 'c', 'd after the queued work']);
 });

@@ -93,6 +93,21 @@ export function planParts<Config>(parts: readonly Part<Config>[]): PartsPlan<Con
   };
 }
 
+/**
+ * Run `step` on each part in order, awaiting only what returns a promise: synchronous steps run
+ * in one turn, as a plain sequence of calls would (nothing queued in between can slip past,
+ * e.g. the start-up pass's first events before the durable boot sequence subscribes).
+ */
+export async function runInOrder<P>(
+  parts: readonly P[],
+  step: (part: P) => Promise<void> | void,
+): Promise<void> {
+  for (const part of parts) {
+    const pending = step(part);
+    if (pending !== undefined) await pending;
+  }
+}
+
 /** One cycle among the parts not placed (each of them waits on another one of them). */
 function describeCycle<Config>(
   parts: readonly Part<Config>[],

@@ -64,7 +64,10 @@ export class ShutdownSteps {
     for (const step of this.#steps) {
       if (step.kind === 'awaited') {
         try {
-          await step.run();
+          // Only a promise is awaited: synchronous steps run in one turn (firing stops and the
+          // cluster manager's stop begins at once).
+          const work = step.run();
+          if (work !== undefined) await work;
         } catch (error) {
           failures.push(error);
         }

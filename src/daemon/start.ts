@@ -34,7 +34,7 @@ import { createLazyDaemonCluster } from './lazy-cluster.js';
 import { createNodeStats } from './node.js';
 import { logJobSet } from './notices.js';
 import { subscribeObservers } from './observers.js';
-import { planParts } from './parts.js';
+import { planParts, runInOrder } from './parts.js';
 import { ReloadLoop } from './reload-loop.js';
 import { createRunResources } from './run-resources.js';
 import { ShutdownSteps } from './shutdown-steps.js';
@@ -208,16 +208,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     plan.teardown.flatMap((part) => (part.close ? [{ ...part.close, what: part.name }] : [])),
   );
   const first = { previous: undefined, next: live.config };
-  for (const part of plan.start) {
-    await part.reconcile?.(first);
-    await part.start?.();
-  }
+  await runInOrder(plan.start, (part) => {
+    const reconciled = part.reconcile?.(first);
+    return reconciled === undefined ? part.start?.() : reconciled.then(() => part.start?.());
+  });
 
   async function reloadIfChanged(): Promise<void> {
     await applyChangedConfig();
     // Every check, changed or not: a certificate renewed in place is noticed here, retry
     // ladders are claimed (docs/architecture.md "The daemon").
-    for (const part of plan.pass) if (!stopping) await part.pass?.();
+    await runInOrder(plan.pass, (part) => (stopping ? undefined : part.pass?.()));
   }
 
   async function applyChangedConfig(): Promise<void> {
@@ -238,7 +238,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     live.config = next;
     live.secretEnvNames = secretEnvVarNames(next);
     signature = nextSignature;
-    for (const part of plan.reload) await part.reconcile?.(change);
+    await runInOrder(plan.reload, (part) => part.reconcile?.(change));
   }
 
   // Stop: the parts' closes, the start's exact reverse — firing stops, the cluster manager
