@@ -36,7 +36,7 @@ export interface DaemonLive {
   jobApi: JobApiHandle | undefined;
   dags: DagHandle | undefined;
   web: WebServer | undefined;
-  /** The one start instant (taken by the part of that name). */
+  /** The one start instant (NaN until the part of that name takes it). */
   startedAtMs: number;
   /** The scheduler's drain, once firing stopped. */
   drained: Promise<void> | undefined;
