@@ -1,7 +1,14 @@
 // The per-job run summaries a node piggybacks on its /peer body for the fleet view: how we
-// advertise ours and how a peer's are rebuilt field by field (docs/clustering.md "Job summaries").
-// Display only. Pure. Must not: feed anything here into an election or a run decision.
-import { atMostCodePoints, isPythonPrintable, sortByCodePoint } from '../common/index.js';
+// advertise ours (built from the scheduler's view) and how a peer's are rebuilt field by field
+// (docs/clustering.md "Job summaries"). Display only. Pure. Must not: feed anything here into an
+// election or a run decision.
+import {
+  atMostCodePoints,
+  formatIsoUtc,
+  isPythonPrintable,
+  sortByCodePoint,
+} from '../common/index.js';
+import type { SchedulerView } from '../scheduler/index.js';
 import type { JobSummariesWire, JobSummaryLastWire, JobSummaryWire } from './peer-payload.js';
 import { finiteOrNull, summariesToWire } from './summary-wire/index.js';
 import { isJsonObject, ownField } from './strict-json.js';
@@ -12,6 +19,36 @@ export const MAX_SUMMARY_JOBS = 512;
 /** Longer job names are not advertised and not accepted. */
 export const MAX_SUMMARY_NAME = 128;
 const MAX_FINISHED_AT = 64;
+
+/** The scheduler's view as the per-job summaries this node gossips (display only). */
+export function jobSummaries(
+  view: Pick<SchedulerView, 'getJobStates'>,
+  nowMs: number,
+): Map<string, JobSummary> {
+  const out = new Map<string, JobSummary>();
+  for (const state of view.getJobStates()) {
+    const { job } = state;
+    const running = state.runningInstances > 0;
+    const timed = job.enabled && !running && job.schedule.kind !== 'reboot';
+    const last = state.recentRuns.at(-1);
+    out.set(job.name, {
+      running,
+      enabled: job.enabled,
+      scheduledInSeconds:
+        timed && state.nextFireAtMs !== null ? (state.nextFireAtMs - nowMs) / 1000 : null,
+      last:
+        last === undefined || !Number.isFinite(last.finishedAtMs)
+          ? null
+          : {
+              outcome: last.outcome,
+              finishedAt: formatIsoUtc(last.finishedAtMs),
+              durationSeconds: last.durationMs === null ? null : last.durationMs / 1000,
+              exitCode: last.exitCode,
+            },
+    });
+  }
+  return out;
+}
 
 /** The `job_summaries` wire object and its `job_summaries_truncated` flag. */
 export interface SummariesWire {

@@ -3,16 +3,17 @@
 // the scheduler's seams, and the views GET /cluster, /fleet and /jobs read. The daemon reconciles
 // it on every housekeeping pass (certificate rotation is seen there) and stops it at shutdown.
 // Must not: skip a reconcile because the configuration did not change.
-import { formatIsoUtc, type Clock, type Logger } from '../common/index.js';
+import type { Clock, Logger } from '../common/index.js';
 import {
   ClusterSupervisor,
+  jobClusterFields,
+  jobSummaries,
   type ClusterSupervisorDeps,
-  type JobSummary,
   type NodeStatsReading,
 } from '../cluster/index.js';
-import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
+import type { ResolvedConfig } from '../config/index.js';
 import type { ResumeCluster } from '../durable/index.js';
-import type { ClusterApiView, JobClusterFields } from '../http/index.js';
+import type { ClusterApiView } from '../http/index.js';
 import {
   ClusterGate,
   DeferredReboots,
@@ -101,56 +102,4 @@ export function createDaemonCluster(deps: DaemonClusterDeps): DaemonCluster {
     reconcile: () => supervisor.reconcile(deps.config().cluster ?? null),
     stop: () => supervisor.stop(),
   };
-}
-
-/**
- * A job's cluster keys in GET /jobs: `clusterPolicy` only while election is configured,
- * `clusterOwner` only under spread and not for EveryNode (null without an owner or a manager).
- */
-function jobClusterFields(
-  job: ResolvedJob,
-  supervisor: ClusterSupervisor,
-  config: ResolvedConfig,
-): JobClusterFields | null {
-  if (!supervisor.electLeaderConfigured()) return null;
-  const backend = supervisor.current();
-  const distribution = backend?.distribution ?? config.cluster?.distribution;
-  if (distribution !== 'spread' || job.clusterPolicy === 'EveryNode') {
-    return { clusterPolicy: job.clusterPolicy };
-  }
-  let owner: string | null = null;
-  if (backend !== null) {
-    owner =
-      job.clusterPolicy === 'PreferLeader'
-        ? backend.availableJobOwner(job.name)
-        : backend.jobOwner(job.name);
-  }
-  return { clusterPolicy: job.clusterPolicy, clusterOwner: owner };
-}
-
-/** The scheduler's view as the per-job summaries this node gossips (display only). */
-export function jobSummaries(view: SchedulerView, nowMs: number): Map<string, JobSummary> {
-  const out = new Map<string, JobSummary>();
-  for (const state of view.getJobStates()) {
-    const { job } = state;
-    const running = state.runningInstances > 0;
-    const timed = job.enabled && !running && job.schedule.kind !== 'reboot';
-    const last = state.recentRuns.at(-1);
-    out.set(job.name, {
-      running,
-      enabled: job.enabled,
-      scheduledInSeconds:
-        timed && state.nextFireAtMs !== null ? (state.nextFireAtMs - nowMs) / 1000 : null,
-      last:
-        last === undefined || !Number.isFinite(last.finishedAtMs)
-          ? null
-          : {
-              outcome: last.outcome,
-              finishedAt: formatIsoUtc(last.finishedAtMs),
-              durationSeconds: last.durationMs === null ? null : last.durationMs / 1000,
-              exitCode: last.exitCode,
-            },
-    });
-  }
-  return out;
 }

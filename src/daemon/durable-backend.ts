@@ -3,8 +3,9 @@
 // backend stayed. The slot is the scheduler's DurablePort (docs/architecture.md "Seams"): the
 // scheduler was built with its read side and never learns that the backend changed.
 // Ordering: at start-up the collaborator serves the slot BEFORE scheduler.start() (it decides
-// the @reboot boot markers of the start-up pass); start.ts calls start() on it AFTER
-// scheduler.start(). start() runs once per collaborator.
+// the @reboot boot markers of the start-up pass); the durable boot sequence part
+// (daemon-parts.ts) calls start() on it AFTER scheduler.start(). start() runs once per
+// collaborator.
 import type { Clock, Logger, Slot } from '../common/index.js';
 import type {
   CounterSnapshots,
@@ -23,8 +24,11 @@ export interface DurableBackendDeps {
   readonly env: NodeJS.ProcessEnv;
   readonly scheduler: DurableHost;
   readonly counters: CounterSnapshots;
-  /** Epoch ms of the scheduler's start-up pass: catch-up owes only the slots before it. */
-  readonly schedulerStartedAtMs: number;
+  /**
+   * Epoch ms of the scheduler's start-up pass: catch-up owes only the slots before it. Read when
+   * a collaborator is built (the start instant is taken before the first one).
+   */
+  readonly schedulerStartedAtMs: () => number;
   /** The daemon's per-process token (12 hex): in-flight records carry it. */
   readonly processToken: string;
   readonly secretValues: (runId: string) => Promise<readonly string[]> | undefined;
@@ -55,7 +59,7 @@ export function durableBackendReconciler(
     const { createDurableState, createDurableProcessState } = await import('../durable/index.js');
     process ??= createDurableProcessState(deps.processToken);
     const durable = createDurableState(
-      { ...deps, process },
+      { ...deps, schedulerStartedAtMs: deps.schedulerStartedAtMs(), process },
       {
         store: handle.service.store,
         writes: handle.writes,

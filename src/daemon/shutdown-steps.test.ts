@@ -42,3 +42,34 @@ test('a failing step is logged, not abandoned; a past deadline still lets settle
   assert.deepEqual(steps.abandoned, []);
   assert.deepEqual(errors, ['Cannot stop the job API: boom']);
 });
+
+test('awaited steps run to their end, a failing one does not stop the rest, and its error is thrown last', async () => {
+  const clock = new FakeClock();
+  const ran: string[] = [];
+  let deadlineAsked = 0;
+  const steps = new ShutdownSteps(clock, silentLogger(), [
+    { kind: 'awaited', what: 'firing', run: () => void ran.push('firing') },
+    {
+      kind: 'awaited',
+      what: 'the cluster manager',
+      run: () => Promise.reject(new Error('cluster')),
+    },
+    { kind: 'awaited', what: 'the drain', run: () => clock.advance(10_000) },
+    { what: 'the reports', run: () => Promise.resolve(void ran.push('reports')) },
+    { kind: 'awaited', what: 'the spawn helper', run: () => void ran.push('spawner') },
+  ]);
+  // Only the bounded steps are ever named as pending.
+  assert.deepEqual(steps.pending, ['the reports']);
+  await assert.rejects(
+    steps.run(() => {
+      deadlineAsked += 1;
+      return clock.monotonic() + 5_000;
+    }),
+    { message: 'cluster' },
+  );
+  assert.deepEqual(ran, ['firing', 'reports', 'spawner']);
+  // The deadline is asked once, when the first bounded step starts (after the drain).
+  assert.equal(deadlineAsked, 1);
+  assert.deepEqual(steps.abandoned, []);
+  assert.deepEqual(steps.pending, []);
+});
