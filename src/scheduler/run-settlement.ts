@@ -4,7 +4,6 @@
 import { pythonRepr, type Logger, type TypedEmitter } from '../common/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { summarizeRun, type RunResources } from './history.js';
-import { pythonBool } from './outcome.js';
 import type { JobRuntime, RunningInstance } from './job-runtime.js';
 import type { Retries } from './retries.js';
 import type { ReportEvent, RunDisposition, SchedulerEvents } from './types.js';
@@ -91,4 +90,9 @@ export function settleFinishedRun(
       }
       return;
   }
+}
+
+/** Python's spelling of a boolean, as the per-run log line prints it. */
+function pythonBool(value: boolean): string {
+  return value ? 'True' : 'False';
 }
