@@ -10,7 +10,7 @@ import {
   type Clock,
   type Logger,
 } from '../common/index.js';
-import type { LeadershipBackend } from '../leadership/index.js';
+import type { MeshLeadership } from '../leadership/index.js';
 import { findConflicts, hasConflict, type Conflicts } from './conflicts.js';
 import {
   cedesToDuplicate,
@@ -78,7 +78,7 @@ export interface GossipNodeDeps {
 
 const NO_SUMMARIES: ReadonlyMap<string, JobSummary> = new Map();
 
-export class GossipNode implements LeadershipBackend {
+export class GossipNode implements MeshLeadership {
   readonly backend = 'gossip';
   readonly nodeName: string;
   readonly distribution: Distribution;

@@ -16,6 +16,7 @@ import type { ClusterApiView, JobClusterFields } from '../http/index.js';
 import {
   ClusterGate,
   DeferredReboots,
+  leadershipDistribution,
   schedulerSeams,
   type SchedulerSeams,
 } from '../leadership/index.js';
@@ -114,12 +115,13 @@ function jobClusterFields(
 ): JobClusterFields | null {
   if (!supervisor.electLeaderConfigured()) return null;
   const backend = supervisor.current();
-  const distribution = backend?.distribution ?? config.cluster?.distribution;
+  const distribution =
+    backend === null ? config.cluster?.distribution : leadershipDistribution(backend);
   if (distribution !== 'spread' || job.clusterPolicy === 'EveryNode') {
     return { clusterPolicy: job.clusterPolicy };
   }
   let owner: string | null = null;
-  if (backend !== null) {
+  if (backend !== null && backend.backend === 'gossip') {
     owner =
       job.clusterPolicy === 'PreferLeader'
         ? backend.availableJobOwner(job.name)
