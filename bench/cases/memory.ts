@@ -5,6 +5,7 @@
 // the heap of next fires is all that runs.
 import {
   collectGarbage,
+  importFakes,
   importYacron2,
   intArg,
   reportSample,
@@ -30,7 +31,7 @@ const clock = new common.FakeClock(Date.now());
 const deps = {
   clock,
   logger: common.silentLogger(),
-  runner: new schedulerModule.FakeRunner({ clock }),
+  runner: new (await importFakes()).FakeRunner({ clock }),
 };
 started = performance.now();
 const scheduler = schedulerModule.createScheduler(deps, config);

@@ -10,6 +10,9 @@ import type * as ResourcesModule from '../../src/resources/index.js';
 import type * as RunnerModule from '../../src/runner/index.js';
 import type * as ScheduleModule from '../../src/schedule/index.js';
 import type * as SchedulerModule from '../../src/scheduler/index.js';
+import type * as LeadershipTesting from '../../src/leadership/testing.js';
+import type * as SchedulerTesting from '../../src/scheduler/testing.js';
+import type * as StateTesting from '../../src/state/testing.js';
 import { pathToFileURL } from 'node:url';
 import * as path from 'node:path';
 
@@ -69,6 +72,31 @@ export async function importYacron2(): Promise<Yacron2Modules> {
       importDist<typeof SchedulerModule>('scheduler/index.js'),
     ]);
   return { cluster, common, config, leadership, resources, runner, schedule, scheduler };
+}
+
+/**
+ * The test fakes a bench drives, from their built files: they are on the test doors (testing.ts,
+ * not built), never on the shipped ones, so each is imported from the one file that defines it.
+ */
+export interface Yacron2Fakes {
+  readonly FakeRunner: typeof SchedulerTesting.FakeRunner;
+  readonly StaticLeadershipSource: typeof LeadershipTesting.StaticLeadershipSource;
+  readonly FaultyStateStore: typeof StateTesting.FaultyStateStore;
+}
+
+export async function importFakes(): Promise<Yacron2Fakes> {
+  const [scheduler, leadership, state] = await Promise.all([
+    importDist<Pick<typeof SchedulerTesting, 'FakeRunner'>>('scheduler/fake-runner.js'),
+    importDist<Pick<typeof LeadershipTesting, 'StaticLeadershipSource'>>(
+      'leadership/static-leadership.js',
+    ),
+    importDist<Pick<typeof StateTesting, 'FaultyStateStore'>>('state/faulty-store.js'),
+  ]);
+  return {
+    FakeRunner: scheduler.FakeRunner,
+    StaticLeadershipSource: leadership.StaticLeadershipSource,
+    FaultyStateStore: state.FaultyStateStore,
+  };
 }
 
 /** Integer command-line argument `index` of the worker (after the script path). */

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
 import type { ResolvedDag } from '../config/index.js';
-import { FakeRunner } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { MemoryStateStore } from '../state/index.js';
 import { DagEngine } from './dag-engine.js';
 import type { DagObserver } from './dag-observer.js';

@@ -9,12 +9,8 @@ import { FakeClock } from '../common/index.js';
 import { recordingLogger } from '../common/testing.js';
 import type { StatsdTarget } from '../config/index.js';
 import type { Runner } from '../runner/index.js';
-import {
-  FakeRunner,
-  type RunContext,
-  type RunEnvironmentHook,
-  type RunResources,
-} from '../scheduler/index.js';
+import { type RunContext, type RunEnvironmentHook, type RunResources } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { dagXcomScope } from '../state/index.js';
 import { AttemptOutputs } from './attempt-outputs.js';
 import { storedResources } from './run-document-wire.js';

@@ -9,7 +9,8 @@ import { createDeferred, FakeClock, TaskSet, YacronError, type Deferred } from '
 import { recordingLogger } from '../common/testing.js';
 import { makeJob } from '../config/testing.js';
 import type { ResolvedJob } from '../config/index.js';
-import { FaultyStateStore, StateWriteQueue, type StateStore } from '../state/index.js';
+import { StateWriteQueue, type StateStore } from '../state/index.js';
+import { FaultyStateStore } from '../state/testing.js';
 import { DelegatingStateStore, type StoreMethod } from '../state/testing.js';
 import { ClusterSlots } from './cluster-slots.js';
 import {

@@ -14,15 +14,14 @@ import {
 } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import {
-  FakeRunner,
   createScheduler,
   type ClusterPort,
   type DurableCollaborator,
   type LeadershipGate,
-  type FakeResult,
   type Scheduler,
   type SchedulerEvents,
 } from '../scheduler/index.js';
+import { FakeRunner, type FakeResult } from '../scheduler/testing.js';
 import { makeConfig } from '../config/testing.js';
 import { recordingLogger, type RecordingLogger } from '../common/testing.js';
 import {

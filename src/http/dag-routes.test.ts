@@ -7,7 +7,7 @@ import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
 import { DagEngine } from '../dags/index.js';
 import { makeDag } from '../dags/testing.js';
 import { makeSchedule } from '../config/testing.js';
-import { FakeRunner } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { MemoryStateStore, artifactStream, dagXcomScope, type StateStore } from '../state/index.js';
 import {
   createApiFixture,

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, silentLogger } from '../common/index.js';
-import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { createScheduler } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { outputLineText } from '../runner/index.js';
 import { OutputTracker } from './output-tracker.js';

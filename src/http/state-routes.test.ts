@@ -8,13 +8,13 @@ import { Registry } from 'prom-client';
 import { silentLogger } from '../common/index.js';
 import {
   createStateInspector,
-  FaultyStateStore,
   InstrumentedStateStore,
   MemoryStateStore,
   StateMetrics,
   StateWriteQueue,
   type StateInspector,
 } from '../state/index.js';
+import { FaultyStateStore } from '../state/testing.js';
 import { makeJob } from '../config/testing.js';
 import { createApiFixture, type ApiFixture } from './http-fixture.test.js';
 import type { StateInspectorSource } from './types.js';

@@ -11,11 +11,6 @@ export {
 } from './reboot-deferral.js';
 export { LeadershipTransitions, type ConflictKind, type LeadershipEvents } from './transitions.js';
 export {
-  StaticLeadership,
-  StaticLeadershipSource,
-  type StaticLeadershipState,
-} from './static-leadership.js';
-export {
   denialDetail,
   schedulerSeams,
   type SchedulerSeamParts,

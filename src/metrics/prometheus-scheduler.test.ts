@@ -8,12 +8,12 @@ import { FakeClock, silentLogger, TypedEmitter } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
   createScheduler,
-  FakeRunner,
   type RunFinishedEvent,
   type RunStartedEvent,
   type Scheduler,
   type SchedulerEvents,
 } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { createMetrics, type Metrics } from './create-metrics.js';
 import { parseExposition, type ParsedFamily } from './exposition-parser.js';

@@ -61,13 +61,6 @@ export { artifactStream, dagAdvanceLeaseName, dagRunNamespace, dagXcomScope } fr
 export { artifactEntryOf, newestArtifactPerName, type ArtifactEntry } from './artifact-records.js';
 export { DEFAULT_MAX_RECORD_BYTES } from './store-checks.js';
 export {
-  FaultyStateStore,
-  storeFaultError,
-  type StoreErrorFault,
-  type StoreFault,
-  type StoreOpName,
-} from './faulty-store.js';
-export {
   createStateInspector,
   INVENTORY_CACHE_MS,
   pythonTypeName,

@@ -10,7 +10,8 @@ import { recordingLogger } from '../../common/testing.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FaultyStateStore, FsStateStore, MemoryStateStore } from '../../state/index.js';
+import { FsStateStore, MemoryStateStore } from '../../state/index.js';
+import { FaultyStateStore } from '../../state/testing.js';
 import { createLeaseClient } from '../lease-backends.js';
 import { FilesystemLeaseClient } from './filesystem.js';
 
