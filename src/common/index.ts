@@ -58,7 +58,7 @@ export {
   compareCodePoints,
   pythonIsoformatUtc,
 } from './python-json.js';
-export { Slot, type Provider } from './slot.js';
+export { Swappable, type Provider } from './swappable.js';
 export { HTTP_STATUS, httpStatusOf } from './http-status.js';
 export { formatIsoUtc, parseIsoInstantMs } from './iso-time.js';
 export {

@@ -5,7 +5,7 @@
 // Ordering: at start-up the collaborator serves the slot BEFORE scheduler.start() (it decides
 // the @reboot boot markers of the start-up pass); start.ts calls start() on it AFTER
 // scheduler.start(). start() runs once per collaborator.
-import type { Clock, Logger, Slot } from '../common/index.js';
+import type { Clock, Logger, Swappable } from '../common/index.js';
 import type {
   CounterSnapshots,
   DurableProcessState,
@@ -31,7 +31,7 @@ export interface DurableBackendDeps {
   /** The cluster, for cross-node retry resume. */
   readonly cluster: ResumeCluster;
   /** The scheduler's durable port; this reconciler is its only writer. */
-  readonly slot: Slot<DurableCollaborator>;
+  readonly serving: Swappable<DurableCollaborator>;
 }
 
 export function durableBackendReconciler(
@@ -46,7 +46,7 @@ export function durableBackendReconciler(
       return current;
     }
     if (current !== undefined) {
-      deps.slot.swap(null);
+      deps.serving.swap(null);
       // The old backend's write queue is already closed; the new backend keeps snapshotting.
       await current.close({ finalSnapshot: false });
     }
@@ -67,7 +67,7 @@ export function durableBackendReconciler(
       config.state,
       config,
     );
-    deps.slot.swap(durable);
+    deps.serving.swap(durable);
     return durable;
   };
 }

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import {
   describeError,
   LoggingSectionApplier,
-  Slot,
+  Swappable,
   systemClock,
   type Clock,
   type Logger,
@@ -116,9 +116,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const logging = options.rootLogger && new LoggingSectionApplier(options.rootLogger);
   logging?.apply(config.logging);
 
-  // 1. The scheduler, built with the read sides of the two slots the reloadable parts serve.
-  const durableSlot = new Slot<DurableCollaborator>();
-  const runEnvironmentSlot = new Slot<RunEnvironmentHook>();
+  // 1. The scheduler, built with the read sides of the two Swappables the reloadable parts serve.
+  const servingDurable = new Swappable<DurableCollaborator>();
+  const servingRunEnvironment = new Swappable<RunEnvironmentHook>();
   // Variables that secret sources name stay out of job environments; follows every reload.
   let secretEnvNames = secretEnvVarNames(config);
   // How jobs' processes start: the spawn helper unless YACRON2_SPAWN_HELPER=0, else in-process
@@ -151,8 +151,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       clock,
       logger,
       runner,
-      durable: durableSlot,
-      runEnvironment: runEnvironmentSlot,
+      durable: servingDurable,
+      runEnvironment: servingRunEnvironment,
       runMonitor: runResources.monitor,
       gate: cluster.seams.gate,
       cluster: cluster.seams.cluster,
@@ -202,7 +202,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     processToken,
     secretValues: (runId) => jobApi?.api.secretValues(runId),
     cluster: cluster.resume,
-    slot: durableSlot,
+    serving: servingDurable,
   });
   const reconcileJobApi = jobApiReconciler({
     clock,
@@ -210,7 +210,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     host,
     processToken,
     env,
-    slot: runEnvironmentSlot,
+    serving: servingRunEnvironment,
   });
   // Must precede scheduler.start(): the durable backend decides the start-up pass's @reboot boot
   // markers, and the job API's variables go to every run, the first ones included.
@@ -239,7 +239,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     host,
     processToken,
     runner,
-    runEnvironment: runEnvironmentSlot,
+    runEnvironment: servingRunEnvironment,
     runMonitor: runResources.monitor,
     endRun: (runId) => jobApi?.api.runEnded(runId),
     clusterStatus: () => cluster.api.status(),

@@ -97,9 +97,9 @@ async function serve(
         break;
       }
       case 'upload': {
-        const slot = deps.limits.uploadSlot();
-        if (slot === null) throw busy('the job API is receiving too many uploads');
-        releases.push(slot);
+        const permit = deps.limits.uploadPermit();
+        if (permit === null) throw busy('the job API is receiving too many uploads');
+        releases.push(permit);
         upload = await receiveUpload(req, deps.uploadDir, deps.caps.upload);
         break;
       }
