@@ -6,7 +6,7 @@
 // off (what every decision pays without a cluster section).
 import { importFakes, importYacron2, intArg, reportSample, wallNowMs } from '../lib/worker-io.js';
 
-const { cluster, common, leadership } = await importYacron2();
+const { cluster, common, leadership, logging } = await importYacron2();
 const { StaticLeadershipSource } = await importFakes();
 const repetitions = intArg(0, 'repetitions');
 
@@ -40,7 +40,7 @@ async function mesh(distribution: 'spread' | 'single-leader', summaries: number)
         {
           clock,
           transport: network.transportFor(String(index), [host]),
-          logger: common.silentLogger(),
+          logger: logging.silentLogger(),
           jobSetId: () => ID,
           jobSummaries: () => jobs,
         },
@@ -55,7 +55,7 @@ async function mesh(distribution: 'spread' | 'single-leader', summaries: number)
 
 function timeVerdicts(node: InstanceType<typeof cluster.GossipNode>): number {
   const source = new StaticLeadershipSource(true, node);
-  const gate = new leadership.ClusterGate(source, common.silentLogger());
+  const gate = new leadership.ClusterGate(source, logging.silentLogger());
   const start = wallNowMs();
   let allowed = 0;
   for (const job of JOBS) if (gate.verdict(job, 'schedule').kind === 'allow') allowed += 1;
@@ -70,7 +70,7 @@ function timeVerdicts(node: InstanceType<typeof cluster.GossipNode>): number {
  */
 function timeElectionOff(): number {
   const source = new StaticLeadershipSource(false, null);
-  const logger = common.silentLogger();
+  const logger = logging.silentLogger();
   const { gate } = leadership.schedulerSeams({
     gate: new leadership.ClusterGate(source, logger),
     deferrals: new leadership.DeferredReboots(source, logger),

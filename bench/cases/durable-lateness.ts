@@ -50,6 +50,7 @@ const dist = (relative: string): string =>
 const {
   common,
   config: configModule,
+  logging,
   runner: runnerModule,
   scheduler: schedulerModule,
 } = await importYacron2();
@@ -79,7 +80,7 @@ const config = await configModule.loadConfig(configPath);
 // ---- the daemon's pieces --------------------------------------------------------------------------
 
 const clock = common.systemClock;
-const logger = common.silentLogger();
+const logger = logging.silentLogger();
 function buildRunner(): RunnerModule.Runner {
   if (runnerKind === 'real') {
     return runnerModule.createRunner({

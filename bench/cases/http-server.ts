@@ -27,13 +27,13 @@ async function importDist<T>(relative: string): Promise<T> {
   return (await import(pathToFileURL(path.join(repoRoot(), 'dist', relative)).href)) as T;
 }
 
-const { common, config: configModule, scheduler: schedulerModule } = await importYacron2();
+const { common, config: configModule, logging, scheduler: schedulerModule } = await importYacron2();
 const http = await importDist<typeof HttpModule>('http/index.js');
 const metricsModule = await importDist<typeof MetricsModule>('metrics/index.js');
 
 const config = await configModule.loadConfig(configPath);
 const clock = common.systemClock;
-const logger = common.silentLogger();
+const logger = logging.silentLogger();
 const runner = new (await importFakes()).FakeRunner({ clock });
 runner.setDefault({ exitCode: 0, durationMs: 0 });
 const scheduler = schedulerModule.createScheduler({ clock, logger, runner }, config);

@@ -6,6 +6,7 @@ import type * as CommonModule from '../../src/common/index.js';
 import type * as ConfigModule from '../../src/config/index.js';
 import type * as DaemonModule from '../../src/daemon/index.js';
 import type * as LeadershipModule from '../../src/leadership/index.js';
+import type * as LoggingModule from '../../src/logging/index.js';
 import type * as ResourcesModule from '../../src/resources/index.js';
 import type * as RunnerModule from '../../src/runner/index.js';
 import type * as ScheduleModule from '../../src/schedule/index.js';
@@ -43,6 +44,7 @@ export interface Yacron2Modules {
   readonly common: typeof CommonModule;
   readonly config: typeof ConfigModule;
   readonly leadership: typeof LeadershipModule;
+  readonly logging: typeof LoggingModule;
   readonly resources: typeof ResourcesModule;
   readonly runner: typeof RunnerModule;
   readonly schedule: typeof ScheduleModule;
@@ -60,18 +62,19 @@ async function importDist<T>(relative: string): Promise<T> {
 }
 
 export async function importYacron2(): Promise<Yacron2Modules> {
-  const [cluster, common, config, leadership, resources, runner, schedule, scheduler] =
+  const [cluster, common, config, leadership, logging, resources, runner, schedule, scheduler] =
     await Promise.all([
       importDist<typeof ClusterModule>('cluster/index.js'),
       importDist<typeof CommonModule>('common/index.js'),
       importDist<typeof ConfigModule>('config/index.js'),
       importDist<typeof LeadershipModule>('leadership/index.js'),
+      importDist<typeof LoggingModule>('logging/index.js'),
       importDist<typeof ResourcesModule>('resources/index.js'),
       importDist<typeof RunnerModule>('runner/index.js'),
       importDist<typeof ScheduleModule>('schedule/index.js'),
       importDist<typeof SchedulerModule>('scheduler/index.js'),
     ]);
-  return { cluster, common, config, leadership, resources, runner, schedule, scheduler };
+  return { cluster, common, config, leadership, logging, resources, runner, schedule, scheduler };
 }
 
 /**

@@ -5,7 +5,8 @@
 // (`cluster:` / `cluster.observability:`). A failed start is reported at ERROR when new, then at
 // most every 15 minutes.
 // Must not: hot-swap TLS contexts in place, or leave a manager running after stop().
-import { describeError, type Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedGossipCluster } from '../config/index.js';
 import { GossipManager } from './gossip-manager.js';
 import {

@@ -5,7 +5,8 @@
 // every backend.
 // Must not: leave the election flag from an old config in place while a new build is attempted,
 // or let the overlay answer a gate read.
-import { describeError, type Clock, type Logger } from '../common/index.js';
+import { describeError, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedCluster, ResolvedGossipCluster } from '../config/index.js';
 import {
   LeadershipTransitions,

@@ -3,7 +3,8 @@
 // views GET /cluster and GET /fleet render, the peers' job summaries aged by their age.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { MemoryNetwork } from '../cluster/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { renderClusterStatus, renderFleet } from '../http/index.js';

@@ -5,7 +5,8 @@
 // Ordering: at start-up the collaborator serves the slot BEFORE scheduler.start() (it decides
 // the @reboot boot markers of the start-up pass); start.ts calls start() on it AFTER
 // scheduler.start(). start() runs once per collaborator.
-import type { Clock, Logger, Swappable } from '../common/index.js';
+import type { Clock, Swappable } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type {
   CounterSnapshots,
   DurableProcessState,

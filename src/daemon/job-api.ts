@@ -7,7 +7,8 @@
 // their variables. On a restart the replacement is bound first and swapped in, then the old one
 // closes: no launch in between goes without its variables. A fixed listen port the old API still
 // holds cannot be bound twice: then the old one closes first and the bind is tried once more.
-import { describeError, type Clock, type Logger, type Swappable } from '../common/index.js';
+import { describeError, type Clock, type Swappable } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { JobApi } from '../jobapi/index.js';
 import type { RunEnvironmentHook } from '../scheduler/index.js';
 import type { DaemonStateHandle } from '../state/index.js';

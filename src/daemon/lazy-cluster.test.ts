@@ -3,8 +3,9 @@
 // reload that adds the section loads and starts it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
+import { recordingLogger } from '../logging/testing.js';
 import { MemoryNetwork } from '../cluster/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';

@@ -3,7 +3,8 @@
 // stat() queues behind hung fs calls, a report that never ends) is abandoned when the deadline
 // passes, the steps after it still run, and the caller learns what was abandoned.
 // Must not: wait for a step past the deadline, or skip a later step because an earlier one hung.
-import { describeError, settlesWithin, type Clock, type Logger } from '../common/index.js';
+import { describeError, settlesWithin, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 
 export interface ShutdownStep {
   /** What the step waits for, as the log line names it ("the state store"). */

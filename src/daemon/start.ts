@@ -6,14 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   describeError,
-  LoggingSectionApplier,
   Swappable,
   systemClock,
   type Clock,
-  type Logger,
-  type RootLogger,
   type TimerHandle,
 } from '../common/index.js';
+import { LoggingSectionApplier, type Logger, type RootLogger } from '../logging/index.js';
 import { configSignature, loadConfig, type ResolvedConfig } from '../config/index.js';
 import type { WebServer } from '../http/index.js';
 import type { Metrics } from '../metrics/index.js';

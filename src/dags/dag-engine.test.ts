@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, isYacronError } from '../common/index.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 import { makeSchedule } from '../config/testing.js';
 import type { ResolvedDag } from '../config/index.js';
 import { MAX_SLEEP_MS } from '../scheduler/index.js';

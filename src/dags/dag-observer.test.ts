@@ -4,7 +4,8 @@
 // reported; close() releases the runs still advanced here.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import type { ResolvedDag } from '../config/index.js';
 import { FakeRunner } from '../scheduler/testing.js';
 import { MemoryStateStore } from '../state/index.js';

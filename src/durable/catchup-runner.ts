@@ -11,7 +11,8 @@
 // backfill the gate stops midway is pending again and resumes from its open checkpoint.
 // Must not: launch a first-ever job's "missed" runs, replay a slot a checkpoint shows was already
 // backfilled, or write a checkpoint on a node the gate refuses.
-import { describeError, type Clock, type Logger, type TaskSet } from '../common/index.js';
+import { describeError, type Clock, type TaskSet } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { DurableHost } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';

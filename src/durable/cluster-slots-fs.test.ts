@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { createDeferred, systemClock, TaskSet } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { makeJob } from '../config/testing.js';
 import { FsStateStore, StateWriteQueue } from '../state/index.js';
 import { ClusterSlots } from './cluster-slots.js';

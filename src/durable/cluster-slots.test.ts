@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createDeferred, FakeClock, TaskSet, YacronError, type Deferred } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { makeJob } from '../config/testing.js';
 import type { ResolvedJob } from '../config/index.js';
 import { StateWriteQueue, type StateStore } from '../state/index.js';

@@ -7,13 +7,8 @@
 // Lease calls go to the store directly (never through the write queue or its rate bucket: a
 // renew queued behind bulk writes could overshoot its TTL).
 // Must not: throw into the launcher, or hold a lease with no instance referencing it.
-import {
-  describeError,
-  isYacronError,
-  type Clock,
-  type Logger,
-  type TaskSet,
-} from '../common/index.js';
+import { describeError, isYacronError, type Clock, type TaskSet } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { ClusterSlotPort, SlotClaim, SlotClaimRequest } from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout, type StateStore } from '../state/index.js';

@@ -23,7 +23,7 @@ import {
 } from '../scheduler/index.js';
 import { FakeRunner, type FakeResult } from '../scheduler/testing.js';
 import { makeConfig } from '../config/testing.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 import {
   MemoryStateStore,
   StateWriteQueue,

@@ -18,7 +18,7 @@ import { makeJob } from '../config/testing.js';
 import { createMetrics } from '../metrics/index.js';
 import { FsStateStore } from '../state/index.js';
 import { filesUnder, readReferenceJson, RECORD_NAME, type Node } from '../state/testing.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import {
   HOUR,
   MINUTE,

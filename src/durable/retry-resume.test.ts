@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { FakeClock, formatIsoUtc } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import type { ResolvedJob } from '../config/index.js';
 import { makeJob } from '../config/testing.js';
 import { ClusterGate, DeferredReboots, schedulerSeams } from '../leadership/index.js';

@@ -6,13 +6,8 @@
 // reference ends, once the run's in-flight `closed` record landed (bounded). cluster-slots.ts
 // decides when a tenure begins.
 // Must not: hold a lease no local instance references, or renew a tenure another node took.
-import {
-  describeError,
-  type Clock,
-  type Logger,
-  type TaskSet,
-  type TimerHandle,
-} from '../common/index.js';
+import { describeError, type Clock, type TaskSet, type TimerHandle } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { SlotHold } from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout, type StateStore } from '../state/index.js';
 import { inflightStream, slotsStream } from './records.js';

@@ -11,8 +11,8 @@ import {
   serverTimeouts,
   type Clock,
   type ConnectionLimits,
-  type Logger,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { WebListener } from '../config/index.js';
 import { createAuthPolicy, pathOf } from './auth.js';
 import type { JobListCache } from './job-list-cache.js';

@@ -3,7 +3,8 @@
 // listener), the error table of the POSTs, and the cancel route (a yacron2 addition).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { DagEngine } from '../dags/index.js';
 import { makeDag } from '../dags/testing.js';
 import { makeSchedule } from '../config/testing.js';

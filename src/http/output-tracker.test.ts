@@ -2,7 +2,8 @@
 // else last finished), the 1000-line ring, the character bounds, and forgetting removed jobs.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, silentLogger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { createScheduler } from '../scheduler/index.js';
 import { FakeRunner } from '../scheduler/testing.js';
 import { makeConfig, makeJob } from '../config/testing.js';

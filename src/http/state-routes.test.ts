@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Response as LightResponse } from 'light-my-request';
 import { Registry } from 'prom-client';
-import { silentLogger } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import {
   createStateInspector,
   InstrumentedStateStore,

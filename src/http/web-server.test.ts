@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { once } from 'node:events';
 import { FakeClock } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import type { WebListener } from '../config/index.js';
 import { createScheduler } from '../scheduler/index.js';
 import { FakeRunner } from '../scheduler/testing.js';

@@ -4,13 +4,8 @@
 // renews it every max(1 s, ttl/3) and releases it on release, at run end, or at close. A lease
 // lost to a takeover keeps the hold "believed" (at-least-once): the job still has its fence.
 import { randomBytes } from 'node:crypto';
-import {
-  describeError,
-  type Clock,
-  type Logger,
-  type TaskSet,
-  type TimerHandle,
-} from '../common/index.js';
+import { describeError, type Clock, type TaskSet, type TimerHandle } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { lockLeaseName } from './names.js';
 import type { LiveRun } from './run-registry.js';
 import type { StoreGate } from './store-gate.js';

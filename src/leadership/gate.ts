@@ -2,7 +2,8 @@
 // for a scheduled fire, an @reboot one-shot, a backfill, a DAG or a retry; and for a due retry
 // that is denied, whether to defer it or abandon it because ownership moved. Backend-independent.
 // Must not: gate manual starts, or let a throwing read allow a run (it fails closed).
-import { describeError, type Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type {
   ClusterDistribution,
   ClusterVerdict,

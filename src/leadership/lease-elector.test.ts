@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeClock } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { MemoryLeaseClient, MemoryLeaseStore } from './backends/memory.js';
 import { ClusterGate, meshOf } from './gate.js';
 import {

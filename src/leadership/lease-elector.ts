@@ -8,7 +8,8 @@
 // the stored set (valid only under the live job-set id) plus this node's own marks.
 // Must not: read the wall clock for a decision, let a round outlive stop(), or answer
 // rebootRan(false) as a holder that has not read the stored set since it won (it throws).
-import { TaskSet, YacronError, describeError, type Clock, type Logger } from '../common/index.js';
+import { TaskSet, YacronError, describeError, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import {
   EMPTY_RAN_SET,
   type LeaseClient,

@@ -2,7 +2,8 @@
 // once per scheduler pass from the current backend (none = not quorate, not leader), logged once
 // per change, counted for yacron2_cluster_*_transitions_total and emitted as typed events.
 // It outlives backend rebuilds. Must not: count or log while election is not configured.
-import { TypedEmitter, type Logger } from '../common/index.js';
+import { TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { meshOf } from './gate.js';
 import type { ConflictReport, LeadershipBackend } from './types.js';
 

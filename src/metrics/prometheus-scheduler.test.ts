@@ -4,7 +4,8 @@
 // Replace and cancel.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeClock, silentLogger, TypedEmitter } from '../common/index.js';
+import { FakeClock, TypedEmitter } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
   createScheduler,

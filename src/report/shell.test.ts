@@ -7,7 +7,7 @@ import { FakeClock } from '../common/index.js';
 import type { ShellReport } from '../config/index.js';
 import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { fixture, makeJob, NODE, runOutcome, type LooseOutcome } from '../runner/testing.js';
 import { cutToCodePoints, runShellReport, SHELL_REPORT_OUTPUT_LIMIT } from './shell.js';
 

@@ -14,9 +14,9 @@ import {
   formatSeconds,
   settlesWithin,
   type Clock,
-  type Logger,
   type TimerHandle,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { buildCommandArgv, needsIdentitySwitch, wrapWithSetpriv } from './command-line.js';
 import { decideFailReason } from './fail-reason.js';

@@ -6,13 +6,8 @@
 // retries and backfills all come through here once admitted; a DAG task's attempt shares the run
 // start, not the queue (docs/architecture.md "Reserved room").
 // Must not: decide (admission did), own time (the loop does) or await an event subscriber.
-import {
-  createDeferred,
-  type Clock,
-  type Logger,
-  type TaskSet,
-  type TypedEmitter,
-} from '../common/index.js';
+import { createDeferred, type Clock, type TaskSet, type TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { CancelReason, RunOutcome, Runner } from '../runner/index.js';
 import type { JobRuntime, LaunchTicket, RunningInstance } from './job-runtime.js';
 import type { JobTable } from './job-table.js';

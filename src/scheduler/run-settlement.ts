@@ -1,7 +1,8 @@
 // What happens after a run completes (docs/architecture.md "A run", "A retry"): classify it, record
 // it, emit run:finished and the report hooks, and tell the retry ladders (retries.ts) how it ended.
 // Reporters are subscribers; nothing is awaited.
-import { pythonRepr, type Logger, type TypedEmitter } from '../common/index.js';
+import { pythonRepr, type TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { summarizeRun, type RunResources } from './history.js';
 import type { JobRuntime, RunningInstance } from './job-runtime.js';

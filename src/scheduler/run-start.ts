@@ -7,7 +7,8 @@
 // logged, never fails the run).
 // Must not: announce, record or settle the run (its caller does), read a clock or decide anything.
 import { randomUUID } from 'node:crypto';
-import { describeError, type Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
   spawnFailedOutcome,

@@ -6,7 +6,8 @@
 // seconds and shared by concurrent requests, so a dashboard polling it costs the store little.
 // Must not: hand out a KV value (reduced to its size and type here, before it leaves the store
 // layer); throw for store trouble (the overview degrades to health only, lists come back empty).
-import { type Clock, describeError, type Logger } from '../common/index.js';
+import { type Clock, describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { StateMetrics, StateStatsSnapshot } from './metrics.js';
 import type { JsonObject, LeaseState, StateStore, StateTopology, StoreInventory } from './types.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';

@@ -10,9 +10,9 @@ import {
   settlesWithin,
   TaskSet,
   type Clock,
-  type Logger,
   type TimerHandle,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { GC_INTERVAL_MS, MANIFEST_INTERVAL_MS } from './gc-rules.js';
 import { formatDuration } from './gc-plan.js';
 import { runGcPass, type GcReport } from './gc-run.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeClock } from '../../common/index.js';
-import { recordingLogger } from '../../common/testing.js';
+import { recordingLogger } from '../../logging/testing.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
