@@ -1,8 +1,8 @@
 // The durable collaborator follows the state service: built for a new backend and served to the
-// scheduler through the durable slot, closed with the old backend, just updated when the
-// backend stayed. The slot is the scheduler's DurablePort (docs/architecture.md "Seams"): the
+// scheduler through its Swappable, closed with the old backend, just updated when the
+// backend stayed. The Swappable is the scheduler's DurablePort (docs/architecture.md "Seams"): the
 // scheduler was built with its read side and never learns that the backend changed.
-// Ordering: at start-up the collaborator serves the slot BEFORE scheduler.start() (it decides
+// Ordering: at start-up the collaborator is swapped in BEFORE scheduler.start() (it decides
 // the @reboot boot markers of the start-up pass); start.ts calls start() on it AFTER
 // scheduler.start(). start() runs once per collaborator.
 import type { Clock, Swappable } from '../common/index.js';

@@ -178,7 +178,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     host,
     registry: metrics.registry,
     // Read at request time: the durable backend is built (and rebuilt) below.
-    slots: () => durable?.slots.held() ?? [],
+    slots: () => durable?.concurrency.held() ?? [],
   });
   // The store opens in the background: a slow or dead store never delays scheduling.
   let state = await reconcileState(undefined, config, undefined);
@@ -261,7 +261,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       resources: runResources.view(scheduler),
       node: node.view,
       stateInspector: () => state?.inspector ?? null,
-      cluster: withSlotFields(cluster.api, (job) => durable?.slots.heldFor(job)),
+      cluster: withSlotFields(cluster.api, (job) => durable?.concurrency.heldFor(job)),
       dags: () => dags?.engine ?? null,
     },
     metrics,

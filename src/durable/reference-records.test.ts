@@ -31,7 +31,7 @@ import {
   until,
   type Daemon,
 } from './durable-fixture.test.js';
-import { slotCancelData } from './records.js';
+import { concurrencyCancelData } from './records.js';
 import { handoffData } from './retry-records.js';
 
 // ---- the field lists, from the format description ------------------------------------------------
@@ -432,7 +432,7 @@ void test("every durable record kind we write has the reference's fields, JSON t
     );
     await store.append(
       'slots/report',
-      slotCancelData({
+      concurrencyCancelData({
         kind: 'cancel',
         fence: 7,
         by: HOST,

@@ -4,7 +4,7 @@
 export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
 export type {
   ClusterPort,
-  ClusterSlotPort,
+  ConcurrencyLeasePort,
   DurableCollaborator,
   DurableOutcome,
   DurablePort,
@@ -21,9 +21,9 @@ export type {
   RunEnvironmentHook,
   RunEnvironmentSource,
   RunMonitor,
-  SlotClaim,
-  SlotClaimRequest,
-  SlotHold,
+  ConcurrencyClaim,
+  ConcurrencyClaimRequest,
+  ConcurrencyHold,
   SpawnedRun,
 } from './ports.js';
 export type {

@@ -65,7 +65,7 @@ export {
   INVENTORY_CACHE_MS,
   pythonTypeName,
   redactKvBody,
-  type SlotHold,
+  type ConcurrencyHoldRow,
   type StateInspector,
   type StateInspectorDeps,
   type StateOverview,

@@ -24,7 +24,7 @@ export interface StoreView {
 }
 
 /** A cluster-scope concurrency slot this node holds. */
-export interface SlotHold {
+export interface ConcurrencyHoldRow {
   readonly slot: string;
   readonly holder: string;
   readonly fence: number;
@@ -46,7 +46,7 @@ export interface StateOverview {
     readonly inventory: StoreInventory;
     readonly leases: readonly LeaseState[];
   } | null;
-  readonly node: { readonly host: string; readonly slots: readonly SlotHold[] };
+  readonly node: { readonly host: string; readonly slots: readonly ConcurrencyHoldRow[] };
 }
 
 export interface StateInspector {
@@ -66,7 +66,7 @@ export interface StateInspectorDeps {
   readonly metrics?: StateMetrics | undefined;
   readonly writes?: StateWriteQueue | undefined;
   /** The cluster-scope slots this node holds (none without such jobs). */
-  readonly slots?: () => readonly SlotHold[];
+  readonly slots?: () => readonly ConcurrencyHoldRow[];
   readonly readTimeoutMs?: number;
 }
 

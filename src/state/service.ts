@@ -25,7 +25,7 @@ import {
 } from './manifest.js';
 import type { Registry } from 'prom-client';
 import { createStateStore } from './create-store.js';
-import { createStateInspector, type SlotHold, type StateInspector } from './inspector.js';
+import { createStateInspector, type ConcurrencyHoldRow, type StateInspector } from './inspector.js';
 import type { StateMetrics } from './metrics.js';
 import type { StateStore } from './types.js';
 import type { StateWriteQueue } from './write-queue.js';
@@ -271,7 +271,7 @@ export interface DaemonStateDeps {
   /** The daemon's Prometheus registry, for the store's own families. */
   readonly registry?: Registry;
   /** The cluster concurrency slots this node holds now (GET /state `node.slots`). */
-  readonly slots?: () => readonly SlotHold[];
+  readonly slots?: () => readonly ConcurrencyHoldRow[];
 }
 
 export interface DaemonStateHandle {
