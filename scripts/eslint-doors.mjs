@@ -30,6 +30,7 @@ export const LAYERS = [
   ['runner'],
   ['config'],
   ['schedule'],
+  ['logging'],
   ['common'],
 ];
 

@@ -30,6 +30,7 @@ const SLICE_BUDGET_MS = 8;
 const {
   common,
   config: configModule,
+  logging,
   runner: runnerModule,
   scheduler: schedulerModule,
 } = await importYacron2();
@@ -104,7 +105,7 @@ if (marginMs < 300) {
   throw new Error(`loading the burst config left only ${marginMs} ms before the burst second`);
 }
 
-const logger = common.silentLogger();
+const logger = logging.silentLogger();
 const runner = runnerModule.createRunner({
   clock: common.systemClock,
   logger,

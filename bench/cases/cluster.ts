@@ -4,9 +4,10 @@
 // spread and single-leader mode; a round of all 7 nodes, and one /peer body of 512 job summaries
 // parsed by a poller, are timed too; and 1,000 decisions of the scheduler's gate with election
 // off (what every decision pays without a cluster section).
-import { importYacron2, intArg, reportSample, wallNowMs } from '../lib/worker-io.js';
+import { importFakes, importYacron2, intArg, reportSample, wallNowMs } from '../lib/worker-io.js';
 
-const { cluster, common, leadership } = await importYacron2();
+const { cluster, common, leadership, logging } = await importYacron2();
+const { StaticLeadershipSource } = await importFakes();
 const repetitions = intArg(0, 'repetitions');
 
 const JOBS = Array.from({ length: 1000 }, (_, index) => ({
@@ -39,7 +40,7 @@ async function mesh(distribution: 'spread' | 'single-leader', summaries: number)
         {
           clock,
           transport: network.transportFor(String(index), [host]),
-          logger: common.silentLogger(),
+          logger: logging.silentLogger(),
           jobSetId: () => ID,
           jobSummaries: () => jobs,
         },
@@ -53,8 +54,8 @@ async function mesh(distribution: 'spread' | 'single-leader', summaries: number)
 }
 
 function timeVerdicts(node: InstanceType<typeof cluster.GossipNode>): number {
-  const source = new leadership.StaticLeadershipSource(true, node);
-  const gate = new leadership.ClusterGate(source, common.silentLogger());
+  const source = new StaticLeadershipSource(true, node);
+  const gate = new leadership.ClusterGate(source, logging.silentLogger());
   const start = wallNowMs();
   let allowed = 0;
   for (const job of JOBS) if (gate.verdict(job, 'schedule').kind === 'allow') allowed += 1;
@@ -68,8 +69,8 @@ function timeVerdicts(node: InstanceType<typeof cluster.GossipNode>): number {
  * every scheduled decision pays when clustering is not configured.
  */
 function timeElectionOff(): number {
-  const source = new leadership.StaticLeadershipSource(false, null);
-  const logger = common.silentLogger();
+  const source = new StaticLeadershipSource(false, null);
+  const logger = logging.silentLogger();
   const { gate } = leadership.schedulerSeams({
     gate: new leadership.ClusterGate(source, logger),
     deferrals: new leadership.DeferredReboots(source, logger),

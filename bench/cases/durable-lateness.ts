@@ -21,6 +21,7 @@ import type * as RunnerModule from '../../src/runner/index.js';
 import type * as StateModule from '../../src/state/index.js';
 import {
   importDaemon,
+  importFakes,
   importYacron2,
   intArg,
   repoRoot,
@@ -49,9 +50,11 @@ const dist = (relative: string): string =>
 const {
   common,
   config: configModule,
+  logging,
   runner: runnerModule,
   scheduler: schedulerModule,
 } = await importYacron2();
+const fakes = await importFakes();
 const durableModule = (await import(dist('durable/index.js'))) as typeof DurableModule;
 const stateModule = (await import(dist('state/index.js'))) as typeof StateModule;
 const promClientPath = createRequire(path.join(repoRoot(), 'package.json')).resolve('prom-client');
@@ -77,7 +80,7 @@ const config = await configModule.loadConfig(configPath);
 // ---- the daemon's pieces --------------------------------------------------------------------------
 
 const clock = common.systemClock;
-const logger = common.silentLogger();
+const logger = logging.silentLogger();
 function buildRunner(): RunnerModule.Runner {
   if (runnerKind === 'real') {
     return runnerModule.createRunner({
@@ -88,7 +91,7 @@ function buildRunner(): RunnerModule.Runner {
       baseEnv: process.env,
     });
   }
-  const fake = new schedulerModule.FakeRunner({ clock });
+  const fake = new fakes.FakeRunner({ clock });
   fake.setDefault({ exitCode: 0, durationMs: FAKE_RUN_MS });
   return fake;
 }
@@ -125,7 +128,7 @@ const scheduler = schedulerModule.createScheduler(
 const registry = new Registry();
 let durable: DurableModule.DurableState | undefined;
 let bundle: StateModule.StateStoreBundle | undefined;
-let faulty: StateModule.FaultyStateStore | undefined;
+let faulty: InstanceType<typeof fakes.FaultyStateStore> | undefined;
 if (config.state !== null) {
   bundle = stateModule.createStateStore(
     { path: config.state.path, topology: 'single-node' },
@@ -135,7 +138,7 @@ if (config.state !== null) {
   await bundle.store.open();
   let store: StateModule.StateStore = bundle.store;
   if (variant === 'hung') {
-    faulty = new stateModule.FaultyStateStore(bundle.store);
+    faulty = new fakes.FaultyStateStore(bundle.store);
     faulty.setFault('hang');
     store = faulty;
   }

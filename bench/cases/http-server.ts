@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type * as HttpModule from '../../src/http/index.js';
 import type * as MetricsModule from '../../src/metrics/index.js';
 import type { ResolvedWeb } from '../../src/config/index.js';
-import { importYacron2, intArg, repoRoot, stringArg } from '../lib/worker-io.js';
+import { importFakes, importYacron2, intArg, repoRoot, stringArg } from '../lib/worker-io.js';
 
 const configPath = stringArg(0, 'configPath');
 const printers = intArg(1, 'printers');
@@ -27,14 +27,14 @@ async function importDist<T>(relative: string): Promise<T> {
   return (await import(pathToFileURL(path.join(repoRoot(), 'dist', relative)).href)) as T;
 }
 
-const { common, config: configModule, scheduler: schedulerModule } = await importYacron2();
+const { common, config: configModule, logging, scheduler: schedulerModule } = await importYacron2();
 const http = await importDist<typeof HttpModule>('http/index.js');
 const metricsModule = await importDist<typeof MetricsModule>('metrics/index.js');
 
 const config = await configModule.loadConfig(configPath);
 const clock = common.systemClock;
-const logger = common.silentLogger();
-const runner = new schedulerModule.FakeRunner({ clock });
+const logger = logging.silentLogger();
+const runner = new (await importFakes()).FakeRunner({ clock });
 runner.setDefault({ exitCode: 0, durationMs: 0 });
 const scheduler = schedulerModule.createScheduler({ clock, logger, runner }, config);
 const metrics = metricsModule.createMetrics({ clock, config, logger });

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type * as PromClient from 'prom-client';
 import type * as CommonModule from '../../src/common/index.js';
+import type * as LoggingModule from '../../src/logging/index.js';
 import type * as ConfigModule from '../../src/config/index.js';
 import type * as JobApiModule from '../../src/jobapi/index.js';
 import type * as StateModule from '../../src/state/index.js';
@@ -20,6 +21,7 @@ import { intArg, repoRoot, reportSample, stringArg } from '../lib/worker-io.js';
 const dist = (relative: string): string =>
   pathToFileURL(path.join(repoRoot(), 'dist', relative)).href;
 const common = (await import(dist('common/index.js'))) as typeof CommonModule;
+const logging = (await import(dist('logging/index.js'))) as typeof LoggingModule;
 const jobapi = (await import(dist('jobapi/index.js'))) as typeof JobApiModule;
 const config = (await import(dist('config/index.js'))) as typeof ConfigModule;
 const state = (await import(dist('state/index.js'))) as typeof StateModule;
@@ -71,7 +73,7 @@ async function measure(store: StateModule.StateStore): Promise<number[]> {
   const api = await jobapi.startJobApi(
     {
       clock: common.systemClock,
-      logger: common.silentLogger(),
+      logger: logging.silentLogger(),
       host: 'bench-host',
       processToken: 'be0123456789',
       store,
@@ -121,7 +123,7 @@ async function measure(store: StateModule.StateStore): Promise<number[]> {
 
 const { store: fsStore } = state.createStateStore(
   { path: path.join(storeDir, 'fs'), topology: 'single-node' },
-  { clock: common.systemClock, logger: common.silentLogger(), registry: new Registry() },
+  { clock: common.systemClock, logger: logging.silentLogger(), registry: new Registry() },
 );
 await fsStore.open();
 const fsMs = await measure(fsStore);

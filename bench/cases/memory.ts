@@ -5,6 +5,7 @@
 // the heap of next fires is all that runs.
 import {
   collectGarbage,
+  importFakes,
   importYacron2,
   intArg,
   reportSample,
@@ -15,7 +16,7 @@ const configPath = stringArg(0, 'configPath');
 const expectedJobs = intArg(1, 'expectedJobs');
 const warmBuilds = intArg(2, 'warmBuilds');
 
-const { common, config: configModule, scheduler: schedulerModule } = await importYacron2();
+const { common, config: configModule, logging, scheduler: schedulerModule } = await importYacron2();
 await collectGarbage();
 const baselineRssBytes = process.memoryUsage().rss;
 
@@ -29,8 +30,8 @@ if (config.jobs.length !== expectedJobs) {
 const clock = new common.FakeClock(Date.now());
 const deps = {
   clock,
-  logger: common.silentLogger(),
-  runner: new schedulerModule.FakeRunner({ clock }),
+  logger: logging.silentLogger(),
+  runner: new (await importFakes()).FakeRunner({ clock }),
 };
 started = performance.now();
 const scheduler = schedulerModule.createScheduler(deps, config);

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { importYacron2, intArg, reportSample, stringArg } from '../lib/worker-io.js';
 
-const { common, resources } = await importYacron2();
+const { common, logging, resources } = await importYacron2();
 const runCount = intArg(0, 'runs');
 const intervalMs = intArg(1, 'intervalMs');
 const windowMs = intArg(2, 'windowMs');
@@ -83,7 +83,7 @@ for (const extra of extras) {
       }, delayMs);
     },
   };
-  const sampler = new resources.RunSampler({ clock, logger: common.silentLogger() });
+  const sampler = new resources.RunSampler({ clock, logger: logging.silentLogger() });
   trees.forEach((tree, index) =>
     sampler.start({
       runId: `run-${index}`,

@@ -7,12 +7,14 @@ import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 import type * as CommonModule from '../../src/common/index.js';
+import type * as LoggingModule from '../../src/logging/index.js';
 import type * as StateModule from '../../src/state/index.js';
 import { intArg, repoRoot, reportSample, stringArg } from '../lib/worker-io.js';
 
 const dist = (relative: string): string =>
   pathToFileURL(path.join(repoRoot(), 'dist', relative)).href;
 const common = (await import(dist('common/index.js'))) as typeof CommonModule;
+const logging = (await import(dist('logging/index.js'))) as typeof LoggingModule;
 const state = (await import(dist('state/index.js'))) as typeof StateModule;
 // Workers run from a temp dir: resolve packages from the checkout under test.
 const promClientPath = createRequire(path.join(repoRoot(), 'package.json')).resolve('prom-client');
@@ -21,7 +23,7 @@ const { Registry } = (await import(pathToFileURL(promClientPath).href)) as typeo
 const storeDir = stringArg(0, 'storeDir');
 const appendsPerRound = intArg(1, 'appendsPerRound');
 const rounds = intArg(2, 'rounds');
-const deps = { clock: common.systemClock, logger: common.silentLogger() };
+const deps = { clock: common.systemClock, logger: logging.silentLogger() };
 
 /** The store as the daemon builds it: metered (on a private Registry) and, here, unthrottled. */
 function openStore(subdir: string, fsyncRecords = false): StateModule.StateStore {

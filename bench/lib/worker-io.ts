@@ -6,10 +6,14 @@ import type * as CommonModule from '../../src/common/index.js';
 import type * as ConfigModule from '../../src/config/index.js';
 import type * as DaemonModule from '../../src/daemon/index.js';
 import type * as LeadershipModule from '../../src/leadership/index.js';
+import type * as LoggingModule from '../../src/logging/index.js';
 import type * as ResourcesModule from '../../src/resources/index.js';
 import type * as RunnerModule from '../../src/runner/index.js';
 import type * as ScheduleModule from '../../src/schedule/index.js';
 import type * as SchedulerModule from '../../src/scheduler/index.js';
+import type * as LeadershipTesting from '../../src/leadership/testing.js';
+import type * as SchedulerTesting from '../../src/scheduler/testing.js';
+import type * as StateTesting from '../../src/state/testing.js';
 import { pathToFileURL } from 'node:url';
 import * as path from 'node:path';
 
@@ -40,6 +44,7 @@ export interface Yacron2Modules {
   readonly common: typeof CommonModule;
   readonly config: typeof ConfigModule;
   readonly leadership: typeof LeadershipModule;
+  readonly logging: typeof LoggingModule;
   readonly resources: typeof ResourcesModule;
   readonly runner: typeof RunnerModule;
   readonly schedule: typeof ScheduleModule;
@@ -57,18 +62,44 @@ async function importDist<T>(relative: string): Promise<T> {
 }
 
 export async function importYacron2(): Promise<Yacron2Modules> {
-  const [cluster, common, config, leadership, resources, runner, schedule, scheduler] =
+  const [cluster, common, config, leadership, logging, resources, runner, schedule, scheduler] =
     await Promise.all([
       importDist<typeof ClusterModule>('cluster/index.js'),
       importDist<typeof CommonModule>('common/index.js'),
       importDist<typeof ConfigModule>('config/index.js'),
       importDist<typeof LeadershipModule>('leadership/index.js'),
+      importDist<typeof LoggingModule>('logging/index.js'),
       importDist<typeof ResourcesModule>('resources/index.js'),
       importDist<typeof RunnerModule>('runner/index.js'),
       importDist<typeof ScheduleModule>('schedule/index.js'),
       importDist<typeof SchedulerModule>('scheduler/index.js'),
     ]);
-  return { cluster, common, config, leadership, resources, runner, schedule, scheduler };
+  return { cluster, common, config, leadership, logging, resources, runner, schedule, scheduler };
+}
+
+/**
+ * The test fakes a bench drives, from their built files: they are on the test doors (testing.ts,
+ * not built), never on the shipped ones, so each is imported from the one file that defines it.
+ */
+export interface Yacron2Fakes {
+  readonly FakeRunner: typeof SchedulerTesting.FakeRunner;
+  readonly StaticLeadershipSource: typeof LeadershipTesting.StaticLeadershipSource;
+  readonly FaultyStateStore: typeof StateTesting.FaultyStateStore;
+}
+
+export async function importFakes(): Promise<Yacron2Fakes> {
+  const [scheduler, leadership, state] = await Promise.all([
+    importDist<Pick<typeof SchedulerTesting, 'FakeRunner'>>('scheduler/fake-runner.js'),
+    importDist<Pick<typeof LeadershipTesting, 'StaticLeadershipSource'>>(
+      'leadership/static-leadership.js',
+    ),
+    importDist<Pick<typeof StateTesting, 'FaultyStateStore'>>('state/faulty-store.js'),
+  ]);
+  return {
+    FakeRunner: scheduler.FakeRunner,
+    StaticLeadershipSource: leadership.StaticLeadershipSource,
+    FaultyStateStore: state.FaultyStateStore,
+  };
 }
 
 /** Integer command-line argument `index` of the worker (after the script path). */

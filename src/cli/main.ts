@@ -3,13 +3,8 @@
 // imported lazily so each path loads only what it needs.
 import { existsSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import {
-  describeError,
-  isLogLevelName,
-  isYacronError,
-  readPackageVersion,
-  systemClock,
-} from '../common/index.js';
+import { describeError, isYacronError, readPackageVersion, systemClock } from '../common/index.js';
+import { isLogLevelName } from '../logging/index.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js';
 import { processIo, type CommandIo } from './io.js';
 import { findJobCommand } from './job-client/route.js';

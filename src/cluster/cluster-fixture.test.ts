@@ -3,7 +3,7 @@
 // in-memory, so only the rotation snapshot is observable (a test can change it).
 import type { ResolvedGossipCluster } from '../config/index.js';
 import { ClusterGate, type ClusterPolicy, type ClusterVerdict } from '../leadership/index.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 import { FakeClock, flushMicrotasks } from '../common/index.js';
 import { MemoryNetwork } from './memory-transport.js';
 import { ClusterSupervisor } from './supervisor.js';

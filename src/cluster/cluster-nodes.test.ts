@@ -110,7 +110,7 @@ void test('a duplicate nodeName fails Leader jobs closed everywhere it is seen, 
   await cluster.start();
   await cluster.runIntervals(3);
   for (const node of cluster.nodes) {
-    assert.deepEqual(node.supervisor.current()?.conflicts().names, ['node-b']);
+    assert.deepEqual(node.supervisor.node()?.conflicts().names, ['node-b']);
     const verdict = node.verdict('job', 'Leader');
     assert.equal(verdict.kind === 'deny' && verdict.reason, 'conflict');
   }
@@ -126,8 +126,7 @@ void test('a duplicate nodeName fails Leader jobs closed everywhere it is seen, 
   renamed.config = { ...renamed.config, nodeName: 'node-c' };
   await renamed.supervisor.reconcile(renamed.config);
   await cluster.runIntervals(3);
-  for (const node of cluster.nodes)
-    assert.deepEqual(node.supervisor.current()?.conflicts().names, []);
+  for (const node of cluster.nodes) assert.deepEqual(node.supervisor.node()?.conflicts().names, []);
   assert.deepEqual(cluster.leaders(), ['node-a']);
   cluster.nodes[0]!.supervisor.onSchedulerPass();
   assert.ok(
@@ -146,8 +145,8 @@ void test('a cluster-size disagreement stands Leader down on both sides and clea
   ]);
   await cluster.start();
   await cluster.runIntervals(3);
-  assert.deepEqual(cluster.node('node-a').supervisor.current()?.conflicts().sizes, [4]);
-  assert.deepEqual(cluster.node('node-c').supervisor.current()?.conflicts().sizes, [3]);
+  assert.deepEqual(cluster.node('node-a').supervisor.node()?.conflicts().sizes, [4]);
+  assert.deepEqual(cluster.node('node-c').supervisor.node()?.conflicts().sizes, [3]);
   for (const node of cluster.nodes) assert.equal(node.verdict('job', 'Leader').kind, 'deny');
   assert.equal(
     cluster.node('node-a').verdict('job', 'PreferLeader').kind,
@@ -158,8 +157,7 @@ void test('a cluster-size disagreement stands Leader down on both sides and clea
   c.config = { ...c.config, peers: ['n0:8443', 'n1:8443'] };
   await c.supervisor.reconcile(c.config);
   await cluster.runIntervals(3);
-  for (const node of cluster.nodes)
-    assert.deepEqual(node.supervisor.current()?.conflicts().sizes, []);
+  for (const node of cluster.nodes) assert.deepEqual(node.supervisor.node()?.conflicts().sizes, []);
   assert.deepEqual(cluster.leaders(), ['node-a']);
   await cluster.stop();
 });
@@ -172,7 +170,7 @@ void test('a coordination-policy mismatch (spread vs single-leader) is a conflic
   ]);
   await cluster.start();
   await cluster.runIntervals(3);
-  assert.deepEqual(cluster.node('node-a').supervisor.current()?.conflicts().policies, [
+  assert.deepEqual(cluster.node('node-a').supervisor.node()?.conflicts().policies, [
     "distribution 'spread' != 'single-leader'",
   ]);
   assert.equal(cluster.node('node-a').verdict('job', 'Leader').kind, 'deny');
@@ -190,7 +188,7 @@ void test('spread: every node computes the same owner per job, and exactly one n
   const jobs = Array.from({ length: 40 }, (_, index) => `job-${index}`);
   const owners = new Set<string>();
   for (const job of jobs) {
-    const seen = cluster.nodes.map((node) => node.supervisor.current()?.jobOwner(job));
+    const seen = cluster.nodes.map((node) => node.supervisor.node()?.jobOwner(job));
     assert.equal(new Set(seen).size, 1, `${job}: ${seen.join(', ')}`);
     owners.add(seen[0]!);
     const runners = cluster.nodes.filter((node) => node.verdict(job, 'Leader').kind === 'allow');

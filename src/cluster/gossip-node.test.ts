@@ -2,8 +2,9 @@
 // self-listing that leaves a two-node election cluster, the ran-set push, what it advertises.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, silentLogger } from '../common/index.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 import { GossipNode, type GossipSettings } from './gossip-node.js';
 import { MemoryNetwork } from './memory-transport.js';
 

@@ -3,14 +3,9 @@
 // The manager (gossip-manager.ts) adds the listener, the round loop and the lifecycle; the mesh
 // tests drive rounds directly. Must not: do I/O from a read (reads answer from held state).
 import { randomBytes } from 'node:crypto';
-import {
-  describeError,
-  minByCodePoint,
-  sortByCodePoint,
-  type Clock,
-  type Logger,
-} from '../common/index.js';
-import type { LeadershipBackend } from '../leadership/index.js';
+import { describeError, minByCodePoint, sortByCodePoint, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
+import type { MeshLeadership } from '../leadership/index.js';
 import { findConflicts, hasConflict, type Conflicts } from './conflicts.js';
 import {
   cedesToDuplicate,
@@ -79,7 +74,7 @@ export interface GossipNodeDeps {
 
 const NO_SUMMARIES: ReadonlyMap<string, JobSummary> = new Map();
 
-export class GossipNode implements LeadershipBackend {
+export class GossipNode implements MeshLeadership {
   readonly backend = 'gossip';
   readonly nodeName: string;
   readonly distribution: Distribution;

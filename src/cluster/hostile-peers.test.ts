@@ -5,7 +5,8 @@
 // name trips the conflict gate: that is the documented fail-closed reaction).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, flushMicrotasks, seededRandom, silentLogger } from '../common/index.js';
+import { FakeClock, flushMicrotasks, seededRandom } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { GossipNode } from './gossip-node.js';
 import { MemoryNetwork } from './memory-transport.js';
 import type { PeerRequestHandler, PeerResponse } from './transport.js';

@@ -4,6 +4,7 @@
 // own `JobClusterFields` (http/, above this folder) accepts this shape as it is.
 // Must not: decide anything (display only; the gate asks the backend itself).
 import type { ClusterPolicy, ResolvedConfig, ResolvedJob } from '../config/index.js';
+import { leadershipDistribution } from '../leadership/index.js';
 import type { ClusterSupervisor } from './supervisor.js';
 
 /** The election's keys of one job (GET /jobs): `clusterOwner` only under spread. */
@@ -24,12 +25,13 @@ export function jobClusterFields(
 ): JobElectionFields | null {
   if (!supervisor.electLeaderConfigured()) return null;
   const backend = supervisor.current();
-  const distribution = backend?.distribution ?? config.cluster?.distribution;
+  const distribution =
+    backend === null ? config.cluster?.distribution : leadershipDistribution(backend);
   if (distribution !== 'spread' || job.clusterPolicy === 'EveryNode') {
     return { clusterPolicy: job.clusterPolicy };
   }
   let owner: string | null = null;
-  if (backend !== null) {
+  if (backend !== null && backend.backend === 'gossip') {
     owner =
       job.clusterPolicy === 'PreferLeader'
         ? backend.availableJobOwner(job.name)

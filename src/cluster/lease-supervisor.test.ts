@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { FakeClock, flushMicrotasks } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import type { ResolvedCluster, ResolvedEtcdCluster } from '../config/index.js';
 import { ClusterGate, MemoryLeaseClient, MemoryLeaseStore } from '../leadership/index.js';
 import { gossipConfig } from './cluster-fixture.test.js';

@@ -5,7 +5,8 @@
 // node 1's, ... each poll seeing its target's current state through its real /peer handler.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, silentLogger, sortByCodePoint } from '../common/index.js';
+import { FakeClock, sortByCodePoint } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { clusterGolden, type GoldenMesh } from './golden-fixture.test.js';
 import { GossipNode } from './gossip-node.js';
 import { MemoryNetwork } from './memory-transport.js';

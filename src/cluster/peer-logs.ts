@@ -1,7 +1,7 @@
 // The per-peer transition lines operators alert on (docs/clustering.md "Logs and metrics"): one
 // line per status change, never per round, plus the one-time warning for a self-listing that
 // leaves a two-node election cluster. Must not: repeat a line while the status stays the same.
-import type { Logger } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { PeerStatus, PeerView } from './types.js';
 
 /** Log what changed for `peer` (now in its new state) since `before`. */

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { systemClock } from '../common/index.js';
 import type { ResolvedCluster } from '../config/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { gossipConfig, TestCluster } from './cluster-fixture.test.js';
 import { ClusterSupervisor } from './supervisor.js';
 import { makeTestCa } from './test-tls-fixture.js';

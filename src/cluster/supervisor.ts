@@ -1,11 +1,12 @@
 // The cluster's lifecycle across reloads (docs/clustering.md "Lifecycle"): start, keep, rebuild or
-// stop the election backend on each housekeeping pass — the gossip manager (gossip-slot.ts) or a
+// stop the election backend on each housekeeping pass — the gossip manager (gossip-keeper.ts) or a
 // lease elector (etcd, Kubernetes, filesystem) with its optional observability overlay — and fail
 // a start without stopping the daemon. It is the LeadershipSource the gate reads and outlives
 // every backend.
 // Must not: leave the election flag from an old config in place while a new build is attempted,
 // or let the overlay answer a gate read.
-import { describeError, type Clock, type Logger } from '../common/index.js';
+import { describeError, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedCluster, ResolvedGossipCluster } from '../config/index.js';
 import {
   LeadershipTransitions,
@@ -21,7 +22,7 @@ import type { ClusterMetricsSource, ClusterMetricsView } from '../metrics/index.
 import { clusterMetricsView, describeCluster, type ClusterStatus } from './cluster-status.js';
 import { describeFleet, type FleetStatus } from './fleet-status.js';
 import type { GossipNode } from './gossip-node.js';
-import { GossipSlot, StartFailures } from './gossip-slot.js';
+import { GossipKeeper, StartFailures } from './gossip-keeper.js';
 import { describeLeaseCluster, leaseMetricsView } from './lease-status.js';
 import {
   sameFiles,
@@ -64,8 +65,8 @@ interface LeaseRunning {
 export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource {
   readonly transitions: LeadershipTransitions;
   readonly #deps: ClusterSupervisorDeps;
-  readonly #gossip: GossipSlot;
-  readonly #overlay: GossipSlot;
+  readonly #gossip: GossipKeeper;
+  readonly #overlay: GossipKeeper;
   readonly #failures: StartFailures;
   #lease: LeaseRunning | null = null;
   #electLeader = false;
@@ -81,12 +82,12 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     const monotonic = (): number => deps.clock.monotonic();
     this.#failures = new StartFailures(deps.logger, monotonic);
     const shareNodeStats = (): boolean => this.#shareNodeStats;
-    this.#gossip = new GossipSlot(
+    this.#gossip = new GossipKeeper(
       deps,
       { prefix: 'cluster', beforeStop: () => this.transitions.managerStopping(), shareNodeStats },
       this.#failures,
     );
-    this.#overlay = new GossipSlot(
+    this.#overlay = new GossipKeeper(
       deps,
       { prefix: 'cluster.observability', shareNodeStats },
       new StartFailures(deps.logger, monotonic),

@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
-import { YacronError, describeError, type Clock, type Logger } from '../common/index.js';
+import { YacronError, describeError, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ClusterAddress } from '../config/index.js';
 import {
   HandshakeBudget,

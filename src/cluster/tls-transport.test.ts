@@ -6,13 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { test } from 'node:test';
-import {
-  FakeClock,
-  createDeferred,
-  silentLogger,
-  systemClock,
-  type TimerHandle,
-} from '../common/index.js';
+import { FakeClock, createDeferred, systemClock, type TimerHandle } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import type { ClusterAddress } from '../config/index.js';
 import { GossipNode } from './gossip-node.js';
 import { makeTestCa, type NodeCert, type TestCa } from './test-tls-fixture.js';

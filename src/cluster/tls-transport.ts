@@ -1,7 +1,8 @@
 // The real PeerTransport: the mTLS listener and the mTLS poller client over one set of loaded
 // certificates (docs/clustering.md "Certificates"). A certificate rotation builds a new transport
 // (and a new manager); contexts are never swapped in place.
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ClusterAddress } from '../config/index.js';
 import { PeerClient } from './tls-client.js';
 import type { TlsMaterial } from './tls-material.js';

@@ -12,7 +12,6 @@
 // legitimately stay open are the routes' business), or log more than the first refusal of a kind.
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from './logger.js';
 
 export interface ConnectionLimits {
   /** Sockets open at once on one server; one more is closed as it is accepted. */
@@ -23,6 +22,14 @@ export interface ConnectionLimits {
   readonly headersTimeoutMs: number;
   /** From a request's first byte to its complete body. */
   readonly requestTimeoutMs: number;
+}
+
+/**
+ * Where the refusal warnings go: any Logger (src/logging) is one. Declared here because common/
+ * sits below logging/ in the layer order and imports nothing above it.
+ */
+export interface WarningSink {
+  warn(message: string): void;
 }
 
 /** How often Node looks for requests past their header or request deadline. */
@@ -44,7 +51,7 @@ export function serverTimeouts(limits: ConnectionLimits): ServerOptions {
 export function guardConnections(
   server: Server,
   limits: ConnectionLimits,
-  logger: Logger,
+  logger: WarningSink,
   label: string,
 ): void {
   server.maxConnections = limits.maxConnections;

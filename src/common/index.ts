@@ -1,4 +1,5 @@
-// The common door: clock, errors, logger, events and small async helpers shared by every layer.
+// The common door: clock, errors, events and small async helpers shared by every layer (the
+// logger is src/logging's).
 export {
   systemClock,
   sleepWith,
@@ -17,31 +18,6 @@ export {
   describeError,
   type ErrorCode,
 } from './errors.js';
-export {
-  createLogger,
-  createLineLogger,
-  silentLogger,
-  isLogLevelName,
-  LOG_LEVELS,
-  type Logger,
-  type LogLevelName,
-} from './logger.js';
-export { createRootLogger, type RootLogger, type RootLoggerOptions } from './root-logger.js';
-export { LoggingSectionApplier, type LoggingApplyResult } from './logging-applier.js';
-export {
-  LoggingSectionError,
-  translateLoggingSection,
-  type TranslatedLogging,
-} from './logging-section.js';
-export {
-  defaultLogSettings,
-  LOGGER_NAMES,
-  type HandlerSettings,
-  type LineFormat,
-  type LoggerName,
-  type LoggerSettings,
-  type LogSettings,
-} from './log-settings.js';
 export { TypedEmitter, type EventMap, type Listener } from './events.js';
 export { createDeferred, type Deferred } from './deferred.js';
 export { TaskSet } from './task-set.js';
@@ -58,7 +34,7 @@ export {
   compareCodePoints,
   pythonIsoformatUtc,
 } from './python-json.js';
-export { Slot, type Provider } from './slot.js';
+export { Swappable, type Provider } from './swappable.js';
 export { HTTP_STATUS, httpStatusOf } from './http-status.js';
 export { formatIsoUtc, parseIsoInstantMs } from './iso-time.js';
 export {
@@ -74,4 +50,10 @@ export { seededRandom } from './seeded-random.js';
 export { crc32 } from './crc32.js';
 export { REDACTED, replaceOrder, replaceValues } from './replace-values.js';
 export { compactHeap, keepYoungGenerationSmall } from './heap.js';
-export { guardConnections, serverTimeouts, type ConnectionLimits } from './connection-guard.js';
+export {
+  guardConnections,
+  serverTimeouts,
+  type ConnectionLimits,
+  type WarningSink,
+} from './connection-guard.js';
+export { MONTH_NAMES, WEEKDAY_NAMES } from './calendar-names.js';

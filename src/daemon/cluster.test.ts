@@ -3,12 +3,14 @@
 // views GET /cluster and GET /fleet render, the peers' job summaries aged by their age.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { MemoryNetwork } from '../cluster/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { renderClusterStatus, renderFleet } from '../http/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
-import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { createScheduler } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { gossipConfig } from '../cluster/testing.js';
 import { createDaemonCluster, type DaemonCluster } from './cluster.js';
 import { testSupervisorSeams } from './test-cluster-seams.js';

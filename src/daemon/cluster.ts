@@ -3,7 +3,8 @@
 // the scheduler's seams, and the views GET /cluster, /fleet and /jobs read. The daemon reconciles
 // it on every housekeeping pass (certificate rotation is seen there) and stops it at shutdown.
 // Must not: skip a reconcile because the configuration did not change.
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import {
   ClusterSupervisor,
   jobClusterFields,

@@ -3,10 +3,12 @@
 // order matters (docs/architecture.md "The daemon").
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeClock, silentLogger, Slot } from '../common/index.js';
+import { FakeClock, Swappable } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { startSpawner } from '../runner/index.js';
-import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { createScheduler } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { daemonParts, PART, type DaemonLive } from './daemon-parts.js';
 import { createLazyDaemonCluster } from './lazy-cluster.js';
 import { createNodeStats } from './node.js';
@@ -53,8 +55,8 @@ function table(): Part<ReturnType<typeof makeConfig>>[] {
     }),
     scheduler,
     observers: subscribeObservers({ clock, logger, env: {} }, scheduler, config),
-    durableSlot: new Slot(),
-    runEnvironmentSlot: new Slot(),
+    servingDurable: new Swappable(),
+    servingRunEnvironment: new Swappable(),
     reloads: new ReloadLoop({ clock, logger, intervalMs: 1_000, check: () => Promise.resolve() }),
   });
 }

@@ -5,7 +5,8 @@
 // built is two entries: the close is registered where it must run (the control API closes after
 // the store, the DAG runs after the drain, the cluster manager stops while the jobs drain).
 // Must not: do I/O while building the table (the parts do it when the plan runs them).
-import type { Clock, Logger, LoggingSectionApplier, Slot } from '../common/index.js';
+import type { Clock, Swappable } from '../common/index.js';
+import type { Logger, LoggingSectionApplier } from '../logging/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { DurableState } from '../durable/index.js';
 import type { WebServer } from '../http/index.js';
@@ -58,8 +59,8 @@ export interface DaemonPartsDeps {
   readonly cluster: LazyDaemonCluster;
   readonly scheduler: Scheduler;
   readonly observers: Observers;
-  readonly durableSlot: Slot<DurableCollaborator>;
-  readonly runEnvironmentSlot: Slot<RunEnvironmentHook>;
+  readonly servingDurable: Swappable<DurableCollaborator>;
+  readonly servingRunEnvironment: Swappable<RunEnvironmentHook>;
   readonly reloads: ReloadLoop;
 }
 
@@ -99,7 +100,7 @@ export function daemonParts(deps: DaemonPartsDeps): Part<ResolvedConfig>[] {
     logger,
     host,
     registry: metrics.registry,
-    slots: () => live.durable?.slots.held() ?? [],
+    slots: () => live.durable?.concurrency.held() ?? [],
   });
   const reconcileDurable = durableBackendReconciler({
     clock,
@@ -115,7 +116,7 @@ export function daemonParts(deps: DaemonPartsDeps): Part<ResolvedConfig>[] {
     processToken,
     secretValues: (runId) => live.jobApi?.api.secretValues(runId),
     cluster: cluster.resume,
-    slot: deps.durableSlot,
+    serving: deps.servingDurable,
   });
   const reconcileJobApi = jobApiReconciler({
     clock,
@@ -123,7 +124,7 @@ export function daemonParts(deps: DaemonPartsDeps): Part<ResolvedConfig>[] {
     host,
     processToken,
     env,
-    slot: deps.runEnvironmentSlot,
+    serving: deps.servingRunEnvironment,
   });
   // The DAG runs: their attempts start through the scheduler's run start, with the same runner,
   // job API variables and resource monitor as the jobs.
@@ -133,7 +134,7 @@ export function daemonParts(deps: DaemonPartsDeps): Part<ResolvedConfig>[] {
     host,
     processToken,
     runner: deps.runner,
-    runEnvironment: deps.runEnvironmentSlot,
+    runEnvironment: deps.servingRunEnvironment,
     runMonitor: deps.runResources.monitor,
     endRun: (runId) => live.jobApi?.api.runEnded(runId),
     clusterStatus: () => cluster.api.status(),
@@ -153,7 +154,7 @@ export function daemonParts(deps: DaemonPartsDeps): Part<ResolvedConfig>[] {
       resources: deps.runResources.view(scheduler),
       node: deps.node.view,
       stateInspector: () => live.state.next?.inspector ?? null,
-      cluster: withSlotFields(cluster.api, (job) => live.durable?.slots.heldFor(job)),
+      cluster: withSlotFields(cluster.api, (job) => live.durable?.concurrency.heldFor(job)),
       dags: () => live.dags?.engine ?? null,
     },
     metrics,
@@ -234,7 +235,7 @@ export function daemonParts(deps: DaemonPartsDeps): Part<ResolvedConfig>[] {
       after: [PART.state, PART.cluster],
       start: () => void (live.startedAtMs = clock.now()),
     },
-    // Serves the durable slot before the start-up pass (it decides its @reboot boot markers); a
+    // Serves the durable Swappable before the start-up pass (it decides its @reboot boot markers); a
     // reload's new collaborator boots at once. The final counter snapshot and every accepted
     // durable write land before the store closes.
     {

@@ -3,7 +3,8 @@
 // new DAG set on every other reload. Loaded only when a config has a `dags:` section.
 // Ordering: after the job API (task attempts get its variables) and after scheduler.start().
 import { randomBytes } from 'node:crypto';
-import { describeError, type Clock, type Logger, type Provider } from '../common/index.js';
+import { describeError, type Clock, type Provider } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedConfig, ResolvedDag } from '../config/index.js';
 import type { DagEngine, DagObserver, TaskStatsd } from '../dags/index.js';
 import type { Runner } from '../runner/index.js';

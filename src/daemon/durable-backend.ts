@@ -1,12 +1,13 @@
 // The durable collaborator follows the state service: built for a new backend and served to the
-// scheduler through the durable slot, closed with the old backend, just updated when the
-// backend stayed. The slot is the scheduler's DurablePort (docs/architecture.md "Seams"): the
+// scheduler through its Swappable, closed with the old backend, just updated when the
+// backend stayed. The Swappable is the scheduler's DurablePort (docs/architecture.md "Seams"): the
 // scheduler was built with its read side and never learns that the backend changed.
-// Ordering: at start-up the collaborator serves the slot BEFORE scheduler.start() (it decides
+// Ordering: at start-up the collaborator is swapped in BEFORE scheduler.start() (it decides
 // the @reboot boot markers of the start-up pass); the durable boot sequence part
 // (daemon-parts.ts) calls start() on it AFTER scheduler.start(). start() runs once per
 // collaborator.
-import type { Clock, Logger, Slot } from '../common/index.js';
+import type { Clock, Swappable } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type {
   CounterSnapshots,
   DurableProcessState,
@@ -35,7 +36,7 @@ export interface DurableBackendDeps {
   /** The cluster, for cross-node retry resume. */
   readonly cluster: ResumeCluster;
   /** The scheduler's durable port; this reconciler is its only writer. */
-  readonly slot: Slot<DurableCollaborator>;
+  readonly serving: Swappable<DurableCollaborator>;
 }
 
 export function durableBackendReconciler(
@@ -50,7 +51,7 @@ export function durableBackendReconciler(
       return current;
     }
     if (current !== undefined) {
-      deps.slot.swap(null);
+      deps.serving.swap(null);
       // The old backend's write queue is already closed; the new backend keeps snapshotting.
       await current.close({ finalSnapshot: false });
     }
@@ -71,7 +72,7 @@ export function durableBackendReconciler(
       config.state,
       config,
     );
-    deps.slot.swap(durable);
+    deps.serving.swap(durable);
     return durable;
   };
 }

@@ -7,7 +7,8 @@
 // their variables. On a restart the replacement is bound first and swapped in, then the old one
 // closes: no launch in between goes without its variables. A fixed listen port the old API still
 // holds cannot be bound twice: then the old one closes first and the bind is tried once more.
-import { describeError, type Clock, type Logger, type Slot } from '../common/index.js';
+import { describeError, type Clock, type Swappable } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { JobApi } from '../jobapi/index.js';
 import type { RunEnvironmentHook } from '../scheduler/index.js';
 import type { DaemonStateHandle } from '../state/index.js';
@@ -26,7 +27,7 @@ export interface JobApiDeps {
   readonly processToken: string;
   readonly env: NodeJS.ProcessEnv;
   /** The scheduler's run-environment source. */
-  readonly slot: Slot<RunEnvironmentHook>;
+  readonly serving: Swappable<RunEnvironmentHook>;
 }
 
 export function jobApiReconciler(
@@ -43,7 +44,7 @@ export function jobApiReconciler(
     const retire = async (): Promise<void> => {
       if (retired) return;
       retired = true;
-      deps.slot.swap(null);
+      deps.serving.swap(null);
       await current?.api.close();
     };
     if (handle === undefined || settings === null) {
@@ -82,7 +83,7 @@ export function jobApiReconciler(
       return undefined;
     }
     const ready = api;
-    deps.slot.swap((run) => ready.runEnvironment(run));
+    deps.serving.swap((run) => ready.runEnvironment(run));
     if (!retired) {
       retired = true;
       await current?.api.close();

@@ -3,12 +3,14 @@
 // reload that adds the section loads and starts it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
+import { recordingLogger } from '../logging/testing.js';
 import { MemoryNetwork } from '../cluster/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
-import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { createScheduler } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { gossipConfig } from '../cluster/testing.js';
 import { createDaemonCluster } from './cluster.js';
 import { testSupervisorSeams } from './test-cluster-seams.js';

@@ -1,5 +1,5 @@
 // Log lines the daemon writes about a configuration as a whole (at start and on reload).
-import type { Logger } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 
 export function logJobSet(logger: Logger, config: ResolvedConfig): void {

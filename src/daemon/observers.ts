@@ -2,7 +2,8 @@
 // DAG engine), and the report hooks (dispatched through a TaskSet that stop() drains). The
 // scheduler never imports them.
 import { Counter } from 'prom-client';
-import { describeError, TaskSet, type Clock, type Logger } from '../common/index.js';
+import { describeError, TaskSet, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import {
   createMetrics,

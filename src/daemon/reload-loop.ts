@@ -3,7 +3,8 @@
 // at the next interval. Cancelled at stop, where a check still in flight is waited for (after the
 // jobs: its stat() may queue behind hung fs calls).
 // Must not: arm again once cancelled.
-import { describeError, type Clock, type Logger, type TimerHandle } from '../common/index.js';
+import { describeError, type Clock, type TimerHandle } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 
 export class ReloadLoop {
   readonly #clock: Clock;

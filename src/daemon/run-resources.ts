@@ -5,7 +5,8 @@
 // while a monitored run is alive.
 // Must not: sample a run whose job is not monitored; keep a finished run's usage anywhere but in
 // its summary (one source of truth: what the history keeps is what /resources serves).
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { MonitoredRun, ResourcesView } from '../http/index.js';
 import { RunSampler } from '../resources/index.js';
 import type { RunMonitor, RunResources, SchedulerView } from '../scheduler/index.js';

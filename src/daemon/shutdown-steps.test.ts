@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createDeferred, FakeClock, silentLogger } from '../common/index.js';
+import { createDeferred, FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { ShutdownSteps } from './shutdown-steps.js';
 
 test('a step that hangs is abandoned at the deadline and the steps after it still run', async () => {

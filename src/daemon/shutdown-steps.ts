@@ -5,7 +5,8 @@
 // the deadline passes, the steps after it still run, and the caller learns what was abandoned.
 // Must not: wait for a bounded step past the deadline, or skip a later step because an earlier
 // one hung or threw.
-import { describeError, settlesWithin, type Clock, type Logger } from '../common/index.js';
+import { describeError, settlesWithin, type Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 
 /** A step that shares the deadline (the default kind). */
 export interface BoundedStep {

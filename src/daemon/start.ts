@@ -5,15 +5,8 @@
 // daemon").
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import {
-  describeError,
-  LoggingSectionApplier,
-  Slot,
-  systemClock,
-  type Clock,
-  type Logger,
-  type RootLogger,
-} from '../common/index.js';
+import { describeError, Swappable, systemClock, type Clock } from '../common/index.js';
+import { LoggingSectionApplier, type Logger, type RootLogger } from '../logging/index.js';
 import { configSignature, loadConfig, type ResolvedConfig } from '../config/index.js';
 import type { Metrics } from '../metrics/index.js';
 import {
@@ -121,9 +114,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const logging = options.rootLogger && new LoggingSectionApplier(options.rootLogger);
   logging?.apply(live.config.logging);
 
-  // The scheduler, built with the read sides of the two slots the reloadable parts serve.
-  const durableSlot = new Slot<DurableCollaborator>();
-  const runEnvironmentSlot = new Slot<RunEnvironmentHook>();
+  // The scheduler, built with the read sides of the two Swappables the reloadable parts serve.
+  const servingDurable = new Swappable<DurableCollaborator>();
+  const servingRunEnvironment = new Swappable<RunEnvironmentHook>();
   // How jobs' processes start: the spawn helper unless YACRON2_SPAWN_HELPER=0, else in-process
   // (docs/performance.md "The spawn path"). Closed after the last launcher, the DAG runs.
   const spawner = options.spawner ?? startSpawner({ clock, logger, env: jobBaseEnv });
@@ -154,8 +147,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       clock,
       logger,
       runner,
-      durable: durableSlot,
-      runEnvironment: runEnvironmentSlot,
+      durable: servingDurable,
+      runEnvironment: servingRunEnvironment,
       runMonitor: runResources.monitor,
       gate: cluster.seams.gate,
       cluster: cluster.seams.cluster,
@@ -197,8 +190,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       cluster,
       scheduler,
       observers,
-      durableSlot,
-      runEnvironmentSlot,
+      servingDurable,
+      servingRunEnvironment,
       reloads,
     }),
   );

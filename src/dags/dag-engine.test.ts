@@ -6,10 +6,11 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock, flushMicrotasks, isYacronError } from '../common/index.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 import { makeSchedule } from '../config/testing.js';
 import type { ResolvedDag } from '../config/index.js';
-import { FakeRunner, MAX_SLEEP_MS } from '../scheduler/index.js';
+import { MAX_SLEEP_MS } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { MemoryStateStore, artifactStream, dagXcomScope, type StateStore } from '../state/index.js';
 import { DagEngine, type DagEngineDeps } from './dag-engine.js';
 import {

@@ -6,13 +6,8 @@
 // MAX_SLEEP_MS and plan again on each wake, as the scheduler's loop does.
 // Must not: advance a run itself (RunAdvancer does), decide a task's state (the pure planners),
 // or sleep past a clock step (a schedule timer longer than MAX_SLEEP_MS).
-import {
-  YacronError,
-  describeError,
-  type Clock,
-  type Logger,
-  type TimerHandle,
-} from '../common/index.js';
+import { YacronError, describeError, type Clock, type TimerHandle } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedDag } from '../config/index.js';
 import type { RunOutput } from '../runner/index.js';
 import type { StateStore } from '../state/index.js';

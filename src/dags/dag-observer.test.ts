@@ -4,9 +4,10 @@
 // reported; close() releases the runs still advanced here.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import type { ResolvedDag } from '../config/index.js';
-import { FakeRunner } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { MemoryStateStore } from '../state/index.js';
 import { DagEngine } from './dag-engine.js';
 import type { DagObserver } from './dag-observer.js';

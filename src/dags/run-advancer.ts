@@ -8,7 +8,8 @@
 // here (cancelled, or ended too large: docs/dags.md "Ending a run early") has them stopped as a
 // job cancel stops a run: SIGTERM to the process group, then SIGKILL after its killTimeout.
 // Must not: run a pass without the lease, or start an attempt it did not claim.
-import type { Clock, Logger, TimerHandle } from '../common/index.js';
+import type { Clock, TimerHandle } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedDag } from '../config/index.js';
 import { dagAdvanceLeaseName, type StateStore } from '../state/index.js';
 import { isInFlight, lostAttempts, type ProcessLiveness } from './resume-plan.js';

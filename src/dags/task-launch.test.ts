@@ -6,15 +6,11 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import type { StatsdTarget } from '../config/index.js';
 import type { Runner } from '../runner/index.js';
-import {
-  FakeRunner,
-  type RunContext,
-  type RunEnvironmentHook,
-  type RunResources,
-} from '../scheduler/index.js';
+import { type RunContext, type RunEnvironmentHook, type RunResources } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { dagXcomScope } from '../state/index.js';
 import { AttemptOutputs } from './attempt-outputs.js';
 import { storedResources } from './run-document-wire.js';

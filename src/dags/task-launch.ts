@@ -7,7 +7,8 @@
 // each of its processes (every attempt and sensor poke).
 // Must not: write the run document (the advancer records the spawn and the outcome), or prepare a
 // run's environment, scrub or monitor itself (docs/architecture.md "A run").
-import { createDeferred, type Clock, type Logger } from '../common/index.js';
+import { createDeferred, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedDagTask, StatsdTarget } from '../config/index.js';
 import {
   DEFAULT_OUTPUT_LIMITS,

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { RunOutcome } from '../runner/index.js';
+import { runOutcome } from '../runner/testing.js';
 import { pendingEntry, type TaskEntry } from './run-document.js';
 import {
   awaitingEntry,
@@ -18,7 +19,7 @@ const ME = { proc: 'aaaaaaaaaaaa', host: 'h' };
 const pending = pendingEntry('t', 1000);
 
 function outcome(kind: RunOutcome['kind'], exitCode = kind === 'succeeded' ? 0 : 1): RunOutcome {
-  return {
+  return runOutcome({
     kind,
     exitCode,
     failReason: kind === 'succeeded' ? null : `failsWhen=nonzeroReturn and retcode=${exitCode}`,
@@ -31,7 +32,7 @@ function outcome(kind: RunOutcome['kind'], exitCode = kind === 'succeeded' ? 0 :
     stderr: null,
     environment: null,
     spawnError: null,
-  };
+  });
 }
 
 void test('a claim takes a pending or due entry once; a second claim of the result is refused', () => {

@@ -1,9 +1,10 @@
 // Builds the durable collaborator for the daemon: the real boot-identity source, the pid probe
 // and the redactor around DurableState. Loaded only when a config has a `state` section. The
-// daemon serves the result to the scheduler through its durable slot (the scheduler's
+// daemon serves the result to the scheduler through a Swappable (the scheduler's
 // DurablePort, docs/architecture.md "Seams"); nothing here touches the scheduler's wiring.
 import { readFileSync } from 'node:fs';
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedConfig, ResolvedState } from '../config/index.js';
 import type { DurableHost } from '../scheduler/index.js';
 import type { ResumeCluster } from './types.js';

@@ -13,7 +13,8 @@
 // two such asks was missed (docs/deviations.md "Durable state").
 // Must not: launch a first-ever job's "missed" runs, replay a slot a checkpoint shows was already
 // backfilled, or write a checkpoint on a node the gate refuses.
-import { describeError, type Clock, type Logger, type TaskSet } from '../common/index.js';
+import { describeError, type Clock, type TaskSet } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { DurableHost } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';

@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { createDeferred, FakeClock, formatIsoUtc } from '../common/index.js';
 import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { MemoryStateStore, StateMetrics, type StateStore } from '../state/index.js';
-import { FaultyStateStore, type StoreFault } from '../state/index.js';
+import { FaultyStateStore, type StoreFault } from '../state/testing.js';
 import {
   BOOT_1,
   HOST,

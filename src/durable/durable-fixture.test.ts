@@ -1,30 +1,29 @@
 // Test support (no tests here): a "daemon" = the real scheduler on a FakeClock and a FakeRunner
 // with a DurableState serving its durable port before its start-up pass, exactly in the daemon's
-// order (the slot swapped, scheduler.start(), durable.start()), over a store the test keeps across
+// order (the durable collaborator swapped in, scheduler.start(), durable.start()), over a store the test keeps across
 // "restarts". Every scheduler event, every landed append and every log line goes into one
 // ordered journal, so tests assert orderings (record-before-run) as values, never by sleeping.
 import { randomBytes } from 'node:crypto';
 import {
   createDeferred,
   formatIsoUtc,
-  Slot,
+  Swappable,
   systemClock,
   type Deferred,
   type FakeClock,
 } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import {
-  FakeRunner,
   createScheduler,
   type ClusterPort,
   type DurableCollaborator,
   type LeadershipGate,
-  type FakeResult,
   type Scheduler,
   type SchedulerEvents,
 } from '../scheduler/index.js';
+import { FakeRunner, type FakeResult } from '../scheduler/testing.js';
 import { makeConfig } from '../config/testing.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 import {
   MemoryStateStore,
   StateWriteQueue,
@@ -256,7 +255,7 @@ export interface ClusterSeams {
 export interface DaemonScheduler {
   readonly scheduler: Scheduler;
   /** The scheduler's durable port, as the daemon owns it: swap the backend serving it. */
-  readonly durableSlot: Slot<DurableCollaborator>;
+  readonly servingDurable: Swappable<DurableCollaborator>;
   readonly runner: FakeRunner;
   /** The one recording logger of the scheduler and the durable side. */
   readonly logger: RecordingLogger;
@@ -303,14 +302,14 @@ export function createDaemonScheduler(
 ): DaemonScheduler {
   const runner = new FakeRunner({ clock });
   const logger = recordingLogger();
-  const durableSlot = new Slot<DurableCollaborator>();
+  const servingDurable = new Swappable<DurableCollaborator>();
   const scheduler = createScheduler(
     {
       clock,
       logger,
       runner,
       yieldToLoop: () => clock.sleep(0),
-      durable: durableSlot,
+      durable: servingDurable,
       ...seams,
     },
     config,
@@ -328,7 +327,7 @@ export function createDaemonScheduler(
       if (JOURNALED.includes(name)) journal.push(journalEntry(name, payload));
     });
   }
-  return { scheduler, durableSlot, runner, logger, events };
+  return { scheduler, servingDurable, runner, logger, events };
 }
 
 /**
@@ -379,7 +378,7 @@ export function startDaemon(options: DaemonOptions): Daemon {
     settings,
     config,
   );
-  base.durableSlot.swap(durable);
+  base.servingDurable.swap(durable);
   if (fresh) base.scheduler.start();
   else base.scheduler.applyConfig(config);
   durable.start();

@@ -266,7 +266,7 @@ void describe('history rehydration', () => {
     const first = await boot(w, { jobs: [job({ name: 'sync' })], process });
     assert.equal(first.scheduler.getRuns('sync').length, 3);
     // A state-section reload: the old collaborator goes, a new one comes, same process.
-    first.durableSlot.swap(null);
+    first.servingDurable.swap(null);
     await first.durable.close();
     const second = await boot(w, { jobs: [job({ name: 'sync' })], process, scheduler: first });
     assert.equal(second.scheduler.getRuns('sync').length, 3);
@@ -381,7 +381,7 @@ void describe('in-flight records', () => {
     const first = await boot(w, { jobs: [job({ name: 'etl' })], process });
     await first.scheduler.startJob('etl');
     await flush();
-    first.durableSlot.swap(null);
+    first.servingDurable.swap(null);
     await first.durable.close();
     const second = await boot(w, { jobs: [job({ name: 'etl' })], process, scheduler: first });
     second.runner.last('etl').succeed();
@@ -1640,7 +1640,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
     });
     await tick(w.clock, MINUTE);
     assert.deepEqual(backfills(first), [T0]);
-    first.durableSlot.swap(null);
+    first.servingDurable.swap(null);
     await first.durable.close();
     const second = await boot(w, {
       jobs: [hourly({ onMissed: 'run-once' })],
@@ -1918,7 +1918,7 @@ void describe('restart-durable Prometheus counters', () => {
     const process = newProcess('process-1');
     const first = await boot(w, { jobs: [frequent()], counters, process });
     assert.deepEqual(counters.seeded, [[record(T0 - MINUTE, 2), ['pulse']]]);
-    first.durableSlot.swap(null);
+    first.servingDurable.swap(null);
     await first.durable.close();
     const second = await boot(w, { jobs: [frequent()], counters, process, scheduler: first });
     assert.equal(counters.seeded.length, 1, 'a reload does not add the snapshot twice');

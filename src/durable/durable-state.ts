@@ -27,7 +27,7 @@ import {
 } from './boot-steps.js';
 import { CatchupRunner } from './catchup-runner.js';
 import { OrphanWatch, type LiveOrphans } from './interrupted-runs.js';
-import { ClusterSlots } from './cluster-slots.js';
+import { ConcurrencyLeases } from './concurrency-leases.js';
 import { newestRealOutcome, parseLedgerRun, parseRuns } from './ledger-rows.js';
 import { rebootMarkerData, rebootStream, REBOOT_KEEP, runsStream } from './records.js';
 import { RetryClaims } from './retry-claims.js';
@@ -48,8 +48,8 @@ export class DurableState implements DurableCollaborator {
   readonly onStoreUnavailable: 'degrade' | 'fail-closed';
   /** The retry protocol's persistence side (scheduler/retries.ts drives it). */
   readonly retries: StoreRetryJournal;
-  /** Gate 6: the `concurrencyScope: cluster` slots (cluster-slots.ts). */
-  readonly slots: ClusterSlots;
+  /** Gate 6: the `concurrencyScope: cluster` slots (concurrency-leases.ts). */
+  readonly concurrency: ConcurrencyLeases;
   readonly #deps: DurableDeps;
   readonly #settings: ResolvedState;
   readonly #access: StoreAccess;
@@ -115,7 +115,7 @@ export class DurableState implements DurableCollaborator {
     this.#tasks = new TaskSet((error) =>
       deps.logger.error(`Durable state task failed: ${describeError(error)}`),
     );
-    this.slots = new ClusterSlots({
+    this.concurrency = new ConcurrencyLeases({
       store: deps.store,
       storeOpened: deps.storeOpened,
       ...(deps.lockFidelity === undefined ? {} : { lockFidelity: deps.lockFidelity }),
@@ -195,7 +195,7 @@ export class DurableState implements DurableCollaborator {
       await this.#deps.writes.drain();
     };
     await settlesWithin(
-      Promise.all([this.slots.close(), this.#tasks.close(), drained()]),
+      Promise.all([this.concurrency.close(), this.#tasks.close(), drained()]),
       CLOSE_DRAIN_MS,
       this.#deps.clock,
     );

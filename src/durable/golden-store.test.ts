@@ -18,7 +18,7 @@ import { renderJobRuns } from '../http/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
 import { FsStateStore } from '../state/index.js';
 import { extractGoldenStore, GOLDEN_DIR, type GoldenStore } from '../state/testing.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import {
   flush,
   SECOND,

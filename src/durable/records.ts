@@ -15,14 +15,14 @@ export const catchupStream = (job: string): string => `catchup/${job}`;
 export const retriesStream = (job: string): string => `retries/${job}`;
 export const rebootStream = (job: string): string => `reboot/${job}`;
 export const inflightStream = (job: string): string => `inflight/${job}`;
-export const slotsStream = (job: string): string => `slots/${job}`;
+export const concurrencyStream = (job: string): string => `slots/${job}`;
 export const countersStream = (host: string): string => `counters/${host}`;
 
 /** Records kept per stream (the reference's retention): catch-up, retries, in-flight, slots. */
 export const CATCHUP_KEEP = 8;
 export const RETRIES_KEEP = 8;
 export const INFLIGHT_KEEP = 8;
-export const SLOTS_KEEP = 8;
+export const CONCURRENCY_RECORDS_KEEP = 8;
 /** @reboot markers kept per job, and how many of the newest a boot reads. */
 export const REBOOT_KEEP = 32;
 /** Counter snapshots kept per host. */
@@ -201,7 +201,7 @@ export function parseCatchup(data: JsonObject): CatchupCheckpoint | undefined {
 // ---- slot cancel requests (slots/<job>) ----------------------------------------------------------
 
 /** A Replace asked the holder of the job's cluster slot lease with `fence` to cancel its run. */
-export interface SlotCancel {
+export interface ConcurrencyCancel {
   readonly kind: 'cancel';
   readonly fence: number;
   /** The host asking. */
@@ -209,11 +209,11 @@ export interface SlotCancel {
   readonly atMs: number;
 }
 
-export function slotCancelData(cancel: SlotCancel): JsonObject {
+export function concurrencyCancelData(cancel: ConcurrencyCancel): JsonObject {
   return { kind: 'cancel', fence: cancel.fence, by: cancel.by, at: isoAt(cancel.atMs) };
 }
 
-export function parseSlotCancel(data: JsonObject): SlotCancel | undefined {
+export function parseConcurrencyCancel(data: JsonObject): ConcurrencyCancel | undefined {
   const fence = int(data, 'fence');
   const by = str(data, 'by');
   const atMs = parseStoreInstant(data['at']);

@@ -18,7 +18,7 @@ import { makeJob } from '../config/testing.js';
 import { createMetrics } from '../metrics/index.js';
 import { FsStateStore } from '../state/index.js';
 import { filesUnder, readReferenceJson, RECORD_NAME, type Node } from '../state/testing.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import {
   HOUR,
   MINUTE,
@@ -31,7 +31,7 @@ import {
   until,
   type Daemon,
 } from './durable-fixture.test.js';
-import { slotCancelData } from './records.js';
+import { concurrencyCancelData } from './records.js';
 import { handoffData } from './retry-records.js';
 
 // ---- the field lists, from the format description ------------------------------------------------
@@ -432,7 +432,7 @@ void test("every durable record kind we write has the reference's fields, JSON t
     );
     await store.append(
       'slots/report',
-      slotCancelData({
+      concurrencyCancelData({
         kind: 'cancel',
         fence: 7,
         by: HOST,

@@ -5,7 +5,8 @@
 // reads, holds the lease, writes and re-arms the scheduler's ladder.
 // Must not: claim while resume is inactive (single-node store, no running cluster), write a
 // claim's pending before the re-read under the lease, or release the lease before it landed.
-import { describeError, type Clock, type Logger } from '../common/index.js';
+import { describeError, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { RetryDueVerdict } from '../scheduler/index.js';
 import { KeyedMutex, SCHEDULING_READ_TIMEOUT_MS, withLease, withTimeout } from '../state/index.js';

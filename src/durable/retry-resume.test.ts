@@ -10,17 +10,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { FakeClock, formatIsoUtc } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import type { ResolvedJob } from '../config/index.js';
 import { makeJob } from '../config/testing.js';
-import {
-  ClusterGate,
-  DeferredReboots,
-  schedulerSeams,
-  StaticLeadership,
-  StaticLeadershipSource,
-} from '../leadership/index.js';
-import { FaultyStateStore, FsStateStore, type StateStore } from '../state/index.js';
+import { ClusterGate, DeferredReboots, schedulerSeams } from '../leadership/index.js';
+import { StaticLeadership, StaticLeadershipSource } from '../leadership/testing.js';
+import { FsStateStore, type StateStore } from '../state/index.js';
+import { FaultyStateStore } from '../state/testing.js';
 import {
   flush,
   HOUR,

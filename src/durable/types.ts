@@ -1,6 +1,7 @@
 // The durable collaborator's dependencies and the state that outlives one backend: shapes
 // only, shared by DurableState, the run recorder and the boot steps.
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { DurableHost, RunSummary } from '../scheduler/index.js';
 import type { StateStore, StateWriteQueue } from '../state/index.js';

@@ -11,8 +11,8 @@ import {
   serverTimeouts,
   type Clock,
   type ConnectionLimits,
-  type Logger,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { WebListener } from '../config/index.js';
 import { createAuthPolicy, pathOf } from './auth.js';
 import type { JobListCache } from './job-list-cache.js';
@@ -22,7 +22,7 @@ import { createOriginPolicy } from './request-origin.js';
 import { registerApiRoutes } from './routes-api.js';
 import { registerStreamRoutes } from './routes-streams.js';
 import { DEFAULT_STREAM_LIMITS, type SseStream } from './sse-stream.js';
-import { StreamSlots } from './stream-slots.js';
+import { StreamPermits } from './stream-permits.js';
 import { registerNodeRoutes } from './routes-node.js';
 import { registerResourceRoutes } from './routes-resources.js';
 import { registerStateRoutes } from './routes-state.js';
@@ -90,14 +90,14 @@ export interface HttpAppDeps extends HttpSources {
   readonly outputs: OutputTracker;
   readonly jobList: JobListCache;
   /** Shared by every listener of a web controller; an app of its own makes its own. */
-  readonly streamSlots?: StreamSlots;
+  readonly streamPermits?: StreamPermits;
 }
 
 /** What the routes share: deps, settings and the set of open SSE streams. */
 export interface RouteContext extends HttpAppDeps {
   readonly settings: WebSettings;
   readonly streamLimits: StreamLimits;
-  readonly streamSlots: StreamSlots;
+  readonly streamPermits: StreamPermits;
   readonly streams: Set<SseStream>;
 }
 
@@ -147,7 +147,7 @@ export async function buildHttpApp(
     ...deps,
     settings,
     streamLimits,
-    streamSlots: deps.streamSlots ?? new StreamSlots(streamLimits),
+    streamPermits: deps.streamPermits ?? new StreamPermits(streamLimits),
     streams: new Set(),
   };
 

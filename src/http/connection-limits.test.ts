@@ -7,7 +7,8 @@ import * as assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { request, type IncomingMessage } from 'node:http';
 import type { ConnectionLimits } from '../common/index.js';
-import { closedCount, openSocket, recordingLogger, type ClientSocket } from '../common/testing.js';
+import { closedCount, openSocket, type ClientSocket } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { makeJob } from '../config/testing.js';
 import { within } from '../state/testing.js';
 import {

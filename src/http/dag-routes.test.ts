@@ -3,11 +3,12 @@
 // listener), the error table of the POSTs, and the cancel route (a yacron2 addition).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, flushMicrotasks, silentLogger } from '../common/index.js';
+import { FakeClock, flushMicrotasks } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { DagEngine } from '../dags/index.js';
 import { makeDag } from '../dags/testing.js';
 import { makeSchedule } from '../config/testing.js';
-import { FakeRunner } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { MemoryStateStore, artifactStream, dagXcomScope, type StateStore } from '../state/index.js';
 import {
   createApiFixture,

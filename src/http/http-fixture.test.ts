@@ -2,9 +2,11 @@
 // FakeRunner, built with buildHttpApp for `inject()`, plus a ResolvedWeb with the spec defaults.
 import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { FakeClock, silentLogger, type ConnectionLimits, type Logger } from '../common/index.js';
+import { FakeClock, type ConnectionLimits } from '../common/index.js';
+import { silentLogger, type Logger } from '../logging/index.js';
 import type { ResolvedJob, ResolvedWeb, WebListener } from '../config/index.js';
-import { createScheduler, FakeRunner, type Scheduler } from '../scheduler/index.js';
+import { createScheduler, type Scheduler } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { makeConfig } from '../config/testing.js';
 import { buildHttpApp } from './app.js';
 import { JobListCache } from './job-list-cache.js';

@@ -3,8 +3,10 @@
 // retries, cancels, reloads and clock moves.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { seededRandom, FakeClock, silentLogger } from '../common/index.js';
-import { createScheduler, FakeRunner, type Scheduler } from '../scheduler/index.js';
+import { seededRandom, FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
+import { createScheduler, type Scheduler } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { JobListCache } from './job-list-cache.js';
 import { renderJobView } from './job-views.js';

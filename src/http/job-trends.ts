@@ -1,7 +1,8 @@
 // GET /jobs/{name}/trends (docs/http-api.md "GET /jobs/{name}/trends"): the daemon's durable trends
 // when it offers them, else the same windows over the in-memory history ("source": "memory"). Store
 // trouble never fails the request: a rejected durable read is logged and answered from memory.
-import { describeError, isYacronError, type Clock, type Logger } from '../common/index.js';
+import { describeError, isYacronError, type Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import { computeTrends, type TrendRuns } from './trends.js';
 import type { TrendsView } from './wire/index.js';
 import type { DaemonView } from './types.js';

@@ -2,8 +2,10 @@
 // else last finished), the 1000-line ring, the character bounds, and forgetting removed jobs.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, silentLogger } from '../common/index.js';
-import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
+import { createScheduler } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { outputLineText } from '../runner/index.js';
 import { OutputTracker } from './output-tracker.js';

@@ -11,7 +11,7 @@ import {
   type NodeResources,
   type RunUsage,
 } from '../resources/index.js';
-import { silentLogger } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { makeJob } from '../config/testing.js';
 import type { RunSummary } from '../scheduler/index.js';
 import {

@@ -37,7 +37,7 @@ function lineData(entry: OutputEntry): string {
 
 /**
  * Takes over the response and opens the event stream (HEAD gets the headers only). Null when no
- * stream was opened: HEAD, or no slot free (a 429 for a client with too many streams, a 503 when
+ * stream was opened: HEAD, or no permit free (a 429 for a client with too many streams, a 503 when
  * the daemon has too many), the answer already sent.
  */
 function openStream(
@@ -50,8 +50,8 @@ function openStream(
     void reply.code(200).headers(headers).send();
     return null;
   }
-  const slot = context.streamSlots.acquire(request.socket.remoteAddress ?? null);
-  switch (slot.kind) {
+  const permit = context.streamPermits.acquire(request.socket.remoteAddress ?? null);
+  switch (permit.kind) {
     case 'granted':
       break;
     case 'client-full':
@@ -70,7 +70,7 @@ function openStream(
   context.streams.add(stream);
   stream.onClose(() => {
     context.streams.delete(stream);
-    slot.release();
+    permit.release();
   });
   return stream;
 }

@@ -5,16 +5,16 @@ import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Response as LightResponse } from 'light-my-request';
 import { Registry } from 'prom-client';
-import { silentLogger } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import {
   createStateInspector,
-  FaultyStateStore,
   InstrumentedStateStore,
   MemoryStateStore,
   StateMetrics,
   StateWriteQueue,
   type StateInspector,
 } from '../state/index.js';
+import { FaultyStateStore } from '../state/testing.js';
 import { makeJob } from '../config/testing.js';
 import { createApiFixture, type ApiFixture } from './http-fixture.test.js';
 import type { StateInspectorSource } from './types.js';

@@ -10,13 +10,14 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { describeError, readPackageVersion, type Logger } from '../common/index.js';
+import { describeError, readPackageVersion } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedWeb, WebListener } from '../config/index.js';
 import { buildHttpApp, type HttpSources } from './app.js';
 import { JobListCache } from './job-list-cache.js';
 import { OutputTracker } from './output-tracker.js';
 import { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
-import { StreamSlots } from './stream-slots.js';
+import { StreamPermits } from './stream-permits.js';
 export interface WebServerDeps extends HttpSources {
   /** Default: the package's version. */
   readonly version?: string;
@@ -39,8 +40,8 @@ export class WebServer implements AsyncDisposable {
   readonly #deps: WebServerDeps;
   readonly #version: string;
   #outputs: OutputTracker | null = null;
-  /** Stream slots outlive the servers: one budget across listeners and restarts. */
-  readonly #streamSlots: StreamSlots;
+  /** Stream permits outlive the servers: one budget across listeners and restarts. */
+  readonly #streamPermits: StreamPermits;
   #jobList: JobListCache | null = null;
   #running: Running | null = null;
   #queue: Promise<void> = Promise.resolve();
@@ -49,7 +50,7 @@ export class WebServer implements AsyncDisposable {
   constructor(deps: WebServerDeps) {
     this.#deps = deps;
     this.#version = deps.version ?? readPackageVersion();
-    this.#streamSlots = new StreamSlots(deps.streamLimits ?? DEFAULT_STREAM_LIMITS);
+    this.#streamPermits = new StreamPermits(deps.streamLimits ?? DEFAULT_STREAM_LIMITS);
   }
 
   /** Bound addresses of the running servers (for logs and tests). */
@@ -127,7 +128,7 @@ export class WebServer implements AsyncDisposable {
     if (outputs === null || jobList === null) return null;
     const { version: _version, platform: _platform, ...sources } = this.#deps;
     const app = await buildHttpApp(
-      { ...sources, version: this.#version, outputs, jobList, streamSlots: this.#streamSlots },
+      { ...sources, version: this.#version, outputs, jobList, streamPermits: this.#streamPermits },
       web,
       listener,
     );

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { networkInterfaces } from 'node:os';
 import { describe, test } from 'node:test';
-import { FakeClock, isYacronError, silentLogger } from '../common/index.js';
+import { FakeClock, isYacronError } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { MemoryStateStore } from '../state/index.js';
 import { DEFAULT_MAX_RECORD_BYTES } from '../state/index.js';
 import { formatUrl, isLoopbackHost } from './bind-address.js';

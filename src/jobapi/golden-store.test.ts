@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { FakeClock, silentLogger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { FsStateStore } from '../state/index.js';
 import { extractGoldenStore, readGoldenExpected } from '../state/testing.js';
 import { T0, withFixture } from './job-api-fixture.test.js';

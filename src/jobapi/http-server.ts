@@ -6,7 +6,8 @@
 // bodies, except 401, 404, 405 and a body-cap 413, which are plain `<status>: <reason>`.
 import { rm } from 'node:fs/promises';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import { describeError, type Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { ApiError, isApiError } from './api-error.js';
 import {
   declaredLength,
@@ -97,9 +98,9 @@ async function serve(
         break;
       }
       case 'upload': {
-        const slot = deps.limits.uploadSlot();
-        if (slot === null) throw busy('the job API is receiving too many uploads');
-        releases.push(slot);
+        const permit = deps.limits.uploadPermit();
+        if (permit === null) throw busy('the job API is receiving too many uploads');
+        releases.push(permit);
         upload = await receiveUpload(req, deps.uploadDir, deps.caps.upload);
         break;
       }

@@ -8,15 +8,15 @@ import * as path from 'node:path';
 import {
   FakeClock,
   createDeferred,
-  silentLogger,
   type ConnectionLimits,
   type Deferred,
 } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
 import { type RunContext, type RunEnvironment } from '../scheduler/index.js';
 import { makeJob, type MakeJobOverrides } from '../config/testing.js';
 import { FsStateStore, MemoryStateStore, type StateStore } from '../state/index.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 import { startJobApi, type JobApi } from './index.js';
 import type { JobApiLimits } from './request-limits.js';
 

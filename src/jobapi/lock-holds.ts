@@ -4,13 +4,8 @@
 // renews it every max(1 s, ttl/3) and releases it on release, at run end, or at close. A lease
 // lost to a takeover keeps the hold "believed" (at-least-once): the job still has its fence.
 import { randomBytes } from 'node:crypto';
-import {
-  describeError,
-  type Clock,
-  type Logger,
-  type TaskSet,
-  type TimerHandle,
-} from '../common/index.js';
+import { describeError, type Clock, type TaskSet, type TimerHandle } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { lockLeaseName } from './names.js';
 import type { LiveRun } from './run-registry.js';
 import type { StoreGate } from './store-gate.js';
@@ -31,6 +26,7 @@ export type LockReply =
   | {
       readonly acquired: true;
       readonly token: string;
+      /** The index of the permit taken (its name on the wire). */
       readonly slot: number;
       readonly fence: number;
       /** Seconds. */
@@ -120,8 +116,8 @@ export class LockHolds {
 
   /** One try of every permit in order; null when all are taken. */
   async #pass(run: LiveRun, request: LockRequest, holder: string): Promise<LockReply | null> {
-    for (let slot = 0; slot < request.permits; slot++) {
-      const leaseName = lockLeaseName(request.scope, request.name, slot);
+    for (let permit = 0; permit < request.permits; permit++) {
+      const leaseName = lockLeaseName(request.scope, request.name, permit);
       await this.#releasing.get(leaseName);
       const result = await this.#deps.gate.call('acquire a lock lease', (store) =>
         store.acquireLease(leaseName, holder, request.ttlMs),
@@ -146,7 +142,13 @@ export class LockHolds {
       if (tokens === undefined) this.#byRun.set(hold.runId, (tokens = new Set()));
       tokens.add(hold.token);
       this.#scheduleRenew(hold);
-      return { acquired: true, token: hold.token, slot, fence: hold.fence, ttl: hold.ttlMs / 1000 };
+      return {
+        acquired: true,
+        token: hold.token,
+        slot: permit,
+        fence: hold.fence,
+        ttl: hold.ttlMs / 1000,
+      };
     }
     return null;
   }

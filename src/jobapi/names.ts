@@ -39,10 +39,10 @@ export function docNamespace(family: DocFamily, scope: string): string {
 }
 
 /**
- * One permit of a lock or semaphore: `lock/<scope>/<name>#<slot>`, the reference's lease name
+ * One permit of a lock or semaphore: `lock/<scope>/<name>#<permit index>`, the reference's lease name
  * as it composes it (the name is not escaped, so scope `a` name `b/c` and scope `a/b` name `c`
  * are the same lock for both implementations; see docs/job-state.md "Locks").
  */
-export function lockLeaseName(scope: string, name: string, slot: number): string {
-  return `lock/${scope}/${name}#${slot}`;
+export function lockLeaseName(scope: string, name: string, permit: number): string {
+  return `lock/${scope}/${name}#${permit}`;
 }

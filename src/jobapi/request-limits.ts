@@ -92,8 +92,8 @@ export class RequestLimits {
     });
   }
 
-  /** A slot for one artifact upload; null when all are taken. */
-  uploadSlot(): (() => void) | null {
+  /** A permit for one artifact upload; null when all are taken. */
+  uploadPermit(): (() => void) | null {
     if (this.#uploads >= this.limits.uploadsInFlight) return null;
     this.#uploads += 1;
     return once(() => {

@@ -1,7 +1,8 @@
 // What a /v1/ route is: a method, and a handler from the authenticated request to a reply value.
 // Routes never write to the socket themselves; http-server.ts turns replies (and ApiErrors)
 // into responses. Types and tiny reply helpers only.
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedJobApi } from '../config/index.js';
 import { ApiError } from './api-error.js';
 import type { LockHolds } from './lock-holds.js';

@@ -2,7 +2,8 @@
 // at launch, kept only in memory for that run, and never written to the store. A secret that
 // cannot be resolved is skipped (a get answers 404); the warning names the secret and the
 // source's file or variable, never a value.
-import { describeError, type Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import { ReportError, resolveSecret } from '../report/index.js';
 

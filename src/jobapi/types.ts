@@ -2,7 +2,8 @@
 // daemon starts it beside the state store, asks it for each run's YACRON2_* variables just
 // before the spawn, and tells it when the run ended. Types only.
 import type { AsyncDisposableLike } from './disposable.js';
-import type { Clock, ConnectionLimits, Logger } from '../common/index.js';
+import type { Clock, ConnectionLimits } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { RunContext, RunEnvironment } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';
 import type { JobApiLimits } from './request-limits.js';

@@ -1,8 +1,8 @@
 // The per-job decision table, row by row, and the retry defer-vs-abandon rule.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { silentLogger } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { silentLogger } from '../logging/index.js';
+import { recordingLogger } from '../logging/testing.js';
 import { ClusterGate, decideClusterGate } from './gate.js';
 import { StaticLeadership, StaticLeadershipSource } from './static-leadership.js';
 import type { ClusterPolicy, GatedJob } from './types.js';

@@ -2,13 +2,16 @@
 // for a scheduled fire, an @reboot one-shot, a backfill, a DAG or a retry; and for a due retry
 // that is denied, whether to defer it or abandon it because ownership moved. Backend-independent.
 // Must not: gate manual starts, or let a throwing read allow a run (it fails closed).
-import { describeError, type Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type {
+  ClusterDistribution,
   ClusterVerdict,
   GatedJob,
   GateTrigger,
   LeadershipBackend,
   LeadershipSource,
+  MeshLeadership,
   RetryGateDecision,
 } from './types.js';
 
@@ -39,15 +42,31 @@ export function decideClusterGate(
   }
 }
 
+/** How the backend splits Leader work: a lease backend always has one leader. */
+export function leadershipDistribution(backend: LeadershipBackend): ClusterDistribution {
+  return meshOf(backend)?.distribution ?? 'single-leader';
+}
+
+/** The gossip mesh's own reads, or null for a lease backend. */
+export function meshOf(backend: LeadershipBackend): MeshLeadership | null {
+  return backend.backend === 'gossip' ? backend : null;
+}
+
+/** The mesh whose jobs are spread over owners, or null (single leader, or a lease backend). */
+function spreadMesh(backend: LeadershipBackend): MeshLeadership | null {
+  const mesh = meshOf(backend);
+  return mesh?.distribution === 'spread' ? mesh : null;
+}
+
 function preferLeader(job: string, backend: LeadershipBackend): ClusterVerdict {
-  const spread = backend.distribution === 'spread';
-  if (spread ? backend.isAvailableJobOwner(job) : backend.isAvailableLeader()) {
+  const spread = spreadMesh(backend);
+  if (spread ? spread.isAvailableJobOwner(job) : backend.isAvailableLeader()) {
     return { kind: 'allow', basis: spread ? 'available-job-owner' : 'available-leader' };
   }
-  if (!backend.viewSettled()) {
+  if (meshOf(backend)?.viewSettled() === false) {
     return deny('converging', 'the cluster view is still converging after a (re)build');
   }
-  const owner = spread ? backend.availableJobOwner(job) : backend.availableLeaderName();
+  const owner = spread ? spread.availableJobOwner(job) : backend.availableLeaderName();
   const reason = spread ? 'not-owner' : 'not-leader';
   if (owner !== backend.nodeName) {
     return deny(reason, `the lowest reachable agreeing ${spread ? 'owner' : 'node'} is ${owner}`);
@@ -56,18 +75,16 @@ function preferLeader(job: string, backend: LeadershipBackend): ClusterVerdict {
 }
 
 function leader(job: string, backend: LeadershipBackend): ClusterVerdict {
-  if (backend.hasConflict()) {
+  if (meshOf(backend)?.hasConflict() === true) {
     return deny('conflict', 'a cluster conflict (nodeName, size or policy) is visible');
   }
   if (!backend.isQuorate()) return deny('no-quorum', 'this node sees no quorum');
-  if (backend.distribution === 'spread') {
-    if (!backend.isJobOwner(job)) {
-      return deny(
-        'not-owner',
-        `the owner of this job is ${backend.jobOwner(job) ?? 'unconfirmed'}`,
-      );
+  const spread = spreadMesh(backend);
+  if (spread) {
+    if (!spread.isJobOwner(job)) {
+      return deny('not-owner', `the owner of this job is ${spread.jobOwner(job) ?? 'unconfirmed'}`);
     }
-    return confirmed(backend) ?? { kind: 'allow', basis: 'job-owner' };
+    return confirmed(spread) ?? { kind: 'allow', basis: 'job-owner' };
   }
   if (!backend.isLeader()) {
     return deny('not-leader', `the elected leader is ${backend.leaderName() ?? 'unknown'}`);
@@ -78,10 +95,10 @@ function leader(job: string, backend: LeadershipBackend): ClusterVerdict {
 /**
  * A node that joins (or comes back) leads its own view up to a round before the others cede to
  * it; the Leader contract is "a skip, never a double", so it waits until a peer vouches for its
- * quorum (docs/clustering.md "Guarantees and trade-offs").
+ * quorum (docs/clustering.md "Guarantees and trade-offs"). A held lease needs no peer.
  */
 function confirmed(backend: LeadershipBackend): Deny | null {
-  if (backend.quorumConfirmed()) return null;
+  if (meshOf(backend)?.quorumConfirmed() !== false) return null;
   return deny('unconfirmed', 'no peer has confirmed this node quorate yet');
 }
 
@@ -91,10 +108,11 @@ function confirmed(backend: LeadershipBackend): Deny | null {
  */
 export function ownershipMoved(job: string, backend: LeadershipBackend | null): boolean {
   if (backend === null) return false;
-  if (backend.hasConflict() || !backend.isQuorate() || !backend.viewSettled()) return false;
-  return backend.distribution === 'spread'
-    ? !backend.isAvailableJobOwner(job)
-    : !backend.isAvailableLeader();
+  const mesh = meshOf(backend);
+  if (mesh?.hasConflict() === true || !backend.isQuorate()) return false;
+  if (mesh !== null && !mesh.viewSettled()) return false;
+  const spread = spreadMesh(backend);
+  return spread ? !spread.isAvailableJobOwner(job) : !backend.isAvailableLeader();
 }
 
 /** The gate the scheduler consults, reading the current backend from its source. */

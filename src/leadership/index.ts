@@ -1,7 +1,7 @@
 // The leadership door: the backend-independent seam the scheduler consults ("may this node run
 // this job now?"), its verdicts, the decision table, @reboot deferral and the transition logs.
 export type * from './types.js';
-export { ClusterGate, decideClusterGate, ownershipMoved } from './gate.js';
+export { ClusterGate, decideClusterGate, leadershipDistribution, ownershipMoved } from './gate.js';
 export {
   DeferredReboots,
   isDeferrableReboot,
@@ -10,11 +10,6 @@ export {
   type RebootPassAction,
 } from './reboot-deferral.js';
 export { LeadershipTransitions, type ConflictKind, type LeadershipEvents } from './transitions.js';
-export {
-  StaticLeadership,
-  StaticLeadershipSource,
-  type StaticLeadershipState,
-} from './static-leadership.js';
 export {
   denialDetail,
   schedulerSeams,

@@ -4,7 +4,8 @@
 // imported when its `backend:` is first configured (the Kubernetes one brings the YAML parser and
 // the state store's HTTP helpers; docs/performance.md "Memory").
 // Must not: start anything (the elector starts the client), or import a backend statically.
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type {
   ResolvedEtcdCluster,
   ResolvedFilesystemCluster,

@@ -2,13 +2,14 @@
 // "Lease backends"): it runs the client's rounds (one inline at start, then one per period,
 // counted from the last round's end or, when the client says so, its start; each bounded by the
 // round deadline), keeps what they established, and answers the scheduler's
-// LeadershipBackend reads from it with no I/O. is_leader needs the won flag, no lease loss and the
+// LeadershipReads from it with no I/O. is_leader needs the won flag, no lease loss and the
 // monotonic clock before the fence deadline (which the client set 1 s short of the store's TTL);
 // is_quorate needs a positive store contact within the freshness window. The @reboot ran-set is
 // the stored set (valid only under the live job-set id) plus this node's own marks.
 // Must not: read the wall clock for a decision, let a round outlive stop(), or answer
 // rebootRan(false) as a holder that has not read the stored set since it won (it throws).
-import { TaskSet, YacronError, describeError, type Clock, type Logger } from '../common/index.js';
+import { TaskSet, YacronError, describeError, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import {
   EMPTY_RAN_SET,
   type LeaseClient,
@@ -16,7 +17,7 @@ import {
   type RoundOutcome,
   type StoredRanSet,
 } from './lease-client.js';
-import type { ClusterBackendName, ConflictReport, LeadershipBackend } from './types.js';
+import type { ClusterBackendName, LeaseLeadership } from './types.js';
 
 export interface LeaseElectorDeps {
   readonly clock: Clock;
@@ -33,12 +34,9 @@ export interface LeaseElectorOptions {
   readonly releaseTimeoutMs: number;
 }
 
-const NO_CONFLICTS: ConflictReport = { names: [], sizes: [], policies: [] };
-
-export class LeaseElector implements LeadershipBackend {
+export class LeaseElector implements LeaseLeadership {
   readonly backend: Exclude<ClusterBackendName, 'gossip'>;
   readonly nodeName: string;
-  readonly distribution = 'single-leader' as const;
   readonly client: LeaseClient;
   readonly #deps: LeaseElectorDeps;
   readonly #options: LeaseElectorOptions;
@@ -94,22 +92,6 @@ export class LeaseElector implements LeadershipBackend {
     return this.#rounds;
   }
 
-  clusterSize(): number {
-    return 1;
-  }
-  quorum(): number {
-    return 1;
-  }
-  hasConflict(): boolean {
-    return false;
-  }
-  conflicts(): ConflictReport {
-    return NO_CONFLICTS;
-  }
-  viewSettled(): boolean {
-    return true;
-  }
-
   isQuorate(): boolean {
     return this.#deps.clock.monotonic() < this.#freshUntilMs;
   }
@@ -132,24 +114,6 @@ export class LeaseElector implements LeadershipBackend {
   availableLeaderName(): string {
     if (!this.isQuorate() || this.isLeader()) return this.nodeName;
     return this.#holder ?? this.nodeName;
-  }
-
-  /** A held lease is the store's confirmation: no peer needs to vouch for it. */
-  quorumConfirmed(): boolean {
-    return this.isLeader();
-  }
-
-  jobOwner(): string | null {
-    return this.leaderName();
-  }
-  isJobOwner(): boolean {
-    return this.isLeader();
-  }
-  availableJobOwner(): string {
-    return this.availableLeaderName();
-  }
-  isAvailableJobOwner(): boolean {
-    return this.isAvailableLeader();
   }
 
   rebootRan(job: string): boolean {

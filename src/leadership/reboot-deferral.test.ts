@@ -2,7 +2,7 @@
 // resolves to, kept across a reload that briefly loses the name, and de-duplicated cluster-wide.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { DeferredReboots, planPendingReboot, type RebootCandidate } from './reboot-deferral.js';
 import { StaticLeadership, StaticLeadershipSource } from './static-leadership.js';
 import type { ClusterPolicy } from './types.js';

@@ -3,7 +3,8 @@
 // that owner; EveryNode and non-election @reboot jobs run at once. The pending set outlives
 // reloads and backend rebuilds. Must not: drop a pending one-shot because its name is briefly
 // absent from a reload, or launch a definition other than the current one.
-import { describeError, type Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { decideClusterGate } from './gate.js';
 import type { ClusterPolicy, LeadershipSource } from './types.js';
 

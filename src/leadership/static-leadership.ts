@@ -1,4 +1,4 @@
-// A LeadershipBackend whose answers a test sets directly, and a LeadershipSource around it, for
+// A gossip-shaped LeadershipBackend whose answers a test sets directly, and a LeadershipSource around it, for
 // gate, @reboot and scheduler tests that are about decisions rather than elections.
 // Must not: be used by the daemon.
 import type {
@@ -6,6 +6,7 @@ import type {
   ConflictReport,
   LeadershipBackend,
   LeadershipSource,
+  MeshLeadership,
 } from './types.js';
 
 export interface StaticLeadershipState {
@@ -16,7 +17,7 @@ export interface StaticLeadershipState {
   leaderName: string | null;
   conflicts: ConflictReport;
   viewSettled: boolean;
-  /** A peer vouches for this node's quorum (see LeadershipBackend.quorumConfirmed). */
+  /** A peer vouches for this node's quorum (see MeshLeadership.quorumConfirmed). */
   quorumConfirmed: boolean;
   availableLeaderName: string;
   /** Per-job owners; absent jobs are owned by `defaultOwner`. */
@@ -28,7 +29,7 @@ export interface StaticLeadershipState {
   marked: string[];
 }
 
-export class StaticLeadership implements LeadershipBackend {
+export class StaticLeadership implements MeshLeadership {
   readonly backend = 'gossip';
   readonly state: StaticLeadershipState;
 
@@ -61,9 +62,6 @@ export class StaticLeadership implements LeadershipBackend {
   }
   clusterSize(): number {
     return this.state.clusterSize;
-  }
-  quorum(): number {
-    return Math.floor(this.state.clusterSize / 2) + 1;
   }
   isQuorate(): boolean {
     return this.state.quorate;

@@ -1,7 +1,7 @@
 // Transition lines and counters: once per change, never per pass, and the manager-stopped case.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { StaticLeadership } from './static-leadership.js';
 import { LeadershipTransitions } from './transitions.js';
 

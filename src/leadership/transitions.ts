@@ -2,8 +2,10 @@
 // once per scheduler pass from the current backend (none = not quorate, not leader), logged once
 // per change, counted for yacron2_cluster_*_transitions_total and emitted as typed events.
 // It outlives backend rebuilds. Must not: count or log while election is not configured.
-import { TypedEmitter, type Logger } from '../common/index.js';
-import type { ClusterDistribution, LeadershipBackend } from './types.js';
+import { TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
+import { meshOf } from './gate.js';
+import type { ConflictReport, LeadershipBackend } from './types.js';
 
 export type ConflictKind = 'nodename' | 'size' | 'policy';
 
@@ -22,6 +24,7 @@ interface Observed {
   readonly policies: readonly string[];
 }
 
+const NO_CONFLICTS: ConflictReport = { names: [], sizes: [], policies: [] };
 const NOTHING: Observed = { quorate: false, leader: false, names: [], sizes: [], policies: [] };
 
 export class LeadershipTransitions {
@@ -50,8 +53,9 @@ export class LeadershipTransitions {
       return;
     }
     const next = observe(backend);
-    const distribution: ClusterDistribution = backend?.distribution ?? 'single-leader';
-    this.#conflictTransitions(next, backend?.clusterSize() ?? 1);
+    const mesh = backend === null ? null : meshOf(backend);
+    const distribution = mesh?.distribution ?? 'single-leader';
+    this.#conflictTransitions(next, mesh?.clusterSize() ?? 1);
     if (next.quorate !== this.#last.quorate) {
       this.#quorumTransitions += 1;
       const spread = distribution === 'spread';
@@ -144,7 +148,7 @@ const conflictLines: Record<
 
 function observe(backend: LeadershipBackend | null): Observed {
   if (backend === null) return NOTHING;
-  const conflicts = backend.conflicts();
+  const conflicts = meshOf(backend)?.conflicts() ?? NO_CONFLICTS;
   return {
     quorate: backend.isQuorate(),
     leader: backend.isLeader(),

@@ -1,5 +1,6 @@
 // The leadership seam (docs/clustering.md "The scheduler's interface"): what any election backend
-// answers (gossip today, lease backends next), and the verdicts the scheduler consumes. Types only.
+// answers (the reads every backend has, and what a gossip mesh adds), and the verdicts the
+// scheduler consumes. Types only.
 import type { ClusterBackend, ClusterDistributionSetting, ClusterPolicy } from '../config/index.js';
 
 export type { ClusterPolicy };
@@ -8,46 +9,61 @@ export type ClusterBackendName = ClusterBackend;
 export type ClusterDistribution = ClusterDistributionSetting;
 
 /**
- * The reads a running election backend answers, synchronously, from state it already holds (no
- * I/O on the scheduling path). A read may throw only on a bug; the gate then fails closed.
+ * The reads every running election backend answers, synchronously, from state it already holds
+ * (no I/O on the scheduling path). A read may throw only on a bug; the gate then fails closed.
+ * A lease backend (etcd, Kubernetes, filesystem) answers these and nothing more: its store is the
+ * one view, so there is no cluster size, no conflict, no convergence and no per-job owner.
  */
-export interface LeadershipBackend {
+export interface LeadershipReads {
+  /** Which backend answers; 'gossip' is the mesh, every other name a lease store. */
   readonly backend: ClusterBackendName;
   readonly nodeName: string;
-  readonly distribution: ClusterDistribution;
-  /** Effective cluster size N and its quorum (lease backends: 1 and 1). */
-  clusterSize(): number;
-  quorum(): number;
   /** A quorum (gossip) or a fresh store read (lease backends) backs this node's view. */
   isQuorate(): boolean;
   isLeader(): boolean;
   leaderName(): string | null;
-  /** A duplicate nodeName, a cluster-size or a coordination-policy disagreement is visible. */
-  hasConflict(): boolean;
-  /** The conflicts in detail (lease backends: none). */
-  conflicts(): ConflictReport;
-  /** false while a freshly (re)built view is converging (the never-skip gates hold). */
-  viewSettled(): boolean;
-  /**
-   * A peer confirms this node's quorum: a live peer lists this node among the candidates it
-   * vouches quorate, or this node alone is a quorum (lease backends: a held lease is the
-   * confirmation). A node that has just joined can be leader of its own view for a round before
-   * any peer vouches for it (and before the old leader cedes); Leader jobs wait for this.
-   */
-  quorumConfirmed(): boolean;
-  /** The quorum-gated per-job owner (spread) is this node. */
-  isJobOwner(job: string): boolean;
-  jobOwner(job: string): string | null;
   /** The quorum-free availability leader is this node (view settled, no duplicate owns it). */
   isAvailableLeader(): boolean;
   availableLeaderName(): string;
-  isAvailableJobOwner(job: string): boolean;
-  availableJobOwner(job: string): string;
   /** A deferred @reboot one-shot already ran somewhere in the cluster (this job set). */
   rebootRan(job: string): boolean;
   /** Record (and tell the peers) that this node is about to run the deferred one-shot. */
   markRebootRan(job: string): Promise<void>;
 }
+
+/** A lease backend: the store's single holder is the whole answer. */
+export interface LeaseLeadership extends LeadershipReads {
+  readonly backend: Exclude<ClusterBackendName, 'gossip'>;
+}
+
+/** What a peer mesh (gossip) adds: a view of N peers that may disagree, converge and split jobs. */
+export interface MeshLeadership extends LeadershipReads {
+  readonly backend: 'gossip';
+  readonly distribution: ClusterDistribution;
+  /** Effective cluster size N (its quorum is the status view's business). */
+  clusterSize(): number;
+  /** A duplicate nodeName, a cluster-size or a coordination-policy disagreement is visible. */
+  hasConflict(): boolean;
+  /** The conflicts in detail. */
+  conflicts(): ConflictReport;
+  /** false while a freshly (re)built view is converging (the never-skip gates hold). */
+  viewSettled(): boolean;
+  /**
+   * A peer confirms this node's quorum: a live peer lists this node among the candidates it
+   * vouches quorate, or this node alone is a quorum. A node that has just joined can be leader of
+   * its own view for a round before any peer vouches for it (and before the old leader cedes);
+   * Leader jobs wait for this. (A held lease is its own confirmation.)
+   */
+  quorumConfirmed(): boolean;
+  /** The quorum-gated per-job owner (spread) is this node. */
+  isJobOwner(job: string): boolean;
+  jobOwner(job: string): string | null;
+  isAvailableJobOwner(job: string): boolean;
+  availableJobOwner(job: string): string;
+}
+
+/** What the gate, the @reboot deferral and the transition log read, told apart by `backend`. */
+export type LeadershipBackend = LeaseLeadership | MeshLeadership;
 
 /** What stands Leader jobs down, by kind (docs/clustering.md "Conflicts"). */
 export interface ConflictReport {

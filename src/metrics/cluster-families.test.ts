@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { FakeClock } from '../common/index.js';
 import { makeConfig } from '../config/testing.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import {
   createClusterFamilies,
   type ClusterMetricsSource,

@@ -11,6 +11,7 @@ import {
   type SchedulerEvents,
 } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
+import { runOutcome } from '../runner/testing.js';
 import { readGoldenExpected } from '../state/testing.js';
 import { createMetrics, type Metrics } from './create-metrics.js';
 import { parseExposition, type ParsedFamily } from './exposition-parser.js';
@@ -78,7 +79,7 @@ function createRig(names: readonly string[], durationBucketsSeconds?: readonly n
         scheduledAtMs: null,
         recorded: true,
         disposition: options.outcome === 'success' ? 'success' : 'failure',
-        outcome: {
+        outcome: runOutcome({
           kind: options.spawnFailed ? 'spawn-failed' : 'succeeded',
           exitCode: options.spawnFailed ? 127 : 0,
           failReason: null,
@@ -91,7 +92,7 @@ function createRig(names: readonly string[], durationBucketsSeconds?: readonly n
           stderr: null,
           environment: null,
           spawnError: null,
-        },
+        }),
         summary: {
           outcome: options.outcome,
           exitCode: options.spawnFailed ? 127 : 0,

@@ -2,13 +2,8 @@
 // (docs/architecture.md "Layers": the scheduler never imports this), held in a prom-client Registry
 // (never the global one) and rendered per request in the format the Accept header asks for.
 import { Registry } from 'prom-client';
-import {
-  describeError,
-  readPackageVersion,
-  silentLogger,
-  type Clock,
-  type Logger,
-} from '../common/index.js';
+import { describeError, readPackageVersion, type Clock } from '../common/index.js';
+import { silentLogger, type Logger } from '../logging/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { SchedulerView } from '../scheduler/index.js';
 import {

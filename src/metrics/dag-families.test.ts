@@ -8,6 +8,7 @@ import { FakeClock } from '../common/index.js';
 import type { ResolvedDag } from '../config/index.js';
 import { makeDag } from '../dags/testing.js';
 import type { RunOutcome } from '../runner/index.js';
+import { runOutcome } from '../runner/testing.js';
 import { createMetrics, type Metrics } from './create-metrics.js';
 import { parseExposition, type ParsedFamily } from './exposition-parser.js';
 
@@ -50,7 +51,7 @@ function sample(
 }
 
 function outcome(kind: RunOutcome['kind'], durationMs: number): RunOutcome {
-  return {
+  return runOutcome({
     kind,
     exitCode: kind === 'succeeded' ? 0 : 1,
     failReason: null,
@@ -63,7 +64,7 @@ function outcome(kind: RunOutcome['kind'], durationMs: number): RunOutcome {
     stderr: null,
     environment: null,
     spawnError: null,
-  };
+  });
 }
 
 void test('no dags section: no yacron2_dag_* family at all', async () => {

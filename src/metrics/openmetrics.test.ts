@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { FakeClock, TypedEmitter } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { type SchedulerEvents } from '../scheduler/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { createMetrics } from './create-metrics.js';

@@ -4,16 +4,17 @@
 // Replace and cancel.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeClock, silentLogger, TypedEmitter } from '../common/index.js';
+import { FakeClock, TypedEmitter } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
   createScheduler,
-  FakeRunner,
   type RunFinishedEvent,
   type RunStartedEvent,
   type Scheduler,
   type SchedulerEvents,
 } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { createMetrics, type Metrics } from './create-metrics.js';
 import { parseExposition, type ParsedFamily } from './exposition-parser.js';

@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
-import { FakeClock, silentLogger, type Logger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger, type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import { createScheduler, FakeRunner } from '../scheduler/index.js';
+import { createScheduler } from '../scheduler/index.js';
+import { FakeRunner } from '../scheduler/testing.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import { createStatsdPublisher, formatStopDatagram } from './statsd.js';
 import { sendUdpDatagram, type DatagramSend } from './udp-send.js';

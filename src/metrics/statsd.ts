@@ -2,7 +2,8 @@
 // events: a start datagram once a run spawned, one stop datagram when that run ends. A DAG task's
 // processes (attempts and sensor pokes) report through started/stopped directly. Sends are
 // fire-and-forget background tasks; a failure is logged and never touches the job.
-import { TaskSet, describeError, type Clock, type Logger } from '../common/index.js';
+import { TaskSet, describeError, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { StatsdTarget } from '../config/index.js';
 import type { RunResources, SchedulerView } from '../scheduler/index.js';
 import { sendUdpDatagram, type DatagramSend } from './udp-send.js';

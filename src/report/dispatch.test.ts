@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock, readPackageVersion, TaskSet } from '../common/index.js';
 import type { ReportBlock, SentryReport, WebhookReport } from '../config/index.js';
-import { recordingLogger, type LoggedLine } from '../common/testing.js';
+import { recordingLogger, type LoggedLine } from '../logging/testing.js';
 import { fixture, isProcessAlive, makeJob, NODE } from '../runner/testing.js';
 import { dispatchReport, type ReporterDeps } from './dispatch.js';
 import type { ReporterName } from './report-error.js';

@@ -8,9 +8,9 @@ import {
   readPackageVersion,
   systemClock,
   type Clock,
-  type Logger,
   type TaskSet,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ReportBlock, ResolvedJob } from '../config/index.js';
 import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';

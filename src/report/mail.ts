@@ -5,7 +5,8 @@
 // Throws ReportError on any failure; the dispatcher logs and counts it.
 import { connect, type Socket } from 'node:net';
 import type * as NodemailerModule from 'nodemailer';
-import { formatSeconds, type Clock, type Logger } from '../common/index.js';
+import { formatSeconds, type Clock } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { MailReport, ResolvedJob } from '../config/index.js';
 import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';

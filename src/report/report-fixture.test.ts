@@ -11,12 +11,13 @@ import { promisify } from 'node:util';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import type { MailReport } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
+import { runOutcome, type LooseOutcome } from '../runner/testing.js';
 
 const run = promisify(execFile);
 
 /** A failed run (`retcode=1`) with stderr `boom\n` and stdout not captured. */
-export function makeOutcome(overrides: Partial<RunOutcome> = {}): RunOutcome {
-  return {
+export function makeOutcome(overrides: Partial<LooseOutcome> = {}): RunOutcome {
+  return runOutcome({
     kind: 'failed',
     exitCode: 1,
     failReason: 'failsWhen=nonzeroReturn and retcode=1',
@@ -30,11 +31,11 @@ export function makeOutcome(overrides: Partial<RunOutcome> = {}): RunOutcome {
     environment: null,
     spawnError: null,
     ...overrides,
-  };
+  });
 }
 
 /** Overrides turning makeOutcome() into a success with both streams captured and empty. */
-export const SUCCESS: Partial<RunOutcome> = {
+export const SUCCESS: Partial<LooseOutcome> = {
   kind: 'succeeded',
   exitCode: 0,
   failReason: null,

@@ -3,7 +3,8 @@
 // a redirect included (never followed: X-Sentry-Auth carries the key). The DSN holds the project
 // key: it never reaches a log line or an error message.
 import { randomUUID } from 'node:crypto';
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedJob, SentryReport } from '../config/index.js';
 import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';

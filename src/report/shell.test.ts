@@ -7,12 +7,12 @@ import { FakeClock } from '../common/index.js';
 import type { ShellReport } from '../config/index.js';
 import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';
-import { recordingLogger } from '../common/testing.js';
-import { fixture, makeJob, NODE } from '../runner/testing.js';
+import { recordingLogger } from '../logging/testing.js';
+import { fixture, makeJob, NODE, runOutcome, type LooseOutcome } from '../runner/testing.js';
 import { cutToCodePoints, runShellReport, SHELL_REPORT_OUTPUT_LIMIT } from './shell.js';
 
-function makeOutcome(overrides: Partial<RunOutcome> = {}): RunOutcome {
-  return {
+function makeOutcome(overrides: Partial<LooseOutcome> = {}): RunOutcome {
+  return runOutcome({
     kind: 'failed',
     exitCode: 3,
     failReason: 'failsWhen=nonzeroReturn and retcode=3',
@@ -26,7 +26,7 @@ function makeOutcome(overrides: Partial<RunOutcome> = {}): RunOutcome {
     environment: null,
     spawnError: null,
     ...overrides,
-  };
+  });
 }
 
 async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {

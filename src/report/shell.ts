@@ -9,9 +9,9 @@ import {
   formatSeconds,
   pythonFloatRepr,
   type Clock,
-  type Logger,
   type TimerHandle,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { JobCommand, ResolvedJob, ShellReport } from '../config/index.js';
 import { renderRunResources, type RunUsageSummary } from '../resources/index.js';
 import {

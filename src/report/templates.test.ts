@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { RunOutcome } from '../runner/index.js';
 import { makeOutcome, SUCCESS } from './report-fixture.test.js';
-import { makeJob } from '../runner/testing.js';
+import { makeJob, type LooseOutcome } from '../runner/testing.js';
 import {
   buildTemplateVariables,
   createTemplateRenderer,
@@ -16,7 +15,7 @@ import {
 } from './templates.js';
 import { ReportError } from './report-error.js';
 
-function vars(outcome: Partial<RunOutcome> = {}, name = 'backup'): TemplateVariables {
+function vars(outcome: Partial<LooseOutcome> = {}, name = 'backup'): TemplateVariables {
   return buildTemplateVariables(
     makeJob({ name, command: { kind: 'shell', script: 'run-backup --all' } }),
     makeOutcome(outcome),

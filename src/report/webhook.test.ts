@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, silentLogger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import type { WebhookReport } from '../config/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { makeJob } from '../runner/testing.js';

@@ -3,7 +3,8 @@
 // a redirect (never followed: the configured headers may carry credentials that must not reach
 // another server) or a status >= 400. The URL may hold a token (Slack, Teams): it never reaches
 // a log line.
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedJob, WebhookReport } from '../config/index.js';
 import type { RunUsageSummary } from '../resources/index.js';
 import type { RunOutcome } from '../runner/index.js';

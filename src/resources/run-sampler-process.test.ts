@@ -2,7 +2,8 @@
 // whose grandchild burns CPU and holds ~60 MB.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { silentLogger, systemClock } from '../common/index.js';
+import { systemClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { createRunner } from '../runner/index.js';
 import { fixture, makeJob, NODE, TextSink } from '../runner/testing.js';
 import { RunSampler } from './run-sampler.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeClock, silentLogger } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
+import { recordingLogger } from '../logging/testing.js';
 import { FakeProc } from './resources-fixture.test.js';
 import { RunSampler, type MonitoredRun } from './run-sampler.js';
 

@@ -8,7 +8,8 @@
 // samples still counts). CPU % is measured over the actual time between two samples.
 // Must not: throw from the timer (a failed pass is logged once and the run gets no sample);
 // keep a timer armed while no run is monitored.
-import { describeError, type Clock, type Logger, type TimerHandle } from '../common/index.js';
+import { describeError, type Clock, type TimerHandle } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { createSystemProcSource, type ProcSource } from './proc-source.js';
 import { ProcessScanner } from './process-scan.js';
 import type { CurrentUsage, LiveRunUsage, RunUsage } from './run-usage.js';

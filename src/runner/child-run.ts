@@ -14,28 +14,20 @@ import {
   formatSeconds,
   settlesWithin,
   type Clock,
-  type Logger,
   type TimerHandle,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { buildChildEnvironment } from './child-environment.js';
 import { buildCommandArgv, needsIdentitySwitch, wrapWithSetpriv } from './command-line.js';
 import { decideFailReason } from './fail-reason.js';
 import { posixIdProblem } from './posix-id.js';
 import { exitCodeFromStatus, signalProcessGroup } from './process-group.js';
 import { closeOutput, type SpawnedChild, type Spawner } from './spawner.js';
+import { spawnFailedOutcome, type SpawnFailedTiming } from './spawn-failed.js';
 import { StreamCapture } from './stream-capture.js';
-import type {
-  CancelReason,
-  CapturedStream,
-  OutputStream,
-  RunHandle,
-  RunOutcome,
-  RunOutcomeKind,
-  RunRequest,
-} from './types.js';
+import type { CancelReason, OutputStream, RunHandle, RunOutcome, RunRequest } from './types.js';
 
 export const TIMEOUT_EXIT_CODE = -100;
-export const SPAWN_FAILED_EXIT_CODE = 127;
 /**
  * How long the captured pipes may stay open after the command itself exited: then whatever is
  * left of its process group gets SIGKILL, and after as long again the pipes are closed on our
@@ -322,11 +314,16 @@ export class ChildRun implements RunHandle {
     const stdout = this.#stdoutCapture?.result() ?? null;
     const stderr = this.#stderrCapture?.result() ?? null;
     const failReason = decideFailReason(this.#request.job.failsWhen, exitCode, stdout, stderr);
-    let kind: RunOutcomeKind;
-    if (this.#timedOut) kind = 'timed-out';
-    else if (this.#killed) kind = 'killed';
-    else kind = failReason === null ? 'succeeded' : 'failed';
-    this.#settle({ kind, exitCode, failReason, stdout, stderr, spawnError: null });
+    const timing = this.#settle();
+    const cancelReason = this.#cancelReason;
+    const ran = { ...timing, exitCode, stdout, stderr, pid: this.#pid ?? null, spawnError: null };
+    let outcome: RunOutcome;
+    if (this.#timedOut) outcome = { ...ran, kind: 'timed-out', failReason };
+    else if (this.#killed && cancelReason !== null) {
+      outcome = { ...ran, kind: 'killed', failReason, cancelReason };
+    } else if (failReason === null) outcome = { ...ran, kind: 'succeeded', failReason };
+    else outcome = { ...ran, kind: 'failed', failReason };
+    this.#done.resolve(outcome);
   }
 
   #failSpawn(error: unknown): void {
@@ -337,44 +334,23 @@ export class ChildRun implements RunHandle {
     this.#hasExited = true;
     this.#exited.resolve();
     this.#launched.resolve();
-    const stdout = job.captureStdout ? EMPTY_CAPTURE : null;
-    const stderr = job.captureStderr ? EMPTY_CAPTURE : null;
-    this.#settle({
-      kind: 'spawn-failed',
-      exitCode: SPAWN_FAILED_EXIT_CODE,
-      failReason: decideFailReason(job.failsWhen, SPAWN_FAILED_EXIT_CODE, stdout, stderr),
-      stdout,
-      stderr,
-      spawnError: message,
-    });
+    this.#done.resolve(spawnFailedOutcome(job, message, this.#settle()));
   }
 
-  #settle(
-    result: Pick<
-      RunOutcome,
-      'kind' | 'exitCode' | 'failReason' | 'stdout' | 'stderr' | 'spawnError'
-    >,
-  ): void {
+  /** Marks the run settled, stops its timers and gives what every outcome shares. */
+  #settle(): SpawnFailedTiming {
     this.#settled = true;
     this.#timeoutTimer?.cancel();
     this.#timeoutTimer = undefined;
     this.#drainTimer?.cancel();
     this.#drainTimer = undefined;
     this.#child = undefined;
-    this.#done.resolve({
-      ...result,
+    return {
       cancelReason: this.#cancelReason,
-      pid: this.#pid ?? null,
       startedAtMs: this.#startedAtMs,
       finishedAtMs: this.#ctx.clock.now(),
       durationMs: Math.max(0, this.#ctx.clock.monotonic() - this.#startedMonotonicMs),
       environment: this.#environment,
-    });
+    };
   }
 }
-
-const EMPTY_CAPTURE: CapturedStream = Object.freeze({
-  text: '',
-  discardedLines: 0,
-  truncated: false,
-});

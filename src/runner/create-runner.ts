@@ -1,7 +1,8 @@
 // The real Runner: wires the daemon's clock, logger, stdout/stderr and environment into ChildRun.
 // Per-job work (stream prefixes) is cached per ResolvedJob object; start() does no fs work.
 import type { ResolvedJob } from '../config/index.js';
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import { ChildRun } from './child-run.js';
 import { findExecutable } from './find-executable.js';
 import { inProcessSpawner, type Spawner } from './spawner.js';

@@ -8,7 +8,12 @@ export { decideFailReason } from './fail-reason.js';
 export { secretEnvVarNames } from './secret-env-vars.js';
 export { renderStreamPrefix, formatTemplate, type StreamPrefixFields } from './stream-prefix.js';
 export { signalProcessGroup, exitCodeFromStatus } from './process-group.js';
-export { TIMEOUT_EXIT_CODE, SPAWN_FAILED_EXIT_CODE } from './child-run.js';
+export { TIMEOUT_EXIT_CODE } from './child-run.js';
+export {
+  spawnFailedOutcome,
+  SPAWN_FAILED_EXIT_CODE,
+  type SpawnFailedTiming,
+} from './spawn-failed.js';
 export {
   RunOutput,
   DEFAULT_OUTPUT_LIMITS,

@@ -53,7 +53,7 @@ export class OutputRetention {
     ) {
       this.#dropOldestTail();
     }
-    // Until the ring has wrapped once, the next slot is the array's end.
+    // Until the ring has wrapped once, the next position is the array's end.
     this.#tail[(this.#tailStart + this.#tailCount) % this.#tailLimit] = line;
     this.#tailCount++;
     this.#tailChars += line.length;

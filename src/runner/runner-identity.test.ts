@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../common/index.js';
 import { createRunner } from './create-runner.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { makeJob, TextSink } from './test-job-fixture.js';
 import type { RunOutcome } from './types.js';
 

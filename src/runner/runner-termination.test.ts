@@ -11,7 +11,7 @@ import { createDeferred, FakeClock, systemClock, type Clock } from '../common/in
 import type { ResolvedJob } from '../config/index.js';
 import type { MakeJobOverrides } from '../config/testing.js';
 import { createRunner } from './create-runner.js';
-import { recordingLogger, type LoggedLine } from '../common/testing.js';
+import { recordingLogger, type LoggedLine } from '../logging/testing.js';
 import { fixture, isProcessAlive, makeJob, NODE, TextSink } from './test-job-fixture.js';
 import { OUTPUT_DRAIN_MS } from './child-run.js';
 import type { RunHandle } from './types.js';

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { systemClock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import { createRunner } from './create-runner.js';
-import { recordingLogger, type LoggedLine } from '../common/testing.js';
+import { recordingLogger, type LoggedLine } from '../logging/testing.js';
 import { fixture, makeJob, NODE, TextSink } from './test-job-fixture.js';
 import type { OutputLine, RunOutcome, RunRequest } from './types.js';
 

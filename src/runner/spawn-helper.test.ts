@@ -11,8 +11,9 @@ import { PassThrough } from 'node:stream';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDeferred, flushMicrotasks, silentLogger, systemClock } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { createDeferred, flushMicrotasks, systemClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
+import { recordingLogger } from '../logging/testing.js';
 import { createRunner } from './create-runner.js';
 import { isPidGone } from './process-group.js';
 import {

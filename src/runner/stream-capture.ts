@@ -2,7 +2,7 @@
 // UTF-8 with replacement, scrub the run's known secret values (docs/security.md "Secrets"), echo
 // `prefix + line` to the daemon's same stream, publish, retain head/tail.
 import type { Readable } from 'node:stream';
-import type { Logger } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import { LineSplitter } from './line-splitter.js';
 import { OutputRetention } from './output-retention.js';
 import type { CapturedStream, OutputLine, OutputStream } from './types.js';

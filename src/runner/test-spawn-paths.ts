@@ -4,7 +4,8 @@
 import * as assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe } from 'node:test';
-import { silentLogger, systemClock } from '../common/index.js';
+import { systemClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import {
   nativeHelperPath,
   nativeHelperProgram,

@@ -24,13 +24,16 @@ export interface CapturedStream {
   readonly truncated: boolean;
 }
 
-export interface RunOutcome {
-  readonly kind: RunOutcomeKind;
+/** What every outcome carries, whatever its kind. */
+interface RunOutcomeBase {
   /** >= 0 exit status; -N killed by signal N; -100 timeout; 127 launch failure. */
   readonly exitCode: number;
   /** The exact spec string (`failsWhen=nonzeroReturn and retcode=1`), null on success. */
   readonly failReason: string | null;
-  /** Set when the run was cancelled (Replace, manual cancel, shutdown). */
+  /**
+   * Set when the run was cancelled (Replace, manual cancel, shutdown) — also when the cancel came
+   * too late to change the kind (the process had already exited).
+   */
   readonly cancelReason: CancelReason | null;
   readonly pid: number | null;
   /** Wall-clock epoch ms; startedAtMs is the launch instant (also for spawn failures). */
@@ -43,9 +46,47 @@ export interface RunOutcome {
   readonly stderr: CapturedStream | null;
   /** The environment passed to the child, or null when it inherited the daemon's as-is. */
   readonly environment: Readonly<Record<string, string>> | null;
-  /** The spawn error message for spawn-failed runs. */
+  /** The spawn error message; only a spawn-failed run has one. */
   readonly spawnError: string | null;
 }
+
+/** Completed and no failsWhen rule matched. */
+export interface SucceededOutcome extends RunOutcomeBase {
+  readonly kind: 'succeeded';
+  readonly failReason: null;
+  readonly spawnError: null;
+}
+
+/** Completed and a failsWhen rule matched. */
+export interface FailedOutcome extends RunOutcomeBase {
+  readonly kind: 'failed';
+  readonly failReason: string;
+  readonly spawnError: null;
+}
+
+/** executionTimeout fired; failsWhen still decides failReason. */
+export interface TimedOutOutcome extends RunOutcomeBase {
+  readonly kind: 'timed-out';
+  readonly spawnError: null;
+}
+
+/** Cancelled while the process ran: the cancel's reason is always known. */
+export interface KilledOutcome extends RunOutcomeBase {
+  readonly kind: 'killed';
+  readonly cancelReason: CancelReason;
+  readonly spawnError: null;
+}
+
+/** No process was started: no pid, exit code 127, and the reason why. */
+export interface SpawnFailedOutcome extends RunOutcomeBase {
+  readonly kind: 'spawn-failed';
+  readonly pid: null;
+  readonly spawnError: string;
+}
+
+/** One run's end, discriminated by `kind` (see RunOutcomeKind). */
+export type RunOutcome =
+  SucceededOutcome | FailedOutcome | TimedOutOutcome | KilledOutcome | SpawnFailedOutcome;
 
 export interface OutputLine {
   readonly stream: OutputStream;

@@ -4,7 +4,8 @@
 // the fire:skipped event, or a launch ticket for the launcher.
 // Must not: consult a fact the decision will not read (no gate call for a disabled job, no store
 // read for a job the leadership gate already refused): facts are gathered in gate order.
-import type { Clock, Logger, TypedEmitter } from '../common/index.js';
+import type { Clock, TypedEmitter } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import { decide, RUN_VERDICT, type Admission, type AdmissionFacts } from './admission.js';
 import type { JobRuntime, LaunchTicket } from './job-runtime.js';

@@ -6,7 +6,8 @@
 // bounds it: a job whose runs always overlap would otherwise never get its backfill
 // (docs/durable-state.md "Missed-run catch-up").
 // Must not: launch a Forbid job's backfill beside a running instance.
-import { formatIsoUtc, type Clock, type Logger, type TypedEmitter } from '../common/index.js';
+import { formatIsoUtc, type Clock, type TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { Admitted } from './admit.js';
 import type { RunSummary } from './history.js';

@@ -7,12 +7,12 @@ import { createDeferred, type Clock } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import {
   decideFailReason,
+  spawnFailedOutcome,
   type CancelReason,
   type CapturedStream,
   type OutputStream,
   type RunHandle,
   type RunOutcome,
-  type RunOutcomeKind,
   type Runner,
   type RunRequest,
 } from '../runner/index.js';
@@ -102,32 +102,34 @@ export class FakeRun {
   complete(result: FakeResult = {}, cancelReason: CancelReason | null = null): void {
     if (this.#outcome) return;
     const { job } = this;
-    const exitCode = result.spawnFails ? 127 : result.timedOut ? -100 : (result.exitCode ?? 0);
-    const stdout = captured(job.captureStdout, result.stdout);
-    const stderr = captured(job.captureStderr, result.stderr);
-    const failReason = decideFailReason(job.failsWhen, exitCode, stdout, stderr);
-    let kind: RunOutcomeKind = failReason === null ? 'succeeded' : 'failed';
-    if (result.spawnFails) {
-      kind = 'spawn-failed';
-      this.#launched.resolve();
-    } else if (result.timedOut) kind = 'timed-out';
-    else if (cancelReason) kind = 'killed';
-    this.#outcome = {
-      kind,
-      exitCode,
-      failReason,
+    const timing = {
       cancelReason,
-      pid: this.#spawned ? (this.pid ?? null) : null,
       startedAtMs: this.#startedAtMs,
       finishedAtMs: this.#clock.now(),
       durationMs: this.#clock.monotonic() - this.#startedMonotonicMs,
-      stdout,
-      stderr,
       // The real runner's is the whole child environment; the injected part stands for it here.
       environment: this.request.extraEnv === undefined ? null : { ...this.request.extraEnv },
-      spawnError: result.spawnFails ? 'spawn ENOENT' : null,
     };
-    this.#done.resolve(this.#outcome);
+    if (result.spawnFails) {
+      this.#launched.resolve();
+      this.#finish(spawnFailedOutcome(job, 'spawn ENOENT', timing));
+      return;
+    }
+    const exitCode = result.timedOut ? -100 : (result.exitCode ?? 0);
+    const stdout = captured(job.captureStdout, result.stdout);
+    const stderr = captured(job.captureStderr, result.stderr);
+    const failReason = decideFailReason(job.failsWhen, exitCode, stdout, stderr);
+    const pid = this.#spawned ? (this.pid ?? null) : null;
+    const ran = { ...timing, exitCode, stdout, stderr, pid, spawnError: null };
+    if (result.timedOut) this.#finish({ ...ran, kind: 'timed-out', failReason });
+    else if (cancelReason) this.#finish({ ...ran, kind: 'killed', failReason, cancelReason });
+    else if (failReason === null) this.#finish({ ...ran, kind: 'succeeded', failReason });
+    else this.#finish({ ...ran, kind: 'failed', failReason });
+  }
+
+  #finish(outcome: RunOutcome): void {
+    this.#outcome = outcome;
+    this.#done.resolve(outcome);
   }
 
   succeed(): void {

@@ -1,10 +1,11 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { RunOutcome } from '../runner/index.js';
+import { runOutcome, type LooseOutcome } from '../runner/testing.js';
 import { RunHistory, summarizeRun, type RunSummary } from './history.js';
 
-function outcome(overrides: Partial<RunOutcome> = {}): RunOutcome {
-  return {
+function outcome(overrides: Partial<LooseOutcome> = {}): RunOutcome {
+  return runOutcome({
     kind: 'succeeded',
     exitCode: 0,
     failReason: null,
@@ -18,7 +19,7 @@ function outcome(overrides: Partial<RunOutcome> = {}): RunOutcome {
     environment: null,
     spawnError: null,
     ...overrides,
-  };
+  });
 }
 
 function summary(overrides: Partial<RunSummary>): RunSummary {

@@ -1,10 +1,10 @@
 // The scheduler door: createScheduler, its ports, event map and snapshot types, the pure
-// admission decision, the one run start a DAG task's attempt shares with a job's launch, plus the FakeRunner test seam (job factories: config/testing.ts) other
-// layers' tests build schedulers with.
+// admission decision, the one run start a DAG task's attempt shares with a job's launch. (The FakeRunner other layers'
+// tests build schedulers with is on the test door, testing.ts.)
 export { createScheduler, MAX_SLEEP_MS } from './scheduler.js';
 export type {
   ClusterPort,
-  ClusterSlotPort,
+  ConcurrencyLeasePort,
   DurableCollaborator,
   DurableOutcome,
   DurablePort,
@@ -21,9 +21,9 @@ export type {
   RunEnvironmentHook,
   RunEnvironmentSource,
   RunMonitor,
-  SlotClaim,
-  SlotClaimRequest,
-  SlotHold,
+  ConcurrencyClaim,
+  ConcurrencyClaimRequest,
+  ConcurrencyHold,
   SpawnedRun,
 } from './ports.js';
 export type {
@@ -84,4 +84,3 @@ export {
   type RunStartRequest,
   type StartedRun,
 } from './run-start.js';
-export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';

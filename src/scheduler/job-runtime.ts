@@ -8,7 +8,7 @@ import { createDeferred, type Deferred } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { RunHandle } from '../runner/index.js';
 import { RunHistory } from './history.js';
-import type { SlotHold } from './ports.js';
+import type { ConcurrencyHold } from './ports.js';
 import type { RetryLadder } from './retry-ladder.js';
 import type { JobTrigger, ManualStartResult } from './types.js';
 
@@ -23,7 +23,7 @@ export interface RunningInstance {
   readonly ladder: RetryLadder | null;
   readonly handle: RunHandle;
   /** The cluster concurrency slot reference it holds (concurrencyScope cluster), if any. */
-  readonly slot: SlotHold | null;
+  readonly concurrencyHold: ConcurrencyHold | null;
   pid: number | null;
   /** Set by Replace before cancelling: not recorded, reported or retried. */
   replaced: boolean;

@@ -6,13 +6,8 @@
 // retries and backfills all come through here once admitted; a DAG task's attempt shares the run
 // start, not the queue (docs/architecture.md "Reserved room").
 // Must not: decide (admission did), own time (the loop does) or await an event subscriber.
-import {
-  createDeferred,
-  type Clock,
-  type Logger,
-  type TaskSet,
-  type TypedEmitter,
-} from '../common/index.js';
+import { createDeferred, type Clock, type TaskSet, type TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { CancelReason, RunOutcome, Runner } from '../runner/index.js';
 import type { JobRuntime, LaunchTicket, RunningInstance } from './job-runtime.js';
 import type { JobTable } from './job-table.js';
@@ -20,11 +15,11 @@ import { LaunchQueue } from './launch-queue.js';
 import type { RunResources } from './history.js';
 import type { ResolvedJob } from '../config/index.js';
 import type {
-  ClusterSlotPort,
+  ConcurrencyLeasePort,
   DurablePort,
   RunEnvironmentSource,
   RunMonitor,
-  SlotHold,
+  ConcurrencyHold,
 } from './ports.js';
 import type { Retries } from './retries.js';
 import { RunAnnouncement } from './run-announcement.js';
@@ -129,7 +124,7 @@ export class Launcher {
       return false;
     }
     const runtime = this.#context.table.runtime(ticket.job.name);
-    if (ticket.replace || runtime.lane || this.#slotsFor(ticket.job) !== null) {
+    if (ticket.replace || runtime.lane || this.#concurrencyFor(ticket.job) !== null) {
       this.#chainLane(runtime, ticket);
       return false;
     }
@@ -175,11 +170,11 @@ export class Launcher {
         this.#drop(ticket);
         return;
       }
-      let hold: SlotHold | null = null;
-      const slots = this.#slotsFor(ticket.job);
-      if (slots !== null) {
+      let hold: ConcurrencyHold | null = null;
+      const leases = this.#concurrencyFor(ticket.job);
+      if (leases !== null) {
         // Gate 6: after the local policy, the cluster-wide slot (docs/durable-state.md).
-        const claim = await slots.claim(ticket.job, {
+        const claim = await leases.claim(ticket.job, {
           replace: ticket.job.concurrencyPolicy === 'Replace',
           onCancelRequested: () => this.#replacedElsewhere(ticket.job.name),
         });
@@ -206,9 +201,9 @@ export class Launcher {
 
   // ---- starting -------------------------------------------------------------------------------
 
-  #slotsFor(job: ResolvedJob): ClusterSlotPort | null {
+  #concurrencyFor(job: ResolvedJob): ConcurrencyLeasePort | null {
     if (job.concurrencyScope !== 'cluster') return null;
-    return this.#context.durable?.current()?.slots ?? null;
+    return this.#context.durable?.current()?.concurrency ?? null;
   }
 
   /** A Replace on another node asked for this job's cluster slot: cancel its runs here. */
@@ -225,7 +220,7 @@ export class Launcher {
     }
   }
 
-  #start(ticket: LaunchTicket, runtime: JobRuntime, slot: SlotHold | null = null): void {
+  #start(ticket: LaunchTicket, runtime: JobRuntime, hold: ConcurrencyHold | null = null): void {
     const { clock, logger, events } = this.#context;
     const { job } = ticket;
     ticket.consume();
@@ -269,7 +264,7 @@ export class Launcher {
       scheduledAtMs: ticket.scheduledAtMs,
       ladder: ticket.ladder,
       handle,
-      slot,
+      concurrencyHold: hold,
       pid: null,
       replaced: false,
       cancelled: false,
@@ -309,7 +304,7 @@ export class Launcher {
       );
     } finally {
       table.settled(instance);
-      instance.slot?.release();
+      instance.concurrencyHold?.release();
     }
   }
 

@@ -190,18 +190,18 @@ export type RebootVerdict = 'run' | 'ran-this-boot' | 'state-unavailable';
 // ---- the cluster concurrency slot (gate 6, docs/durable-state.md "Cluster concurrency slots") ---
 
 /** A slot tenure shared by this node's instances of one job; released by the last of them. */
-export interface SlotHold {
+export interface ConcurrencyHold {
   /** The instance holding a reference ended: drop the reference (idempotent). */
   release(): void;
 }
 
 /** What a launch of a `concurrencyScope: cluster` job may do after the slot claim. */
-export type SlotClaim =
+export type ConcurrencyClaim =
   /** Launch; `hold` null = node-local enforcement only (the store could not answer, degrade). */
-  | { readonly kind: 'run'; readonly hold: SlotHold | null }
+  | { readonly kind: 'run'; readonly hold: ConcurrencyHold | null }
   | { readonly kind: 'skip'; readonly reason: SkipReason };
 
-export interface SlotClaimRequest {
+export interface ConcurrencyClaimRequest {
   /** Replace: ask a foreign holder to cancel its run, then take the slot (bounded wait). */
   readonly replace: boolean;
   /**
@@ -212,8 +212,8 @@ export interface SlotClaimRequest {
 }
 
 /** The cluster-wide concurrency slots of `concurrencyScope: cluster` jobs. Never rejects. */
-export interface ClusterSlotPort {
-  claim(job: ResolvedJob, request: SlotClaimRequest): Promise<SlotClaim>;
+export interface ConcurrencyLeasePort {
+  claim(job: ResolvedJob, request: ConcurrencyClaimRequest): Promise<ConcurrencyClaim>;
 }
 
 /**
@@ -233,7 +233,7 @@ export interface DurableCollaborator {
   checkRebootRun(job: ResolvedJob): Promise<RebootVerdict>;
   readonly retries: RetryJournal;
   /** Gate 6 for `concurrencyScope: cluster` jobs; absent = node-local enforcement. */
-  readonly slots?: ClusterSlotPort;
+  readonly concurrency?: ConcurrencyLeasePort;
 }
 
 /** The durable backend serving now (the daemon swaps it on a state-section reload), or null. */

@@ -2,7 +2,7 @@
 // recording journal (the store side is durable/retry-journal.ts, covered by the durable tests).
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { createDeferred, Slot, type Deferred } from '../common/index.js';
+import { createDeferred, Swappable, type Deferred } from '../common/index.js';
 import { type ResolvedJob } from '../config/index.js';
 import { makeConfig, makeJob } from '../config/testing.js';
 import type {
@@ -46,8 +46,8 @@ class RecordingJournal implements RetryJournal {
 function durableWith(
   journal: RetryJournal,
   onStoreUnavailable: 'degrade' | 'fail-closed' = 'degrade',
-): Slot<DurableCollaborator> {
-  return new Slot<DurableCollaborator>({
+): Swappable<DurableCollaborator> {
+  return new Swappable<DurableCollaborator>({
     lastDurableOutcome: () => null,
     onStoreUnavailable,
     checkRebootRun: () => Promise.resolve('run'),

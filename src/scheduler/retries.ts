@@ -11,13 +11,8 @@
 // silently.
 // Must not: launch anything itself (it asks `relaunch`, which goes through admission), or
 // settle a record twice.
-import {
-  formatSeconds,
-  type Clock,
-  type Logger,
-  type TaskSet,
-  type TypedEmitter,
-} from '../common/index.js';
+import { formatSeconds, type Clock, type TaskSet, type TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { RunSummary } from './history.js';
 import type { RetryGateResult, RetryJournal, RetrySettleReason } from './ports.js';

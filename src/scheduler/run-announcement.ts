@@ -6,7 +6,8 @@
 // launcher reaps it. So every run is announced exactly once, and before its finish.
 // The resource monitor is the run start's (run-start.ts), started at the same moment.
 // Must not: announce twice.
-import type { Logger, TypedEmitter } from '../common/index.js';
+import type { TypedEmitter } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { LaunchTicket, RunningInstance } from './job-runtime.js';
 import type { SchedulerEvents } from './types.js';
 

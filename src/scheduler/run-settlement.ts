@@ -1,10 +1,10 @@
 // What happens after a run completes (docs/architecture.md "A run", "A retry"): classify it, record
 // it, emit run:finished and the report hooks, and tell the retry ladders (retries.ts) how it ended.
 // Reporters are subscribers; nothing is awaited.
-import { pythonRepr, type Logger, type TypedEmitter } from '../common/index.js';
+import { pythonRepr, type TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { RunOutcome } from '../runner/index.js';
 import { summarizeRun, type RunResources } from './history.js';
-import { pythonBool } from './outcome.js';
 import type { JobRuntime, RunningInstance } from './job-runtime.js';
 import type { Retries } from './retries.js';
 import type { ReportEvent, RunDisposition, SchedulerEvents } from './types.js';
@@ -91,4 +91,9 @@ export function settleFinishedRun(
       }
       return;
   }
+}
+
+/** Python's spelling of a boolean, as the per-run log line prints it. */
+function pythonBool(value: boolean): string {
+  return value ? 'True' : 'False';
 }

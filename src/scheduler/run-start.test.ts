@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { makeJob } from '../config/testing.js';
 import type { OutputLine, Runner } from '../runner/index.js';
 import { FakeRunner } from './fake-runner.js';

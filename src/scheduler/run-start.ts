@@ -7,11 +7,17 @@
 // logged, never fails the run).
 // Must not: announce, record or settle the run (its caller does), read a clock or decide anything.
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import type { OutputLine, RunHandle, RunOutcome, Runner } from '../runner/index.js';
+import {
+  spawnFailedOutcome,
+  type OutputLine,
+  type RunHandle,
+  type RunOutcome,
+  type Runner,
+} from '../runner/index.js';
 import type { RunResources } from './history.js';
-import { spawnFailureOutcome } from './outcome.js';
 import type { RunEnvironment, RunEnvironmentHook, RunMonitor } from './ports.js';
 import { runScrubOf, type RunScrub } from './run-scrub.js';
 import type { RunTrigger } from './types.js';
@@ -96,7 +102,15 @@ export function startRun(deps: RunStartDeps, request: RunStartRequest): StartedR
   } catch (error) {
     // The runner reports launch failures as outcomes; a throw is a bug, handled the same way.
     deps.logger.error({ err: error }, `${label}: the runner failed to launch it`);
-    handle = settledHandle(spawnFailureOutcome(job, error, startedAtMs));
+    handle = settledHandle(
+      spawnFailedOutcome(job, describeError(error), {
+        startedAtMs,
+        finishedAtMs: startedAtMs,
+        durationMs: 0,
+        cancelReason: null,
+        environment: null,
+      }),
+    );
   }
   // In-process the pid is known when start() returns (onSpawn follows on a microtask).
   if (handle.pid !== undefined) monitor(handle.pid);

@@ -12,9 +12,9 @@ import {
   TypedEmitter,
   YacronError,
   type Clock,
-  type Logger,
   type TimerHandle,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import { nextFireTime, type Schedule } from '../schedule/index.js';
 import { Admitter } from './admit.js';

@@ -1,7 +1,7 @@
 // Test support (not a test file): a scheduler on a FakeClock and a FakeRunner, with every event
 // and log line recorded so tests can assert on values instead of sleeping.
 import { FakeClock } from '../common/index.js';
-import { recordingLogger, type LoggedLine } from '../common/testing.js';
+import { recordingLogger, type LoggedLine } from '../logging/testing.js';
 import type { ResolvedJob } from '../config/index.js';
 import { FakeRunner } from './fake-runner.js';
 import { makeConfig } from '../config/testing.js';

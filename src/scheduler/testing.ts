@@ -1,5 +1,6 @@
-// The scheduler test door: a scheduler on a FakeClock and a FakeRunner, with its events recorded
-// (left out of dist/).
+// The scheduler test door: the FakeRunner (no processes), and a scheduler on a FakeClock and a
+// FakeRunner with its events recorded (left out of dist/; fake-runner.ts itself is built, for the
+// benches).
 export {
   T0,
   createHarness,
@@ -7,3 +8,4 @@ export {
   type HarnessOptions,
   type RecordedEvent,
 } from './test-harness.js';
+export { FakeRunner, FakeRun, type FakeResult, type FakeRunnerOptions } from './fake-runner.js';

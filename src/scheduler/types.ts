@@ -1,7 +1,8 @@
 // The scheduler's public contract: deps, the Scheduler surface (control, view, durable host), its
 // typed events and the snapshots of its read-only view, all in domain values (epoch ms,
 // milliseconds): http/ and durable/ render the wire shapes. Types only; no behaviour here.
-import type { Clock, Logger, TypedEmitter } from '../common/index.js';
+import type { Clock, TypedEmitter } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import type { ResolvedConfig, ResolvedJob } from '../config/index.js';
 import type { OutputStream, RunOutcome, Runner } from '../runner/index.js';
 import type { RunSummary } from './history.js';

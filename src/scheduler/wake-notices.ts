@@ -1,7 +1,8 @@
 // What the loop says about a wake that was not on time: a due job woken 10 s or more late
 // (docs/schedules.md "The scheduler's time rules"), and a wall clock that stepped beyond monotonic progress
 // since the timer was armed. Log lines and events only; the loop decides what fires.
-import { formatSeconds, type Logger, type TypedEmitter } from '../common/index.js';
+import { formatSeconds, type TypedEmitter } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { DueFirePlan } from './fire-plan.js';
 import type { SchedulerEvents } from './types.js';

@@ -2,7 +2,8 @@
 // instance for filesystem leadership), metered and rate limited, plus the background write queue
 // that durable features write through. Nothing is opened here; the caller opens and closes.
 import type { Registry } from 'prom-client';
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import { FsStateStore, type FsStateStoreOptions } from './fs-store.js';
 import { InstrumentedStateStore } from './instrumented-store.js';
 import { StateMetrics } from './metrics.js';

@@ -5,7 +5,8 @@
 // for this read only (warned once per file, so an NFS blip does not flood logs).
 import { rename, utimes } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Clock, Logger } from '../common/index.js';
+import type { Clock } from '../common/index.js';
+import type { Logger } from '../logging/index.js';
 import { errorCode, type FsLayout, type SyncDir } from './fs-files.js';
 import type { StoreSequence } from './record-format.js';
 import { emptyQuarantineTally } from './store-checks.js';

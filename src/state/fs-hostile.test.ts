@@ -24,7 +24,7 @@ import { isYacronError, FakeClock } from '../common/index.js';
 import { FsStateStore } from './fs-store.js';
 import { encodeName } from './name-encoding.js';
 import { formatRecordTime } from './record-format.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 let base: string;

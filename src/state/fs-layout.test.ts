@@ -6,7 +6,8 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { FakeClock, silentLogger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { FsStateStore } from './fs-store.js';
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -6,7 +6,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { systemClock, type Clock, isYacronError, silentLogger } from '../common/index.js';
+import { systemClock, type Clock, isYacronError } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { FsStateStore } from './fs-store.js';
 import { bundleFixtures, startFixture, within, type FixtureProcess } from './test-processes.js';
 

@@ -7,7 +7,8 @@ import { chown, chmod, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { isYacronError, FakeClock, silentLogger } from '../common/index.js';
+import { isYacronError, FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { syncDir } from './fs-files.js';
 import { FsStateStore } from './fs-store.js';
 

@@ -7,7 +7,8 @@
 import { lstat, mkdir, stat, unlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import * as path from 'node:path';
-import { YacronError, type Logger } from '../common/index.js';
+import { YacronError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import {
   NAMESPACE_DIRS,
   ensureOwnDir,

@@ -6,7 +6,8 @@
 // stamp, describe() and sweep(); the parts own their file formats.
 import { lstat, readdir, rm, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type Clock, YacronError, type Logger } from '../common/index.js';
+import { type Clock, YacronError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { FileLocker, processLockQueue } from './flock.js';
 import { flockHelper } from './flock-helper.js';
 import { FsBlobs } from './fs-blobs.js';

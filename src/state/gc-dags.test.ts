@@ -7,7 +7,8 @@
 // than the grace.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { FakeClock, silentLogger } from '../common/index.js';
+import { FakeClock } from '../common/index.js';
+import { silentLogger } from '../logging/index.js';
 import { artifactStream, dagAdvanceLeaseName, dagRunNamespace, dagXcomScope } from './gc-rules.js';
 import { MemoryStateStore } from './memory-store.js';
 import { startStateService } from './service.js';

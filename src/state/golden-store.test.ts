@@ -11,7 +11,7 @@ import { FakeClock } from '../common/index.js';
 import { FsStateStore } from './fs-store.js';
 import { readManifestHistory } from './manifest.js';
 import { extractGoldenStore, type GoldenStore } from './test-golden.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 
 /** A little after the reference wrote the store (2026-12-01T14:30:57Z). */
 const AFTER_MS = Date.UTC(2026, 11, 1, 15, 0, 0);

@@ -61,18 +61,11 @@ export { artifactStream, dagAdvanceLeaseName, dagRunNamespace, dagXcomScope } fr
 export { artifactEntryOf, newestArtifactPerName, type ArtifactEntry } from './artifact-records.js';
 export { DEFAULT_MAX_RECORD_BYTES } from './store-checks.js';
 export {
-  FaultyStateStore,
-  storeFaultError,
-  type StoreErrorFault,
-  type StoreFault,
-  type StoreOpName,
-} from './faulty-store.js';
-export {
   createStateInspector,
   INVENTORY_CACHE_MS,
   pythonTypeName,
   redactKvBody,
-  type SlotHold,
+  type ConcurrencyHoldRow,
   type StateInspector,
   type StateInspectorDeps,
   type StateOverview,

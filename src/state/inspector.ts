@@ -6,7 +6,8 @@
 // seconds and shared by concurrent requests, so a dashboard polling it costs the store little.
 // Must not: hand out a KV value (reduced to its size and type here, before it leaves the store
 // layer); throw for store trouble (the overview degrades to health only, lists come back empty).
-import { type Clock, describeError, type Logger } from '../common/index.js';
+import { type Clock, describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { StateMetrics, StateStatsSnapshot } from './metrics.js';
 import type { JsonObject, LeaseState, StateStore, StateTopology, StoreInventory } from './types.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout } from './with-timeout.js';
@@ -23,7 +24,7 @@ export interface StoreView {
 }
 
 /** A cluster-scope concurrency slot this node holds. */
-export interface SlotHold {
+export interface ConcurrencyHoldRow {
   readonly slot: string;
   readonly holder: string;
   readonly fence: number;
@@ -45,7 +46,7 @@ export interface StateOverview {
     readonly inventory: StoreInventory;
     readonly leases: readonly LeaseState[];
   } | null;
-  readonly node: { readonly host: string; readonly slots: readonly SlotHold[] };
+  readonly node: { readonly host: string; readonly slots: readonly ConcurrencyHoldRow[] };
 }
 
 export interface StateInspector {
@@ -65,7 +66,7 @@ export interface StateInspectorDeps {
   readonly metrics?: StateMetrics | undefined;
   readonly writes?: StateWriteQueue | undefined;
   /** The cluster-scope slots this node holds (none without such jobs). */
-  readonly slots?: () => readonly SlotHold[];
+  readonly slots?: () => readonly ConcurrencyHoldRow[];
   readonly readTimeoutMs?: number;
 }
 

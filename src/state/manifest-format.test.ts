@@ -10,7 +10,7 @@ import { FakeClock } from '../common/index.js';
 import { FsStateStore } from './fs-store.js';
 import { buildManifest, writeManifest } from './manifest.js';
 import { keysOf, readReferenceJson, specEncode, toValue } from './test-reference-reader.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 
 void test('a manifest record has the reference fields, sorted lists and an isoformat `at`', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'yacron2-manifest-format-'));

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FakeClock } from '../common/index.js';
-import { recordingLogger, type RecordingLogger } from '../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../logging/testing.js';
 import { MemoryStateStore } from './memory-store.js';
 import {
   FIRST_GC_DELAY_MS,

@@ -10,9 +10,9 @@ import {
   settlesWithin,
   TaskSet,
   type Clock,
-  type Logger,
   type TimerHandle,
 } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import { GC_INTERVAL_MS, MANIFEST_INTERVAL_MS } from './gc-rules.js';
 import { formatDuration } from './gc-plan.js';
 import { runGcPass, type GcReport } from './gc-run.js';
@@ -25,7 +25,7 @@ import {
 } from './manifest.js';
 import type { Registry } from 'prom-client';
 import { createStateStore } from './create-store.js';
-import { createStateInspector, type SlotHold, type StateInspector } from './inspector.js';
+import { createStateInspector, type ConcurrencyHoldRow, type StateInspector } from './inspector.js';
 import type { StateMetrics } from './metrics.js';
 import type { StateStore } from './types.js';
 import type { StateWriteQueue } from './write-queue.js';
@@ -271,7 +271,7 @@ export interface DaemonStateDeps {
   /** The daemon's Prometheus registry, for the store's own families. */
   readonly registry?: Registry;
   /** The cluster concurrency slots this node holds now (GET /state `node.slots`). */
-  readonly slots?: () => readonly SlotHold[];
+  readonly slots?: () => readonly ConcurrencyHoldRow[];
 }
 
 export interface DaemonStateHandle {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import { createDeferred, type Deferred, flushMicrotasks } from '../common/index.js';
 import { StateMetrics } from './metrics.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { DROP_WARNING_INTERVAL_MS, StateWriteQueue } from './write-queue.js';
 
 async function droppedByKind(registry: Registry): Promise<Record<string, number>> {

@@ -3,7 +3,8 @@
 // `concurrency` lanes at a time, bounded in length. A failed or overflowing write is dropped with
 // a warning and counted in yacron2_state_dropped_writes_total{kind}; nothing is ever thrown back
 // at the scheduler. close() waits for what was already accepted.
-import { createDeferred, type Deferred, describeError, type Logger } from '../common/index.js';
+import { createDeferred, type Deferred, describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { StateMetrics } from './metrics.js';
 import type { DroppedWriteKind } from './types.js';
 

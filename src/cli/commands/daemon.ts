@@ -1,15 +1,17 @@
 // `yacron2 [-c PATH] [-v] [--job-set-id]`: load the configuration, then validate, print the
 // job-set id, or run the daemon until SIGTERM/SIGINT.
 import {
-  createLineLogger,
-  createRootLogger,
   describeError,
   isYacronError,
   keepYoungGenerationSmall,
   systemClock,
+} from '../../common/index.js';
+import {
+  createLineLogger,
+  createRootLogger,
   type LogLevelName,
   type Logger,
-} from '../../common/index.js';
+} from '../../logging/index.js';
 import { loadConfig, type ResolvedConfig } from '../../config/index.js';
 import { installCliOnPath, type CliOnPath } from '../cli-on-path.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';

@@ -3,7 +3,8 @@
 // store. Every message, errors included, goes to stdout; failures are `yacron2 state error:
 // <detail>` and exit 1. The admin code (and tar) is imported only here, only when such an action
 // runs.
-import { describeError, systemClock, type Logger } from '../../common/index.js';
+import { describeError, systemClock } from '../../common/index.js';
+import { type Logger } from '../../logging/index.js';
 import { loadConfig } from '../../config/index.js';
 import type { AdminRequest } from '../../state/admin/index.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';

@@ -2,7 +2,7 @@
 // "Certificates"): the section's advisories as warnings, and a dry run of the gossip certificate
 // files that exist here (an unparsable PEM or a key that does not match its certificate fails
 // the check; a file that only exists where the daemon runs is a warning).
-import type { Logger } from '../../common/index.js';
+import type { Logger } from '../../logging/index.js';
 import type { ResolvedCluster, ResolvedGossipCluster } from '../../config/index.js';
 
 /** Log the advisories and check the certificates; returns the error lines (empty = valid). */

@@ -13,7 +13,7 @@ import { createServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { FakeClock, systemClock, type Clock } from '../../common/index.js';
-import { recordingLogger } from '../../common/testing.js';
+import { recordingLogger } from '../../logging/testing.js';
 import { makeTestCa } from '../../cluster/testing.js';
 import { EtcdLeaseClient } from './etcd.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { systemClock } from '../../common/index.js';
-import { recordingLogger } from '../../common/testing.js';
+import { recordingLogger } from '../../logging/testing.js';
 import { makeTestCa } from '../../cluster/testing.js';
 import { ClusterGate } from '../gate.js';
 import { checkLeaseClientContract } from '../lease-client.contract.js';

@@ -12,7 +12,8 @@
 // compare-and-swap on its mod revision (at most 3 attempts). Stop revokes the lease (the key goes).
 // Must not: claim leadership from a txn whose existing key is bound to another lease, or date a
 // fence from anything later than the send of the request that proved the lease.
-import { describeError, type Clock, type Logger } from '../../common/index.js';
+import { describeError, type Clock } from '../../common/index.js';
+import { type Logger } from '../../logging/index.js';
 import type { ResolvedEtcdBlock } from '../../config/index.js';
 import {
   decodeRanSet,

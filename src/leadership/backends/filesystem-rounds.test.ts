@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeClock } from '../../common/index.js';
-import { recordingLogger } from '../../common/testing.js';
+import { recordingLogger } from '../../logging/testing.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FaultyStateStore, FsStateStore, MemoryStateStore } from '../../state/index.js';
+import { FsStateStore, MemoryStateStore } from '../../state/index.js';
+import { FaultyStateStore } from '../../state/testing.js';
 import { createLeaseClient } from '../lease-backends.js';
 import { FilesystemLeaseClient } from './filesystem.js';
 

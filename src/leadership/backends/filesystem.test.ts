@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
 import { systemClock } from '../../common/index.js';
-import { recordingLogger } from '../../common/testing.js';
+import { recordingLogger } from '../../logging/testing.js';
 import {
   field,
   FixtureProcess,

@@ -6,7 +6,8 @@
 // skew margin and it has itself seen the lease record unchanged for a full TTL on its monotonic
 // clock (so a fast wall clock cannot take a lease its holder still renews). The @reboot ran-set is the append-only stream `cluster/reboot-ran`.
 // Must not: grant a fence from an unlocked read, or treat a timed-out call as an answer.
-import type { Clock, Logger } from '../../common/index.js';
+import type { Clock } from '../../common/index.js';
+import type { Logger } from '../../logging/index.js';
 import { formatIsoUtc } from '../../common/index.js';
 import type { ResolvedFilesystemBlock } from '../../config/index.js';
 import {

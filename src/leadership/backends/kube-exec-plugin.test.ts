@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { FakeClock } from '../../common/index.js';
-import { recordingLogger } from '../../common/testing.js';
+import { recordingLogger } from '../../logging/testing.js';
 import { resolveKubeAccess } from './kube-access.js';
 import { runExecPlugin } from './kube-exec-plugin.js';
 import type { ExecPluginSpec } from './kube-exec-credential.js';

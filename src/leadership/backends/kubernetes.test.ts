@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { FakeClock, systemClock, type Clock } from '../../common/index.js';
-import { recordingLogger } from '../../common/testing.js';
+import { recordingLogger } from '../../logging/testing.js';
 import { makeTestCa } from '../../cluster/testing.js';
 import { checkLeaseClientContract } from '../lease-client.contract.js';
 import { resolveKubeAccess } from './kube-access.js';

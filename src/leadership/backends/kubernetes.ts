@@ -4,7 +4,8 @@
 // The holder written is `<identity>#<12 hex>` per process; the @reboot ran-set rides the
 // `yacron2.io/reboot-ran` annotation. Stop clears holderIdentity when we still hold it.
 // Must not: treat a write other than 2xx as leadership, or drop other writers' annotations.
-import { YacronError, type Clock, type Logger } from '../../common/index.js';
+import { YacronError, type Clock } from '../../common/index.js';
+import { type Logger } from '../../logging/index.js';
 import type { ResolvedKubernetesBlock } from '../../config/index.js';
 import { newInstanceToken } from '../../state/index.js';
 import {

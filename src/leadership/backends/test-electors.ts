@@ -2,7 +2,7 @@
 // client and wait for a condition on its state, checked after every round (an event), bounded by
 // a deadline that fails the test with what was last seen. No sleeps.
 import { systemClock } from '../../common/index.js';
-import { recordingLogger, type RecordingLogger } from '../../common/testing.js';
+import { recordingLogger, type RecordingLogger } from '../../logging/testing.js';
 import type { LeaseClient } from '../lease-client.js';
 import { LeaseElector } from '../lease-elector.js';
 

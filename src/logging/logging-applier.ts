@@ -3,7 +3,7 @@
 // cannot be applied is logged (`Error while configuring logging: ...`) and, since nothing was
 // recorded as applied, tried again at the next reload; what it asks that cannot apply here is
 // named in one warning. Removing the section returns to the daemon's defaults.
-import { dumpPythonJson } from './python-json.js';
+import { dumpPythonJson } from '../common/index.js';
 import { LoggingSectionError, translateLoggingSection } from './logging-section.js';
 import type { RootLogger } from './root-logger.js';
 

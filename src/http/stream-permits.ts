@@ -1,25 +1,25 @@
 // How many server-sent-event streams may be open (docs/http-api.md "Slow clients"): in total,
-// across every listener of the web controller, and per client address. A stream takes a slot
+// across every listener of the web controller, and per client address. A stream takes a permit
 // before its response starts and gives it back when it closes. Pure bookkeeping, no I/O.
 
-export interface StreamSlotLimits {
+export interface StreamPermitLimits {
   /** Open streams across all listeners. */
   readonly maxStreams: number;
   /** Open streams per client IP address (unix-socket clients count only in the total). */
   readonly maxStreamsPerClient: number;
 }
 
-export type SlotGrant =
+export type PermitGrant =
   | { readonly kind: 'granted'; readonly release: () => void }
   | { readonly kind: 'client-full' }
   | { readonly kind: 'total-full' };
 
-export class StreamSlots {
-  readonly #limits: StreamSlotLimits;
+export class StreamPermits {
+  readonly #limits: StreamPermitLimits;
   readonly #byClient = new Map<string, number>();
   #open = 0;
 
-  constructor(limits: StreamSlotLimits) {
+  constructor(limits: StreamPermitLimits) {
     this.#limits = limits;
   }
 
@@ -27,8 +27,8 @@ export class StreamSlots {
     return this.#open;
   }
 
-  /** A slot for a stream of `client` (its address; null = a unix-socket peer). */
-  acquire(client: string | null): SlotGrant {
+  /** A permit for a stream of `client` (its address; null = a unix-socket peer). */
+  acquire(client: string | null): PermitGrant {
     const ofClient = client === null ? 0 : (this.#byClient.get(client) ?? 0);
     if (client !== null && ofClient >= this.#limits.maxStreamsPerClient) {
       return { kind: 'client-full' };

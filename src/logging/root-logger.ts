@@ -5,8 +5,7 @@
 // the bare message). Without a section the root writes the daemon's own lines (pino) to stderr
 // at `-l`'s level, exactly as before. Routing plans are computed once per configure(), so a
 // call costs a map lookup and a level comparison.
-import type { Clock } from './clock.js';
-import { systemClock } from './clock.js';
+import { systemClock, type Clock } from '../common/index.js';
 import { attributeValue, formatRecord, type LogRecord } from './log-format.js';
 import {
   defaultLogSettings,

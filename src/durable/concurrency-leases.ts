@@ -1,21 +1,20 @@
 // The cluster concurrency slots of `concurrencyScope: cluster` jobs (docs/durable-state.md
 // "Cluster concurrency slots"), the claiming half: before such a launch the node takes the job's
 // `slots/<job>` lease in the shared store (holder `<host>#<proc>`, TTL slotTtlSeconds); the
-// tenure is then held, shared, renewed and released by slot-tenures.ts. A Replace launch meeting a live foreign holder appends the cancel aimed at the holder's
+// tenure is then held, shared, renewed and released by concurrency-tenures.ts. A Replace launch meeting a live foreign holder appends the cancel aimed at the holder's
 // fence and polls for the slot, bounded. A fresh win over a lapsed foreign tenure closes that
-// holder's orphaned in-flight record (`reconciled-takeover`). Decisions are slot-plan.ts's.
+// holder's orphaned in-flight record (`reconciled-takeover`). Decisions are concurrency-plan.ts's.
 // Lease calls go to the store directly (never through the write queue or its rate bucket: a
 // renew queued behind bulk writes could overshoot its TTL).
 // Must not: throw into the launcher, or hold a lease with no instance referencing it.
-import {
-  describeError,
-  isYacronError,
-  type Clock,
-  type Logger,
-  type TaskSet,
-} from '../common/index.js';
+import { describeError, isYacronError, type Clock, type TaskSet } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
-import type { ClusterSlotPort, SlotClaim, SlotClaimRequest } from '../scheduler/index.js';
+import type {
+  ConcurrencyLeasePort,
+  ConcurrencyClaim,
+  ConcurrencyClaimRequest,
+} from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout, type StateStore } from '../state/index.js';
 import { reconciledRowOf } from './ledger-rows.js';
 import {
@@ -24,24 +23,24 @@ import {
   isoAt,
   parseInflight,
   runsStream,
-  slotCancelData,
-  slotsStream,
-  SLOTS_KEEP,
+  concurrencyCancelData,
+  concurrencyStream,
+  CONCURRENCY_RECORDS_KEEP,
 } from './records.js';
 import {
   holderNode,
   planClaim,
-  slotHolder,
-  slotTiming,
+  concurrencyHolder,
+  concurrencyTiming,
   unavailableVerdict,
-  type SlotAttempt,
-  type SlotStep,
-  type SlotTiming,
-} from './slot-plan.js';
-import { SlotTenures, type SlotTenureView } from './slot-tenures.js';
+  type ConcurrencyAttempt,
+  type ConcurrencyStep,
+  type ConcurrencyTiming,
+} from './concurrency-plan.js';
+import { ConcurrencyTenures, type ConcurrencyTenureView } from './concurrency-tenures.js';
 import type { StoreAccess } from './store-access.js';
 
-export interface ClusterSlotsDeps {
+export interface ConcurrencyLeasesDeps {
   readonly store: StateStore;
   /** Resolves true once the store is open (false: it closed first); claims wait for it. */
   readonly storeOpened: Promise<boolean>;
@@ -60,22 +59,22 @@ export interface ClusterSlotsDeps {
 }
 
 /** Where a pursuit ended when it did not win the slot. */
-type PursuitEnd = SlotStep | { readonly kind: 'gave-up'; readonly holder: string };
+type PursuitEnd = ConcurrencyStep | { readonly kind: 'gave-up'; readonly holder: string };
 
-export class ClusterSlots implements ClusterSlotPort {
-  readonly #deps: ClusterSlotsDeps;
+export class ConcurrencyLeases implements ConcurrencyLeasePort {
+  readonly #deps: ConcurrencyLeasesDeps;
   readonly #holder: string;
-  readonly #timing: SlotTiming;
-  readonly #tenures: SlotTenures;
+  readonly #timing: ConcurrencyTiming;
+  readonly #tenures: ConcurrencyTenures;
   /** The probe's verdict once asked: null = trusted, else why the locks are not. */
   #untrusted: Promise<string | null> | undefined;
   #closed = false;
 
-  constructor(deps: ClusterSlotsDeps) {
+  constructor(deps: ConcurrencyLeasesDeps) {
     this.#deps = deps;
-    this.#holder = slotHolder(deps.host, deps.processToken);
-    this.#timing = slotTiming(deps.ttlMs);
-    this.#tenures = new SlotTenures({
+    this.#holder = concurrencyHolder(deps.host, deps.processToken);
+    this.#timing = concurrencyTiming(deps.ttlMs);
+    this.#tenures = new ConcurrencyTenures({
       store: deps.store,
       access: deps.access,
       clock: deps.clock,
@@ -87,16 +86,16 @@ export class ClusterSlots implements ClusterSlotPort {
   }
 
   /** The slots this node holds now (the state overview's `node.slots`). */
-  held(): SlotTenureView[] {
+  held(): ConcurrencyTenureView[] {
     return this.#tenures.held();
   }
 
   /** The job's slot if this node holds it now (GET /jobs's `slot`). */
-  heldFor(name: string): SlotTenureView | undefined {
+  heldFor(name: string): ConcurrencyTenureView | undefined {
     return this.#tenures.heldFor(name);
   }
 
-  async claim(job: ResolvedJob, request: SlotClaimRequest): Promise<SlotClaim> {
+  async claim(job: ResolvedJob, request: ConcurrencyClaimRequest): Promise<ConcurrencyClaim> {
     const name = job.name;
     if (this.#closed) return this.#storeSilent(name, 'the state backend is closing');
     const untrusted = await this.#lockVerdict();
@@ -113,7 +112,7 @@ export class ClusterSlots implements ClusterSlotPort {
       return { kind: 'run', hold: this.#tenures.share(current, request.onCancelRequested) };
     }
     const policy = job.concurrencyPolicy === 'Replace' ? 'Replace' : 'Forbid';
-    let step: SlotStep | PursuitEnd = planClaim(await this.#acquire(name), policy);
+    let step: ConcurrencyStep | PursuitEnd = planClaim(await this.#acquire(name), policy);
     if (step.kind === 'pursue') step = await this.#pursue(name, step);
     switch (step.kind) {
       case 'hold': {
@@ -177,14 +176,14 @@ export class ClusterSlots implements ClusterSlotPort {
     return verdict;
   }
 
-  async #acquire(name: string): Promise<SlotAttempt> {
+  async #acquire(name: string): Promise<ConcurrencyAttempt> {
     const { store, storeOpened, clock } = this.#deps;
     let askedAtMs = clock.now();
     // A launch right at start-up waits (bounded) for the store to open rather than degrade.
     const acquired = storeOpened.then((open) => {
       if (!open) throw new Error('the state store is closed');
       askedAtMs = clock.now();
-      return store.acquireLease(slotsStream(name), this.#holder, this.#timing.ttlMs);
+      return store.acquireLease(concurrencyStream(name), this.#holder, this.#timing.ttlMs);
     });
     try {
       const result = await withTimeout(
@@ -217,7 +216,10 @@ export class ClusterSlots implements ClusterSlotPort {
    * Replace against a live foreign holder: append the cancel aimed at its fence, then poll the
    * lease every ttl/6 for up to 2 x ttl. A new tenure taking the slot meanwhile is asked too.
    */
-  async #pursue(name: string, first: Extract<SlotStep, { kind: 'pursue' }>): Promise<PursuitEnd> {
+  async #pursue(
+    name: string,
+    first: Extract<ConcurrencyStep, { kind: 'pursue' }>,
+  ): Promise<PursuitEnd> {
     const { clock, logger } = this.#deps;
     const deadline = clock.monotonic() + this.#timing.pursuitLimitMs;
     let target = first;
@@ -244,17 +246,17 @@ export class ClusterSlots implements ClusterSlotPort {
 
   async #askToCancel(name: string, target: { readonly fence: number }): Promise<boolean> {
     const { access, clock, host } = this.#deps;
-    const stream = slotsStream(name);
+    const stream = concurrencyStream(name);
     const landed = await access.writeAndWait(
       'other',
       stream,
-      slotCancelData({ kind: 'cancel', fence: target.fence, by: host, atMs: clock.now() }),
+      concurrencyCancelData({ kind: 'cancel', fence: target.fence, by: host, atMs: clock.now() }),
     );
-    if (landed) access.submitPrune('other', stream, SLOTS_KEEP);
+    if (landed) access.submitPrune('other', stream, CONCURRENCY_RECORDS_KEEP);
     return landed;
   }
 
-  #storeSilent(name: string, detail: string): SlotClaim {
+  #storeSilent(name: string, detail: string): ConcurrencyClaim {
     const { logger, onStoreUnavailable } = this.#deps;
     switch (unavailableVerdict(onStoreUnavailable)) {
       case 'run-node-local':
@@ -284,7 +286,7 @@ export class ClusterSlots implements ClusterSlotPort {
       );
       const open = newest === undefined ? undefined : parseInflight(newest.data);
       if (open?.kind !== 'open' || open.proc === processToken) return;
-      if (slotHolder(open.host, open.proc) !== previousHolder) return;
+      if (concurrencyHolder(open.host, open.proc) !== previousHolder) return;
       const closed = await access.writeAndWait(
         'inflight',
         stream,

@@ -2,7 +2,7 @@
 // (JSON lines when stderr is not a terminal, a short readable line when it is), loaded lazily
 // so commands that never log much (`-v`, `next`, the job-facing commands) do not pay for it.
 import type { DestinationStream } from 'pino';
-import { systemClock } from './clock.js';
+import { systemClock } from '../common/index.js';
 
 export interface LogMethod {
   (message: string): void;

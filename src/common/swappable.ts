@@ -10,7 +10,7 @@ export interface Provider<T> {
 }
 
 /** The write side, held by the composition root that owns the swaps. */
-export class Slot<T> implements Provider<T> {
+export class Swappable<T> implements Provider<T> {
   #value: T | null;
 
   constructor(value: T | null = null) {

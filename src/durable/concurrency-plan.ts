@@ -2,13 +2,13 @@
 // pure functions: what one claim attempt on the `slots/<job>` lease means for the launch, what the
 // store's silence means under onStoreUnavailable, whether a record of the job's `slots/<job>`
 // stream asks this tenure to give the slot up, and the cadences (renew, Replace pursuit). The
-// runner (cluster-slots.ts) does the store calls and the timers.
+// runner (concurrency-leases.ts) does the store calls and the timers.
 // Must not: do I/O, read a clock or log.
 import type { JsonObject } from '../state/index.js';
-import { parseSlotCancel } from './records.js';
+import { parseConcurrencyCancel } from './records.js';
 
 /** A slot TTL's cadences (ms): renew, Replace pursuit poll and give-up bound. */
-export interface SlotTiming {
+export interface ConcurrencyTiming {
   readonly ttlMs: number;
   readonly renewEveryMs: number;
   readonly pursuitPollMs: number;
@@ -16,7 +16,7 @@ export interface SlotTiming {
 }
 
 /** One acquire of the slot lease, as the runner saw it. */
-export type SlotAttempt =
+export type ConcurrencyAttempt =
   | {
       readonly kind: 'acquired';
       readonly fence: number;
@@ -37,7 +37,7 @@ export type SlotAttempt =
   | { readonly kind: 'unavailable'; readonly detail: string };
 
 /** What the claim does next. */
-export type SlotStep =
+export type ConcurrencyStep =
   /** Hold the slot at `fence`; `takeoverFrom` = reconcile that lapsed foreign holder's run. */
   | { readonly kind: 'hold'; readonly fence: number; readonly takeoverFrom: string | null }
   /** Forbid: a live foreign holder runs the job; skip like a local Forbid. */
@@ -54,7 +54,10 @@ export type SlotStep =
  * store decided: that is an ordinary denial (the next attempt finds it lapsed), never a reason
  * to launch with node-local enforcement beside a holder.
  */
-export function planClaim(attempt: SlotAttempt, policy: 'Forbid' | 'Replace'): SlotStep {
+export function planClaim(
+  attempt: ConcurrencyAttempt,
+  policy: 'Forbid' | 'Replace',
+): ConcurrencyStep {
   switch (attempt.kind) {
     case 'acquired':
       return {
@@ -93,11 +96,11 @@ export function holderNode(holder: string): string {
 /** Whether the newest `slots/<job>` record asks the tenure `fence` to give the slot up. */
 export function cancelsTenure(newest: JsonObject | undefined, fence: number): boolean {
   if (newest === undefined) return false;
-  return parseSlotCancel(newest)?.fence === fence;
+  return parseConcurrencyCancel(newest)?.fence === fence;
 }
 
 /** The renew, pursuit-poll and pursuit-limit cadences for a slot TTL (all ms). */
-export function slotTiming(ttlMs: number): SlotTiming {
+export function concurrencyTiming(ttlMs: number): ConcurrencyTiming {
   return {
     ttlMs,
     renewEveryMs: Math.max(1000, ttlMs / 3),
@@ -107,6 +110,6 @@ export function slotTiming(ttlMs: number): SlotTiming {
 }
 
 /** The holder string of this daemon process: `<host>#<12-hex process token>`. */
-export function slotHolder(host: string, processToken: string): string {
+export function concurrencyHolder(host: string, processToken: string): string {
   return `${host}#${processToken}`;
 }

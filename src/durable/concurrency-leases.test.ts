@@ -2,16 +2,17 @@
 // host and process token) on one FakeClock and one store, as several daemons on one shared mount.
 // The slot lease is the only thing that keeps them apart, so overlap counted across them is the
 // property itself. Cross-process fencing of the lease is the store's (fs-multiprocess.test.ts);
-// real daemons are test/e2e/cluster-slots.test.ts.
+// real daemons are test/e2e/concurrency-leases.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createDeferred, FakeClock, TaskSet, YacronError, type Deferred } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { makeJob } from '../config/testing.js';
 import type { ResolvedJob } from '../config/index.js';
-import { FaultyStateStore, StateWriteQueue, type StateStore } from '../state/index.js';
+import { StateWriteQueue, type StateStore } from '../state/index.js';
+import { FaultyStateStore } from '../state/testing.js';
 import { DelegatingStateStore, type StoreMethod } from '../state/testing.js';
-import { ClusterSlots } from './cluster-slots.js';
+import { ConcurrencyLeases } from './concurrency-leases.js';
 import {
   flush,
   openMemoryStore,
@@ -362,7 +363,7 @@ void test('locks that fail the fidelity probe: every claim follows the policy, o
     const logger = recordingLogger();
     const tasks = new TaskSet((error) => assert.fail(String(error)));
     let probes = 0;
-    const slots = new ClusterSlots({
+    const slots = new ConcurrencyLeases({
       store,
       storeOpened: Promise.resolve(true),
       lockFidelity: () => {
@@ -414,8 +415,8 @@ void test('a tenure another node asked to cancel is not shared by a new local la
   const store = await openMemoryStore(clock);
   const logger = recordingLogger();
   const tasks = new TaskSet((error) => assert.fail(String(error)));
-  const slotsOf = (host: string, token: string): ClusterSlots =>
-    new ClusterSlots({
+  const slotsOf = (host: string, token: string): ConcurrencyLeases =>
+    new ConcurrencyLeases({
       store,
       storeOpened: Promise.resolve(true),
       access: new StoreAccess(store, new StateWriteQueue({ logger }), clock),
@@ -473,7 +474,7 @@ void test('a lock probe that could not tell is asked again at the next claim', a
     () => Promise.reject(new YacronError('YC_ERR_STATE_IO', 'lock probe: exited SIGKILL')),
     () => Promise.resolve(),
   ];
-  const slots = new ClusterSlots({
+  const slots = new ConcurrencyLeases({
     store,
     storeOpened: Promise.resolve(true),
     lockFidelity: () => verdicts.shift()!(),

@@ -1,11 +1,12 @@
 // One gossip manager kept across reloads (docs/clustering.md "Lifecycle"): build it, keep it while
 // its settings and certificate files are unchanged, rebuild it when they change but only once the
 // new files load (a half-written rotation is retried next pass). The election mesh and the lease
-// backends' observability overlay are each one slot, told apart by their log prefix
+// backends' observability overlay are each one keeper, told apart by their log prefix
 // (`cluster:` / `cluster.observability:`). A failed start is reported at ERROR when new, then at
 // most every 15 minutes.
 // Must not: hot-swap TLS contexts in place, or leave a manager running after stop().
-import { describeError, type Logger } from '../common/index.js';
+import { describeError } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
 import type { ResolvedGossipCluster } from '../config/index.js';
 import { GossipManager } from './gossip-manager.js';
 import {
@@ -24,7 +25,7 @@ export interface GossipRunning {
   readonly files: TlsFileSnapshot;
 }
 
-export interface GossipSlotHooks {
+export interface GossipKeeperHooks {
   /** `cluster` or `cluster.observability` (log lines start `<prefix>: `). */
   readonly prefix: string;
   /** Called before a running manager is stopped for a rebuild or a config change. */
@@ -69,13 +70,13 @@ export class StartFailures {
   }
 }
 
-export class GossipSlot {
+export class GossipKeeper {
   readonly #deps: ClusterSupervisorDeps;
-  readonly #hooks: GossipSlotHooks;
+  readonly #hooks: GossipKeeperHooks;
   readonly #failures: StartFailures;
   #running: GossipRunning | null = null;
 
-  constructor(deps: ClusterSupervisorDeps, hooks: GossipSlotHooks, failures: StartFailures) {
+  constructor(deps: ClusterSupervisorDeps, hooks: GossipKeeperHooks, failures: StartFailures) {
     this.#deps = deps;
     this.#hooks = hooks;
     this.#failures = failures;

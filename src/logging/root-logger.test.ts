@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../common/index.js';
 import { LoggingSectionApplier } from './logging-applier.js';
 import { createRootLogger, type RootLogger } from './root-logger.js';
 

@@ -1,18 +1,18 @@
-// Cluster slots over the filesystem store: three ClusterSlots, each on its own FsStateStore
+// Cluster slots over the filesystem store: three ConcurrencyLeases, each on its own FsStateStore
 // instance (its own instance token, lock descriptors and write queue) over one directory, on the
 // real clock — the holder/fence/cancel protocol through real lease and record files, with the
 // bytes another node (or the Python reference) reads. Cross-process fencing of the lease itself
-// is state/fs-multiprocess.test.ts; three real daemons are test/e2e/cluster-slots.test.ts.
+// is state/fs-multiprocess.test.ts; three real daemons are test/e2e/concurrency-leases.test.ts.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { createDeferred, systemClock, TaskSet } from '../common/index.js';
-import { recordingLogger } from '../common/testing.js';
+import { recordingLogger } from '../logging/testing.js';
 import { makeJob } from '../config/testing.js';
 import { FsStateStore, StateWriteQueue } from '../state/index.js';
-import { ClusterSlots } from './cluster-slots.js';
+import { ConcurrencyLeases } from './concurrency-leases.js';
 import { StoreAccess } from './store-access.js';
 
 const TTL_MS = 5000;
@@ -23,7 +23,7 @@ async function openNode(dir: string, host: string, token: string) {
   await store.open();
   const writes = new StateWriteQueue({ logger });
   const tasks = new TaskSet((error) => assert.fail(String(error)));
-  const slots = new ClusterSlots({
+  const slots = new ConcurrencyLeases({
     store,
     storeOpened: Promise.resolve(true),
     access: new StoreAccess(store, writes, systemClock),

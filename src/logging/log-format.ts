@@ -5,7 +5,7 @@
 // that have no value in this daemon (the caller's file, line, function, ...) render as `?` (or
 // 0 for numeric conversions) and are reported by `attributesOf` so the section can warn.
 // Pure: the record carries the instant; nothing here reads a clock.
-import { MONTH_NAMES, WEEKDAY_NAMES } from './calendar-names.js';
+import { MONTH_NAMES, WEEKDAY_NAMES } from '../common/index.js';
 
 /** One log call, with everything a format may name. */
 export interface LogRecord {

@@ -3,36 +3,31 @@
 // (reference counted), renewed every max(1 s, ttl/3) while referenced — each renew first reads
 // the newest record of the job's `slots/<job>` stream and, when it is a cancel aimed at this
 // tenure's fence, asks the referencing instances to stop (once) — and released when the last
-// reference ends, once the run's in-flight `closed` record landed (bounded). cluster-slots.ts
+// reference ends, once the run's in-flight `closed` record landed (bounded). concurrency-leases.ts
 // decides when a tenure begins.
 // Must not: hold a lease no local instance references, or renew a tenure another node took.
-import {
-  describeError,
-  type Clock,
-  type Logger,
-  type TaskSet,
-  type TimerHandle,
-} from '../common/index.js';
-import type { SlotHold } from '../scheduler/index.js';
+import { describeError, type Clock, type TaskSet, type TimerHandle } from '../common/index.js';
+import { type Logger } from '../logging/index.js';
+import type { ConcurrencyHold } from '../scheduler/index.js';
 import { SCHEDULING_READ_TIMEOUT_MS, withTimeout, type StateStore } from '../state/index.js';
-import { inflightStream, slotsStream } from './records.js';
-import { cancelsTenure, holderNode, type SlotTiming } from './slot-plan.js';
+import { inflightStream, concurrencyStream } from './records.js';
+import { cancelsTenure, holderNode, type ConcurrencyTiming } from './concurrency-plan.js';
 import type { StoreAccess } from './store-access.js';
 
-export interface SlotTenuresDeps {
+export interface ConcurrencyTenuresDeps {
   readonly store: StateStore;
   readonly access: StoreAccess;
   readonly clock: Clock;
   readonly logger: Logger;
   /** This daemon process's `<host>#<proc>`. */
   readonly holder: string;
-  readonly timing: SlotTiming;
+  readonly timing: ConcurrencyTiming;
   /** Renewals and releases run here; the owner's close() awaits it. */
   readonly tasks: TaskSet;
 }
 
 /** What this node holds of one job's slot (GET /state `node.slots`). */
-export interface SlotTenureView {
+export interface ConcurrencyTenureView {
   readonly slot: string;
   readonly holder: string;
   readonly fence: number;
@@ -53,32 +48,32 @@ export interface Tenure {
   readonly listeners: Set<() => void>;
 }
 
-export class SlotTenures {
-  readonly #deps: SlotTenuresDeps;
+export class ConcurrencyTenures {
+  readonly #deps: ConcurrencyTenuresDeps;
   readonly #tenures = new Map<string, Tenure>();
   /** Releases still reaching the store, per job: the next claim waits for them. */
   readonly #releasing = new Map<string, Promise<void>>();
   #closed = false;
 
-  constructor(deps: SlotTenuresDeps) {
+  constructor(deps: ConcurrencyTenuresDeps) {
     this.#deps = deps;
   }
 
-  held(): SlotTenureView[] {
+  held(): ConcurrencyTenureView[] {
     return [...this.#tenures.values()]
       .filter((tenure) => !tenure.lost)
       .map((tenure) => this.#view(tenure));
   }
 
   /** The job's slot if this node holds it now. */
-  heldFor(name: string): SlotTenureView | undefined {
+  heldFor(name: string): ConcurrencyTenureView | undefined {
     const tenure = this.#tenures.get(name);
     return tenure === undefined || tenure.lost ? undefined : this.#view(tenure);
   }
 
-  #view(tenure: Tenure): SlotTenureView {
+  #view(tenure: Tenure): ConcurrencyTenureView {
     return {
-      slot: slotsStream(tenure.job),
+      slot: concurrencyStream(tenure.job),
       holder: this.#deps.holder,
       fence: tenure.fence,
       expiresAtMs: tenure.expiresAtMs,
@@ -118,7 +113,7 @@ export class SlotTenures {
   }
 
   /** One more local instance references the tenure; its hold's release() drops it. */
-  share(tenure: Tenure, onCancelRequested: () => void): SlotHold {
+  share(tenure: Tenure, onCancelRequested: () => void): ConcurrencyHold {
     tenure.refs += 1;
     const listener = (): void => onCancelRequested();
     tenure.listeners.add(listener);
@@ -148,7 +143,7 @@ export class SlotTenures {
   async #renew(tenure: Tenure): Promise<void> {
     const { access, clock, logger, store } = this.#deps;
     if (this.#tenures.get(tenure.job) !== tenure) return;
-    const slot = slotsStream(tenure.job);
+    const slot = concurrencyStream(tenure.job);
     try {
       const [newest] = await access.read(
         store.list(slot, { limit: 1 }),
@@ -200,7 +195,9 @@ export class SlotTenures {
     const released = withTimeout(
       access
         .settled(inflightStream(tenure.job))
-        .then(() => store.releaseLease(slotsStream(tenure.job), this.#deps.holder, tenure.fence)),
+        .then(() =>
+          store.releaseLease(concurrencyStream(tenure.job), this.#deps.holder, tenure.fence),
+        ),
       SCHEDULING_READ_TIMEOUT_MS,
       clock,
       `release the cluster concurrency slot of ${tenure.job}`,

@@ -1,4 +1,4 @@
-// The cluster slot's decision table (slot-plan.ts): every attempt kind under both policies, the
+// The cluster slot's decision table (concurrency-plan.ts): every attempt kind under both policies, the
 // lapsed-but-unreclaimed denial, the store-silence verdicts, the cancel matching and the cadences.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -6,15 +6,15 @@ import {
   cancelsTenure,
   holderNode,
   planClaim,
-  slotHolder,
-  slotTiming,
+  concurrencyHolder,
+  concurrencyTiming,
   unavailableVerdict,
-  type SlotAttempt,
-} from './slot-plan.js';
+  type ConcurrencyAttempt,
+} from './concurrency-plan.js';
 
 const NOW = 1_800_000_000_000;
 /** A denial by node-b's tenure (fence 7) expiring at `expiresAtMs`, asked at NOW. */
-const foreign = (expiresAtMs: number): SlotAttempt => ({
+const foreign = (expiresAtMs: number): ConcurrencyAttempt => ({
   kind: 'denied',
   holder: 'node-b#0123456789ab',
   fence: 7,
@@ -23,7 +23,7 @@ const foreign = (expiresAtMs: number): SlotAttempt => ({
 });
 
 void test('planClaim: the decision table', () => {
-  const rows: [string, SlotAttempt, 'Forbid' | 'Replace', unknown][] = [
+  const rows: [string, ConcurrencyAttempt, 'Forbid' | 'Replace', unknown][] = [
     [
       'free slot, first tenure',
       { kind: 'acquired', fence: 1, fresh: true, previousHolder: null },
@@ -107,18 +107,18 @@ void test('cancelsTenure: only a well-formed cancel aimed at this exact fence', 
 });
 
 void test('holders and cadences', () => {
-  assert.equal(slotHolder('node-a', '0123456789ab'), 'node-a#0123456789ab');
+  assert.equal(concurrencyHolder('node-a', '0123456789ab'), 'node-a#0123456789ab');
   assert.equal(holderNode('node-a#0123456789ab'), 'node-a');
   assert.equal(holderNode('host#with#hash#0123456789ab'), 'host#with#hash');
   assert.equal(holderNode('bare'), 'bare');
-  assert.deepEqual(slotTiming(30_000), {
+  assert.deepEqual(concurrencyTiming(30_000), {
     ttlMs: 30_000,
     renewEveryMs: 10_000,
     pursuitPollMs: 5_000,
     pursuitLimitMs: 60_000,
   });
   // At the smallest TTL (5 s) the pursuit poll is held at its one-second floor.
-  assert.deepEqual(slotTiming(5_000), {
+  assert.deepEqual(concurrencyTiming(5_000), {
     ttlMs: 5_000,
     renewEveryMs: 1_666.6666666666667,
     pursuitPollMs: 1_000,
