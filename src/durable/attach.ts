@@ -48,6 +48,7 @@ export function createDurableProcessState(token: string): DurableProcessState {
     countersSeeded: false,
     catchupEvaluated: false,
     live: new Map(),
+    prespawned: new Map(),
   };
 }
 

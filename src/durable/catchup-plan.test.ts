@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { parseSchedule } from '../schedule/index.js';
 import {
   catchupJitterOffsetMs,
+  catchupWatermark,
   MAX_STEPS,
   planCatchup,
   RUN_ALL_CAP,
@@ -154,4 +155,45 @@ void test("the jitter offset is the reference's: crc32 of the UTF-8 name modulo 
   assert.equal(catchupJitterOffsetMs('other-job', 300_000), 203_420);
   assert.equal(catchupJitterOffsetMs('é-job', 300_000), 254_743);
   assert.equal(catchupJitterOffsetMs('a', 1_000), 3904355907 % 1_000);
+});
+
+void test('the watermark: the newest of the ledger and the runs started elsewhere, raised by a close', () => {
+  const none = { resumeFromMs: null, ledgerMs: null, closedAtMs: null, startedElsewhereMs: null };
+  assert.equal(catchupWatermark(none), null, 'no reference point');
+  assert.equal(catchupWatermark({ ...none, closedAtMs: 5 }), null, 'a close alone is none');
+  assert.equal(catchupWatermark({ ...none, ledgerMs: 10 }), 10);
+  // A run another process began (no row yet) covers its slot like a finished row would.
+  assert.equal(catchupWatermark({ ...none, ledgerMs: 10, startedElsewhereMs: 20 }), 20);
+  assert.equal(catchupWatermark({ ...none, ledgerMs: 30, startedElsewhereMs: 20 }), 30);
+  assert.equal(catchupWatermark({ ...none, startedElsewhereMs: 20 }), 20, 'a reference point');
+  assert.equal(catchupWatermark({ ...none, ledgerMs: 10, closedAtMs: 40 }), 40);
+  assert.equal(catchupWatermark({ ...none, startedElsewhereMs: 20, closedAtMs: 40 }), 40);
+  // Resuming a backfill: its checkpoint alone decides (backfills' rows and records are later
+  // than the slots they ran).
+  assert.equal(
+    catchupWatermark({ resumeFromMs: 1, ledgerMs: 10, closedAtMs: 40, startedElsewhereMs: 20 }),
+    1,
+  );
+});
+
+void test('a slot whose run began elsewhere is not owed; the slots before it are not either', () => {
+  // Another node began the 05:00 slot at 05:00:02 and stopped before its row landed; the ledger's
+  // newest run is the 00:30 one.
+  const watermarkMs = catchupWatermark({
+    resumeFromMs: null,
+    ledgerMs: at('2026-03-01T00:30:00Z'),
+    closedAtMs: null,
+    startedElsewhereMs: at('2026-03-01T05:00:02Z'),
+  });
+  assert.deepEqual(hourlyPlan({ watermarkMs: watermarkMs ?? 0 }).slots, []);
+  const earlier = catchupWatermark({
+    resumeFromMs: null,
+    ledgerMs: at('2026-03-01T00:30:00Z'),
+    closedAtMs: null,
+    startedElsewhereMs: at('2026-03-01T03:00:01Z'),
+  });
+  assert.deepEqual(hourlyPlan({ watermarkMs: earlier ?? 0 }).slots, [
+    at('2026-03-01T04:00:00Z'),
+    at('2026-03-01T05:00:00Z'),
+  ]);
 });

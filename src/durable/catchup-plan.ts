@@ -1,8 +1,8 @@
 // Missed-run catch-up as pure functions (docs/durable-state.md "Missed-run catch-up"): which
 // slots a downtime owes a job, stepped occurrence by occurrence in the job's own zone
 // (DST-correct because the live scheduler's nextFireTime does the stepping), bounded by
-// startingDeadlineSeconds and the run-all cap, and the deterministic per-job jitter. No I/O, no
-// clock.
+// startingDeadlineSeconds and the run-all cap, the watermark they are counted after, and the
+// deterministic per-job jitter. No I/O, no clock.
 import { crc32 } from '../common/index.js';
 import type { OnMissed } from '../config/index.js';
 import { nextFireTime, type Schedule } from '../schedule/index.js';
@@ -38,6 +38,40 @@ export interface CatchupPlan {
   readonly droppedByCap: number;
   /** Whether slots older than startingDeadlineSeconds were dropped (they are not stepped). */
   readonly droppedByDeadline: boolean;
+}
+
+/** What the catch-up watermark is made of, each null when absent. */
+export interface WatermarkInput {
+  /** An open checkpoint's watermark: a backfill interrupted midway resumes from it, alone. */
+  readonly resumeFromMs: number | null;
+  /** The newest `finished_at` among the ledger's runs that started by the scheduler's start. */
+  readonly ledgerMs: number | null;
+  /** A close checkpoint's watermark: slots up to it were backfilled, here or elsewhere. */
+  readonly closedAtMs: number | null;
+  /**
+   * The newest start, by the scheduler's start, of a run another process began (its in-flight
+   * open record landed) and no ledger row accounts for (inflight-plan.ts newestUnaccountedStart).
+   */
+  readonly startedElsewhereMs: number | null;
+}
+
+/**
+ * The watermark missed slots are counted after: an open checkpoint's when resuming (the ledger
+ * then holds backfills' rows, whose instants are not their slots'), else the newest of the ledger's
+ * and the open runs' (a run that began covers its slot whether or not its row landed), raised to
+ * a close checkpoint's. Null (no reference point: nothing is missed) without a ledger run or an
+ * open run.
+ */
+export function catchupWatermark(input: WatermarkInput): number | null {
+  if (input.resumeFromMs !== null) return input.resumeFromMs;
+  const ran =
+    input.ledgerMs === null
+      ? input.startedElsewhereMs
+      : input.startedElsewhereMs === null
+        ? input.ledgerMs
+        : Math.max(input.ledgerMs, input.startedElsewhereMs);
+  if (ran === null) return null;
+  return input.closedAtMs === null ? ran : Math.max(ran, input.closedAtMs);
 }
 
 export function planCatchup(input: CatchupInput): CatchupPlan {

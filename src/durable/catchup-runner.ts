@@ -1,7 +1,8 @@
 // Runs missed-run catch-up once per process (docs/durable-state.md "Missed-run catch-up"): per
 // onMissed job, the durable watermark (or an open checkpoint's, resuming a backfill a crash
-// interrupted), the plan, an open checkpoint, the deterministic jitter, the backfills one after
-// another through the scheduler, and the close checkpoint. After each backfill but the last, a
+// interrupted; other processes' open in-flight runs count as runs of their slots), the plan, an
+// open checkpoint, the deterministic jitter, the backfills one after another through the
+// scheduler, and the close checkpoint. After each backfill but the last, a
 // new open checkpoint moves its watermark to the slot just run, so a restart resumes after the
 // slots already backfilled (the reference's record: an `open` on top means "resume from its
 // watermark"). Under a cluster the gate is asked before any store I/O: a node it refuses (no
@@ -12,18 +13,23 @@
 // (CATCHUP_RECHECK_INTERVAL); under frequent faults a gate that opens for a few seconds between
 // two such asks was missed (docs/deviations.md "Durable state").
 // Must not: launch a first-ever job's "missed" runs, replay a slot a checkpoint shows was already
-// backfilled, or write a checkpoint on a node the gate refuses.
+// backfilled or whose run began in another process, or write a checkpoint on a node the gate
+// refuses.
 import { describeError, type Clock, type TaskSet } from '../common/index.js';
 import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
 import type { DurableHost } from '../scheduler/index.js';
 import type { StateStore } from '../state/index.js';
-import { catchupJitterOffsetMs, planCatchup } from './catchup-plan.js';
+import { catchupJitterOffsetMs, catchupWatermark, planCatchup } from './catchup-plan.js';
+import { newestUnaccountedStart, openRunsElsewhere } from './inflight-plan.js';
+import { INFLIGHT_READ_MAX, readAccountedStarts } from './interrupted-runs.js';
 import { WATERMARK_FIELD } from './ledger-rows.js';
 import {
   catchupData,
   catchupStream,
   CATCHUP_KEEP,
+  inflightStream,
+  isoAt,
   parseCatchup,
   parseStoreInstant,
   runsStream,
@@ -37,6 +43,9 @@ export interface CatchupDeps {
   readonly scheduler: DurableHost;
   /** The scheduler's start-up instant: later slots are the live loop's. */
   readonly untilMs: number;
+  /** This daemon process (host and 12-hex token): its own in-flight records are not counted. */
+  readonly host: string;
+  readonly processToken: string;
   readonly onStoreUnavailable: 'degrade' | 'fail-closed';
   /** A bounded scheduling-path read. */
   readonly read: <T>(work: Promise<T>, what: string) => Promise<T>;
@@ -158,9 +167,18 @@ export class CatchupRunner {
     // process started, where the ledger watermark below does not look): nothing up to it is owed.
     const closedAtMs = newest?.kind === 'close' ? newest.watermarkMs : null;
     const ledgerMs = resumed ? null : await this.#watermark(name);
-    const watermarkMs =
-      resumeFromMs ??
-      (ledgerMs === null ? null : closedAtMs === null ? ledgerMs : Math.max(ledgerMs, closedAtMs));
+    const startedElsewhereMs = resumed
+      ? null
+      : await this.#startedElsewhere(
+          name,
+          Math.max(ledgerMs ?? -Infinity, closedAtMs ?? -Infinity),
+        );
+    const watermarkMs = catchupWatermark({
+      resumeFromMs,
+      ledgerMs,
+      closedAtMs,
+      startedElsewhereMs,
+    });
     // A first-ever run is never "missed": no reference point, schedule forward.
     if (watermarkMs === null) return 'done';
     const plan = planCatchup({
@@ -239,6 +257,35 @@ export class CatchupRunner {
       `read the watermark of ${name}`,
     );
     return max === undefined ? null : (parseStoreInstant(max.value) ?? null);
+  }
+
+  /**
+   * The newest start (by untilMs, after `aboveMs`: an older one changes nothing) of a run another
+   * daemon process began, its open in-flight record landed, and no ledger row accounts for: its
+   * node may have been stopped or killed before the row landed, and its slot must not run twice
+   * (docs/clustering.md "Failure modes"). The ledger is read only when such a run exists.
+   */
+  async #startedElsewhere(name: string, aboveMs: number): Promise<number | null> {
+    const { read, store, untilMs, logger } = this.#deps;
+    const records = await read(
+      store.list(inflightStream(name), { limit: INFLIGHT_READ_MAX }),
+      `read the in-flight records of ${name}`,
+    );
+    const opens = openRunsElsewhere(records, {
+      host: this.#deps.host,
+      proc: this.#deps.processToken,
+    }).filter((open) => open.startedAtMs > aboveMs && open.startedAtMs <= untilMs);
+    const oldest = opens[0];
+    if (oldest === undefined) return null;
+    const accounted = await readAccountedStarts(read, store, name, oldest.startedAtMs);
+    const newest = newestUnaccountedStart(opens, accounted, untilMs);
+    if (newest !== null) {
+      const open = opens.find((each) => each.startedAtMs === newest);
+      logger.info(
+        `Job ${name}: missed-run catch-up counts the run started at ${isoAt(newest)} on ${open?.host ?? 'another node'} as having run its slot (its in-flight record is open, no completion is recorded yet)`,
+      );
+    }
+    return newest;
   }
 
   async #checkpoint(stream: string, checkpoint: CatchupCheckpoint): Promise<boolean> {

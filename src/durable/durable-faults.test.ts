@@ -490,3 +490,59 @@ void describe('the orphan watch under store trouble', () => {
     await d.stop();
   });
 });
+
+void describe("record-before-run: an onMissed job's in-flight record under store trouble", () => {
+  const report = (): ReturnType<typeof makeJob> =>
+    job({ name: 'report', onMissed: 'run-once', schedule: '* * * * *' });
+
+  for (const policy of POLICIES) {
+    for (const fault of ['hang', 'eio'] as const) {
+      void test(`${policy}, ${fault}: ${policy === 'degrade' ? 'the run starts once the write gave up, with a warning' : 'the run does not start, and the log says why'}`, async () => {
+        const r = await rig();
+        const d = daemon(r, policy, { jobs: [report()], runs: 'manual' });
+        await flush();
+        setFault(r, fault, ['append']);
+        // The slot at T0 + 1 min; a hung write gives up after the bound.
+        await tick(r.clock, MINUTE + giveUpMs(fault) - SECOND);
+        if (fault === 'hang') {
+          assert.equal(d.runner.runsOf('report').length, 0, 'waiting for the record');
+        }
+        await tick(r.clock, 2 * SECOND);
+        if (policy === 'degrade') {
+          assert.deepEqual(
+            d.of('run:started').map((event) => event.startedAtMs - T0),
+            [MINUTE],
+            'started, its start instant the launch instant',
+          );
+          assert.equal(d.runner.runsOf('report').length, 1);
+          assert.equal(
+            d.logged(
+              'Job report: its in-flight record did not reach the state store before the spawn (a store error, or no answer within 10 s); starting it anyway (onStoreUnavailable degrade)',
+            ).length,
+            1,
+          );
+          d.runner.last('report').succeed();
+          await flush();
+        } else {
+          assert.deepEqual(d.runner.runsOf('report'), []);
+          assert.deepEqual(
+            d.of('fire:skipped').map((event) => [event.reason, event.trigger]),
+            [['state-unavailable', 'schedule']],
+          );
+          assert.deepEqual(d.logged('Job report skipped: its in-flight record'), [
+            `Job report skipped: its in-flight record did not reach the state store before the spawn (a store error, or no answer within 10 s); not starting it (onStoreUnavailable fail-closed)`,
+          ]);
+        }
+        setFault(r, 'none');
+        await tick(r.clock, SECOND);
+        const kinds = (await streamData(r.inner, 'inflight/report')).map((data) => data['kind']);
+        // A hung record lands late, in order: under fail-closed a close follows it (no reader
+        // takes it for a run); under degrade the run's own records follow it. A failed one is
+        // simply not there (nor is anything written while the writes failed).
+        const landed = policy === 'fail-closed' ? ['open', 'closed'] : ['open', 'open', 'closed'];
+        assert.deepEqual(kinds, fault === 'hang' ? landed : []);
+        await d.stop();
+      });
+    }
+  }
+});

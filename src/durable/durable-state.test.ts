@@ -375,6 +375,101 @@ void describe('in-flight records', () => {
     await next.stop();
   });
 
+  void test('record-before-run: an onMissed job is spawned only once its open record (pid null) landed', async () => {
+    const w = await world();
+    const journal: string[] = [];
+    const observed = new ObservedStore(w.store, journal);
+    const release = observed.hold('append', 'inflight/');
+    const j = job({ name: 'report', onMissed: 'run-once' });
+    const d = startDaemon({
+      clock: w.clock,
+      store: observed.store,
+      journal,
+      jobs: [j],
+      process: newProcess('process-1'),
+    });
+    await flush();
+    const started = d.scheduler.startJob('report');
+    await flush();
+    assert.equal(d.runner.runsOf('report').length, 0, 'not asked to start before the record');
+    release();
+    await flush();
+    const result = await started;
+    assert.equal(result.kind, 'started');
+    assert.equal(d.runner.runsOf('report').length, 1);
+    await flush();
+    const [event] = d.of('run:started');
+    const open = {
+      kind: 'open',
+      host: HOST,
+      proc: 'process-1',
+      startedAt: formatIsoUtc(event!.startedAtMs),
+      jobDigest: j.digest,
+    };
+    // The same start instant twice: before the spawn without a pid, after it with the pid.
+    assert.deepEqual(
+      (await streamData(w.store, 'inflight/report')).map((record) => pick(record, INFLIGHT_FIELDS)),
+      [
+        { ...open, pid: null },
+        { ...open, pid: event!.pid },
+      ],
+    );
+    assert.ok(
+      journal.indexOf('append inflight/report open') < journal.indexOf('run:started report manual'),
+      journal.join('\n'),
+    );
+    d.runner.last('report').succeed();
+    await flush();
+    const records = await streamData(w.store, 'inflight/report');
+    assert.equal(records.at(-1)?.['reason'], 'finished', 'one run, one close');
+    assert.equal(records.length, 3);
+    // The ledger row's start is the records' start.
+    assert.deepEqual(
+      (await streamData(w.store, 'runs/report')).map((row) => row['started_at']),
+      [open.startedAt],
+    );
+    await d.stop();
+  });
+
+  void test('a job without onMissed is spawned without waiting for its record', async () => {
+    const w = await world();
+    const observed = new ObservedStore(w.store, []);
+    const release = observed.hold('append', 'inflight/');
+    const d = startDaemon({ clock: w.clock, store: observed.store, jobs: [job({ name: 'etl' })] });
+    await flush();
+    assert.equal((await d.scheduler.startJob('etl')).kind, 'started');
+    assert.equal(d.runner.runsOf('etl').length, 1);
+    release();
+    await d.stop();
+  });
+
+  void test('a crash right after the pre-spawn record: the next start reconciles the run (pid null)', async () => {
+    // What a process killed between its pre-spawn record and the post-spawn one leaves.
+    const w = await world();
+    const j = job({ name: 'report', onMissed: 'run-once' });
+    const startedAtMs = T0 - MINUTE;
+    await w.store.append('inflight/report', {
+      kind: 'open',
+      host: HOST,
+      proc: 'c0ffee000001',
+      pid: null,
+      startedAt: formatIsoUtc(startedAtMs),
+      jobDigest: j.digest,
+    });
+    // Every pid is "alive": a run without one is still never taken for a live orphan.
+    const d = await boot(w, { jobs: [j], pidAlive: () => true });
+    const rows = await streamData(w.store, 'runs/report');
+    assert.deepEqual(
+      rows.map((row) => [row['outcome'], row['interruptedAt']]),
+      [['unknown', formatIsoUtc(startedAtMs)]],
+    );
+    assert.equal(
+      (await streamData(w.store, 'inflight/report')).at(-1)?.['reason'],
+      'reconciled-crash',
+    );
+    await d.stop();
+  });
+
   void test('a state-section reload under a live run still closes its in-flight record', async () => {
     const w = await world();
     const process = newProcess('process-1');
@@ -1370,8 +1465,11 @@ void describe('missed-run catch-up (runBackfill)', () => {
       runs: { exitCode: 0, durationMs: SECOND },
       storeOpened: opened.promise,
     });
-    await tick(w.clock, 5 * SECOND);
+    // The live run waits for its in-flight record (record-before-run) until that write gives up
+    // (10 s; degrade: it starts anyway), then runs for 1 s.
+    await tick(w.clock, 12 * SECOND);
     assert.equal(d.of('run:finished').length, 1, 'the live slot ran');
+    assert.equal(d.logged('starting it anyway (onStoreUnavailable degrade)').length, 1);
     assert.equal((await streamData(w.store, 'runs/report')).length, 1, 'its row waits');
     opened.resolve(true);
     await tick(w.clock, 10 * MINUTE);
@@ -1401,6 +1499,95 @@ void describe('missed-run catch-up (runBackfill)', () => {
       runs: { exitCode: 0, durationMs: SECOND },
     });
     await tick(w.clock, 10 * MINUTE);
+    assert.deepEqual(backfills(d), []);
+    await d.stop();
+  });
+
+  /** Another node's open in-flight record of a run it began at `startedAtMs` (no row landed). */
+  const openElsewhere = (startedAtMs: number, extra: Record<string, unknown> = {}) => ({
+    kind: 'open',
+    host: 'host-b',
+    proc: 'b0b000000001',
+    pid: null,
+    startedAt: formatIsoUtc(startedAtMs),
+    jobDigest: 'd',
+    ...extra,
+  });
+
+  for (const recorded of [true, false]) {
+    void test(`a slot another node began, its row never landed: ${recorded ? 'its open record keeps it from being backfilled' : 'without its open record it is backfilled'}`, async () => {
+      // Another node ran every slot up to T0 - 1 h and began T0 at T0 + 2 s, and was stopped
+      // (SIGSTOP, SIGKILL) before that run's ledger row reached the store; what it recorded
+      // before the spawn is its open in-flight record.
+      const w = await world(T0 + 10 * MINUTE);
+      for (const slot of MISSED.slice(0, -1)) {
+        await w.store.append('runs/report', ledgerRow('success', slot + 30 * SECOND));
+      }
+      if (recorded) await w.store.append('inflight/report', openElsewhere(T0 + 2 * SECOND));
+      const d = await boot(w, {
+        jobs: [hourly({ onMissed: 'run-all' })],
+        runs: { exitCode: 0, durationMs: SECOND },
+      });
+      await tick(w.clock, 10 * MINUTE);
+      assert.deepEqual(backfills(d), recorded ? [] : [T0]);
+      assert.deepEqual(
+        d.logged('missed-run catch-up counts the run'),
+        recorded
+          ? [
+              `Job report: missed-run catch-up counts the run started at ${formatIsoUtc(T0 + 2 * SECOND)} on host-b as having run its slot (its in-flight record is open, no completion is recorded yet)`,
+            ]
+          : [],
+      );
+      await d.stop();
+    });
+  }
+
+  void test('open records that do not count: finished, after this start, or reconciled on this host', async () => {
+    const w = await world(T0 + 10 * MINUTE);
+    for (const slot of MISSED.slice(0, -1)) {
+      await w.store.append('runs/report', ledgerRow('success', slot + 30 * SECOND));
+    }
+    // host-b's run of T0 finished (its close follows its row, which was pruned away or is
+    // elsewhere): settled. host-c began a run after this process started: the live loop's.
+    await w.store.append('inflight/report', openElsewhere(T0 + 2 * SECOND));
+    await w.store.append('inflight/report', {
+      kind: 'closed',
+      host: 'host-b',
+      proc: 'b0b000000001',
+      reason: 'finished',
+      at: formatIsoUtc(T0 + 5 * SECOND),
+    });
+    await w.store.append(
+      'inflight/report',
+      openElsewhere(T0 + 11 * MINUTE, { host: 'host-c', proc: 'c0c000000001' }),
+    );
+    // A crashed process of this host began T0; its pid is gone, so the boot reconciles it
+    // (interruptedAt): crash recovery keeps the interrupted slot owed (at-least-once).
+    await w.store.append(
+      'inflight/report',
+      openElsewhere(T0 + 3 * SECOND, { host: HOST, proc: 'c0ffee000001', pid: 4242 }),
+    );
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-all' })],
+      runs: { exitCode: 0, durationMs: SECOND },
+    });
+    await tick(w.clock, 10 * MINUTE);
+    assert.deepEqual(backfills(d), [T0]);
+    await d.stop();
+  });
+
+  void test('an orphan of this host still running its slot is counted: the slot is not run beside it', async () => {
+    const w = await downtime();
+    await w.store.append(
+      'inflight/report',
+      openElsewhere(T0 + 3 * SECOND, { host: HOST, proc: 'c0ffee000001', pid: 4242 }),
+    );
+    const d = await boot(w, {
+      jobs: [hourly({ onMissed: 'run-all' })],
+      runs: { exitCode: 0, durationMs: SECOND },
+      pidAlive: (pid) => pid === 4242,
+    });
+    await tick(w.clock, MINUTE);
     assert.deepEqual(backfills(d), []);
     await d.stop();
   });

@@ -3,7 +3,8 @@
 // boot markers, retry settles), records the scheduler's events through the RunRecorder, and on
 // each backend start runs the boot sequence (boot-steps.ts) and then missed-run catch-up. Only
 // built when `state` is configured.
-// Must not: block or delay a plain scheduled fire, or throw into the scheduler.
+// Must not: block or delay a plain scheduled fire (only an onMissed job's launch waits, bounded,
+// for its in-flight record: run-start-records.ts), or throw into the scheduler.
 import { createDeferred, describeError, settlesWithin, TaskSet } from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import type {
@@ -33,6 +34,7 @@ import { rebootMarkerData, rebootStream, REBOOT_KEEP, runsStream } from './recor
 import { RetryClaims } from './retry-claims.js';
 import { StoreRetryJournal } from './retry-journal.js';
 import { RunRecorder } from './run-recorder.js';
+import { RunStartRecords } from './run-start-records.js';
 import { StoreAccess } from './store-access.js';
 import type { BootInfo, DurableDeps, TrendRuns } from './types.js';
 
@@ -50,6 +52,8 @@ export class DurableState implements DurableCollaborator {
   readonly retries: StoreRetryJournal;
   /** Gate 6: the `concurrencyScope: cluster` slots (concurrency-leases.ts). */
   readonly concurrency: ConcurrencyLeases;
+  /** Record-before-run of the jobs catch-up judges (run-start-records.ts). */
+  readonly runStarts: RunStartRecords;
   readonly #deps: DurableDeps;
   readonly #settings: ResolvedState;
   readonly #access: StoreAccess;
@@ -92,6 +96,11 @@ export class DurableState implements DurableCollaborator {
       deps.storeOpenAttempt,
     );
     this.#recorder = new RunRecorder(deps, settings, this.#access);
+    this.runStarts = new RunStartRecords({
+      recorder: this.#recorder,
+      logger: deps.logger,
+      onStoreUnavailable: settings.onStoreUnavailable,
+    });
     this.#claims = new RetryClaims({
       access: this.#access,
       clock: deps.clock,
@@ -455,6 +464,8 @@ export class DurableState implements DurableCollaborator {
       store: this.#deps.store,
       scheduler: this.#deps.scheduler,
       untilMs: this.#deps.schedulerStartedAtMs,
+      host: this.#deps.host,
+      processToken: process.token,
       onStoreUnavailable: this.onStoreUnavailable,
       read: (work, what) => this.#access.read(work, what),
       writeAndWait: (stream, data) => this.#access.writeAndWait('checkpoint', stream, data),

@@ -1,10 +1,17 @@
 // The in-flight planner (inflight-plan.ts): which runs of other processes of this host are open
-// in a stream read whole, and which of them the ledger accounts for.
+// in a stream read whole, which of them the ledger accounts for, and which runs of any other
+// process missed-run catch-up counts as started.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatIsoUtc } from '../common/index.js';
 import type { JsonObject } from '../state/index.js';
-import { accountedStarts, openRunsOfOtherProcesses, unaccountedOpens } from './inflight-plan.js';
+import {
+  accountedStarts,
+  newestUnaccountedStart,
+  openRunsElsewhere,
+  openRunsOfOtherProcesses,
+  unaccountedOpens,
+} from './inflight-plan.js';
 import { reconciledRowOf } from './ledger-rows.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -99,4 +106,54 @@ void test("the ledger accounts for a finished run's start and a reconciled row's
     'me',
   );
   assert.deepEqual(starts(unaccountedOpens(opens, accounted)), [T0 + 4000]);
+});
+
+void test('a run recorded before its spawn (pid null, then its pid) is one open run with its pid', () => {
+  const records = listed([open('p1', T0, { pid: null }), open('p1', T0)]);
+  const opens = openRunsOfOtherProcesses(records, HOST, 'me');
+  assert.deepEqual(
+    opens.map((each) => [each.startedAtMs, each.pid]),
+    [[T0, 100]],
+  );
+  // Only the pid-null record landed (the node stopped right after the spawn): pid null, which the
+  // reconciliation treats as a process that is gone.
+  const alone = openRunsOfOtherProcesses(listed([open('p1', T0, { pid: null })]), HOST, 'me');
+  assert.deepEqual(
+    alone.map((each) => each.pid),
+    [null],
+  );
+});
+
+void test('open runs elsewhere: every other process on any host, never this process', () => {
+  const records = listed([
+    open('me', T0),
+    open('p1', T0 + 1000, { host: 'host-b' }),
+    open('me', T0 + 2000, { host: 'host-b' }), // another host's process with the same token
+    open('p2', T0 + 3000),
+    open('p3', T0 + 4000, { host: 'host-c' }),
+    closed('p3', 'finished', { host: 'host-c' }),
+    closed('p1', 'finished'), // host-a's p1 settles nothing of host-b's p1
+  ]);
+  const opens = openRunsElsewhere(records, { host: HOST, proc: 'me' });
+  assert.deepEqual(
+    opens.map((each) => [each.host, each.proc, each.startedAtMs]),
+    [
+      ['host-b', 'p1', T0 + 1000],
+      ['host-b', 'me', T0 + 2000],
+      [HOST, 'p2', T0 + 3000],
+    ],
+  );
+});
+
+void test('the newest unaccounted start by the cut-off: accounted runs and later starts are left out', () => {
+  const opens = openRunsElsewhere(
+    listed([0, 1000, 2000, 9000].map((offset) => open('p1', T0 + offset, { host: 'host-b' }))),
+    { host: HOST, proc: 'me' },
+  );
+  // T0 + 2 s has a row (finished, or reconciled under run-once / run-all: owed to catch-up).
+  assert.equal(newestUnaccountedStart(opens, new Set([T0 + 2000]), T0 + 5000), T0 + 1000);
+  assert.equal(newestUnaccountedStart(opens, new Set(), T0 + 5000), T0 + 2000);
+  assert.equal(newestUnaccountedStart(opens, new Set(), T0 + 9000), T0 + 9000, 'inclusive');
+  assert.equal(newestUnaccountedStart(opens, new Set(), T0 - 1), null);
+  assert.equal(newestUnaccountedStart([], new Set(), T0 + 5000), null);
 });

@@ -8,6 +8,7 @@
 // Must not: kill or signal an orphaned job process, or append a row for a run the ledger has.
 import { describeError } from '../common/index.js';
 import type { ResolvedJob } from '../config/index.js';
+import type { StateStore } from '../state/index.js';
 import type { InflightOpen } from './records.js';
 import { parseLedgerRun, reconciledRowOf, type LedgerRun } from './ledger-rows.js';
 import { accountedStarts, openRunsOfOtherProcesses, unaccountedOpens } from './inflight-plan.js';
@@ -19,7 +20,7 @@ import type { DurableDeps } from './types.js';
  * The most in-flight records read per job. A stream is pruned to INFLIGHT_KEEP, except while it
  * holds a live orphan's open record (run-recorder.ts keeps it up to INFLIGHT_HOLD_MAX_OPENS).
  */
-const INFLIGHT_READ_MAX = 1024;
+export const INFLIGHT_READ_MAX = 1024;
 /** The ledger is read back in steps of this many rows, times 4 each step, up to the last. */
 const LEDGER_READ_FIRST = 64;
 const LEDGER_READ_MAX = 4096;
@@ -61,7 +62,13 @@ export async function reconcileJob(
   );
   const opens = openRunsOfOtherProcesses(records, host, process.token);
   if (opens.length === 0) return { rows: [], alive: [] };
-  const owed = unaccountedOpens(opens, await readAccountedStarts(ctx, job, opens));
+  const accounted = await readAccountedStarts(
+    (work, what) => access.read(work, what),
+    access.store,
+    job.name,
+    Math.min(...opens.map((open) => open.startedAtMs)),
+  );
+  const owed = unaccountedOpens(opens, accounted);
   const rows: LedgerRun[] = [];
   const alive: InflightOpen[] = [];
   for (const open of owed) {
@@ -90,18 +97,19 @@ export async function reconcileJob(
 
 /**
  * The start instants the job's ledger accounts for, read newest first until the rows reach back
- * before the oldest open run started (or the ledger ends, or LEDGER_READ_MAX rows were read).
+ * before `oldestMs` (the oldest open run's start; or the ledger ends, or LEDGER_READ_MAX rows were
+ * read), through `read` (the scheduling-path bound). Missed-run catch-up asks it too.
  */
-async function readAccountedStarts(
-  { access }: ReconcileContext,
-  job: ResolvedJob,
-  opens: readonly InflightOpen[],
+export async function readAccountedStarts(
+  read: <T>(work: Promise<T>, what: string) => Promise<T>,
+  store: StateStore,
+  name: string,
+  oldestMs: number,
 ): Promise<Set<number>> {
-  const oldestMs = Math.min(...opens.map((open) => open.startedAtMs));
   for (let limit = LEDGER_READ_FIRST; ; limit *= 4) {
-    const rows = await access.read(
-      access.store.list(runsStream(job.name), { limit }),
-      `read the run ledger of ${job.name}`,
+    const rows = await read(
+      store.list(runsStream(name), { limit }),
+      `read the run ledger of ${name}`,
     );
     const oldestRead = rows.at(-1);
     const reachesBack =

@@ -3,9 +3,11 @@
 // in-flight open record per run start and a closed one on the 1->0 transition (after the last run's
 // ledger row), a ledger row per recorded run, the archived output, and throttled counter snapshots,
 // each in the reference's record shape.
-// Must not: wait for a write or read the store.
+// The one exception is record-before-run (openBeforeSpawn): the launch of a job catch-up judges
+// waits for its open record (run-start-records.ts holds the policy).
+// Must not: wait for a write or read the store, except openBeforeSpawn's bounded write.
 import { replaceOrder, replaceValues } from '../common/index.js';
-import type { ResolvedState } from '../config/index.js';
+import type { ResolvedJob, ResolvedState } from '../config/index.js';
 import type {
   RetryAbandonedEvent,
   RunFinishedEvent,
@@ -34,7 +36,8 @@ import type { DurableDeps } from './types.js';
 export const COUNTER_SNAPSHOT_INTERVAL_MS = 15_000;
 /**
  * In-flight streams are pruned to INFLIGHT_KEEP on a job's first open and every this many opens
- * after it (a prune lists the stream), so a stream stays under INFLIGHT_KEEP + 2 * this. Not
+ * after it (a prune lists the stream), so a stream stays under INFLIGHT_KEEP + 3 * this (a run of
+ * an onMissed job writes two opens, one before its spawn, and a close may follow). Not
  * before the boot's reconciliation has read the streams, and not while a job's stream holds the
  * open record of a live orphan (up to INFLIGHT_HOLD_MAX_OPENS opens of the job).
  */
@@ -123,7 +126,10 @@ export class RunRecorder {
       });
     }
     const lives = this.#deps.process.live;
-    lives.set(name, (lives.get(name) ?? 0) + 1);
+    // A run recorded before its spawn counts as live since then.
+    if (!this.#deps.process.prespawned.delete(event.runId)) {
+      lives.set(name, (lives.get(name) ?? 0) + 1);
+    }
     // One open record per run, each with its own pid and start instant (the reference writes one
     // on the 0->1 transition only; its newest-record reading sees an open either way): after a
     // crash, every run that was live is reconciled on its own, overlapping ones included.
@@ -152,6 +158,43 @@ export class RunRecorder {
     if (opens % INFLIGHT_PRUNE_EVERY === 1 && !this.#inflightPrunesHeld) {
       this.#access.submitPrune('inflight', stream, INFLIGHT_KEEP);
     }
+  }
+
+  /**
+   * Record-before-run: the run's open record, with pid null (its process does not exist yet),
+   * queued on the in-flight lane and waited for (bounded by the scheduling-path timeout); true
+   * once it landed. The run counts as live on this node from now on, so another instance's
+   * 1 -> 0 close does not settle it. Its `run:started` then writes the open record with its pid
+   * and the same start instant (readers merge the two; the crash reconciliation needs the pid).
+   */
+  openBeforeSpawn(job: ResolvedJob, runId: string, startedAtMs: number): Promise<boolean> {
+    const name = job.name;
+    const lives = this.#deps.process.live;
+    lives.set(name, (lives.get(name) ?? 0) + 1);
+    this.#deps.process.prespawned.set(runId, name);
+    return this.#access.writeAndWait(
+      'inflight',
+      inflightStream(name),
+      inflightOpenData({
+        host: this.#deps.host,
+        proc: this.#deps.process.token,
+        pid: null,
+        startedAtMs,
+        jobDigest: job.digest,
+      }),
+    );
+  }
+
+  /**
+   * A launch recorded before its spawn does not happen after all: it is no longer live, and on
+   * the 1 -> 0 transition the closed record follows on the lane (after the open, landed or not).
+   * Idempotent.
+   */
+  withdrawBeforeSpawn(runId: string): void {
+    const name = this.#deps.process.prespawned.get(runId);
+    if (name === undefined) return;
+    this.#deps.process.prespawned.delete(runId);
+    if (this.#endInstance(name)) this.#closeInflight(name, null);
   }
 
   onRunOutput(event: RunOutputEvent): void {

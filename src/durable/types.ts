@@ -32,6 +32,11 @@ export interface DurableProcessState {
    * run started under one backend still gets its close under the next one.
    */
   readonly live: Map<string, number>;
+  /**
+   * Runs whose in-flight open record was written before their spawn (run id -> job name),
+   * counted in `live` from then on, until their `run:started` (or their launch was withdrawn).
+   */
+  readonly prespawned: Map<string, string>;
 }
 
 /** The ledger runs a job's SLA trends are computed over (http/ computes the windows). */

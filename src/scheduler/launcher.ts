@@ -1,8 +1,10 @@
 // The launcher: admitted launch tickets in, reaped runs out. It queues tickets in the sliced
-// burst queue (launch-queue.ts), runs Replace sequences in a per-job lane, starts the run through
-// the one run start (run-start.ts: run environment, scrub, monitor, spawn-failure fallback),
-// announces it once its pid is known (run-announcement.ts) and hands the finished run, scrubbed,
-// with its resources, to run-settlement.ts. Scheduled fires, @reboot runs, manual starts,
+// burst queue (launch-queue.ts), runs Replace sequences in a per-job lane, and there awaits gate
+// 6's cluster slot and an onMissed job's pre-spawn in-flight record (docs/architecture.md
+// "Admission"); it starts the run through the one run start (run-start.ts: run environment,
+// scrub, monitor, spawn-failure fallback), announces it once its pid is known
+// (run-announcement.ts) and hands the finished run, scrubbed, with its resources, to
+// run-settlement.ts. Scheduled fires, @reboot runs, manual starts,
 // retries and backfills all come through here once admitted; a DAG task's attempt shares the run
 // start, not the queue (docs/architecture.md "Reserved room").
 // Must not: decide (admission did), own time (the loop does) or await an event subscriber.
@@ -19,6 +21,7 @@ import type {
   DurablePort,
   RunEnvironmentSource,
   RunMonitor,
+  RunStartRecordPort,
   ConcurrencyHold,
 } from './ports.js';
 import type { Retries } from './retries.js';
@@ -36,7 +39,10 @@ export interface LauncherContext {
   readonly table: JobTable;
   readonly retries: Retries;
   readonly runEnvironment: RunEnvironmentSource | null;
-  /** The durable backend: its cluster slots gate `concurrencyScope: cluster` launches. */
+  /**
+   * The durable backend: its cluster slots gate `concurrencyScope: cluster` launches, and its
+   * in-flight record lands before the spawn of the jobs catch-up judges.
+   */
   readonly durable: DurablePort | null;
   /** Samples monitored runs (null = none is sampled). */
   readonly runMonitor: RunMonitor | null;
@@ -46,6 +52,12 @@ export interface LauncherContext {
   readonly yieldToLoop: () => Promise<void>;
   /** True once shutdown began: nothing new starts, failures are not reported. */
   readonly isStopping: () => boolean;
+}
+
+/** A run's id and start instant, fixed before its in-flight record is written. */
+interface RunIdentity {
+  readonly runId: string;
+  readonly startedAtMs: number;
 }
 
 export class Launcher {
@@ -124,7 +136,12 @@ export class Launcher {
       return false;
     }
     const runtime = this.#context.table.runtime(ticket.job.name);
-    if (ticket.replace || runtime.lane || this.#concurrencyFor(ticket.job) !== null) {
+    if (
+      ticket.replace ||
+      runtime.lane ||
+      this.#concurrencyFor(ticket.job) !== null ||
+      this.#runStartsFor(ticket.job) !== null
+    ) {
       this.#chainLane(runtime, ticket);
       return false;
     }
@@ -189,7 +206,20 @@ export class Launcher {
           return;
         }
       }
-      this.#start(ticket, runtime, hold);
+      const start: RunIdentity = { runId: newRunId(), startedAtMs: this.#context.clock.now() };
+      const starts = this.#runStartsFor(ticket.job);
+      if (starts !== null) {
+        // Record-before-run: the run's in-flight open record lands before the spawn
+        // (docs/durable-state.md "Missed-run catch-up"), bounded by the store timeout.
+        const record = await starts.record({ job: ticket.job, ...start });
+        if (record.kind === 'skip' || this.#context.isStopping()) {
+          if (record.kind === 'run') record.withdraw();
+          hold?.release();
+          this.#drop(ticket, record.kind === 'skip' ? record.reason : 'shutting-down');
+          return;
+        }
+      }
+      this.#start(ticket, runtime, hold, start);
     } catch (error) {
       this.#context.logger.error(
         { err: error },
@@ -206,6 +236,12 @@ export class Launcher {
     return this.#context.durable?.current()?.concurrency ?? null;
   }
 
+  /** The durable port that records this job's runs before their spawn, or null (most jobs). */
+  #runStartsFor(job: ResolvedJob): RunStartRecordPort | null {
+    const starts = this.#context.durable?.current()?.runStarts;
+    return starts !== undefined && starts.covers(job) ? starts : null;
+  }
+
   /** A Replace on another node asked for this job's cluster slot: cancel its runs here. */
   #replacedElsewhere(name: string): void {
     const runtime = this.#context.table.find(name);
@@ -220,13 +256,18 @@ export class Launcher {
     }
   }
 
-  #start(ticket: LaunchTicket, runtime: JobRuntime, hold: ConcurrencyHold | null = null): void {
+  #start(
+    ticket: LaunchTicket,
+    runtime: JobRuntime,
+    hold: ConcurrencyHold | null = null,
+    start?: RunIdentity,
+  ): void {
     const { clock, logger, events } = this.#context;
     const { job } = ticket;
     ticket.consume();
-    const runId = newRunId();
+    const runId = start?.runId ?? newRunId();
     logger.info(`Starting job ${job.name}`);
-    const startedAtMs = clock.now();
+    const startedAtMs = start?.startedAtMs ?? clock.now();
     // Announced (spawned line, run:started, the ticket's result) once the pid is known: at once
     // in-process, at onSpawn through the spawn helper, at the outcome if it never comes.
     const announcement = new RunAnnouncement(this.#context, ticket, startedAtMs);

@@ -216,6 +216,38 @@ export interface ConcurrencyLeasePort {
   claim(job: ResolvedJob, request: ConcurrencyClaimRequest): Promise<ConcurrencyClaim>;
 }
 
+// ---- the in-flight record before the spawn (docs/durable-state.md "Missed-run catch-up") ------
+
+/** A launch of a job whose in-flight open record must land before its process is spawned. */
+export interface RunStartRecordRequest {
+  readonly job: ResolvedJob;
+  /** The run's id (newRunId()), the one its `run:started` event will carry. */
+  readonly runId: string;
+  /** The run's start instant: the record's `startedAt` and the ledger row's `started_at`. */
+  readonly startedAtMs: number;
+}
+
+/** What the launch may do once the record was written (or could not be). */
+export type RunStartRecord =
+  /**
+   * Spawn. `withdraw()` when the launch does not happen after all (shutdown began meanwhile):
+   * the record is settled so that no reader takes it for a run. Idempotent.
+   */
+  | { readonly kind: 'run'; readonly withdraw: () => void }
+  /** The record could not land and onStoreUnavailable is fail-closed: do not spawn. */
+  | { readonly kind: 'skip'; readonly reason: SkipReason };
+
+/**
+ * Record-before-run for the jobs catch-up judges (onMissed run-once / run-all): another node's
+ * catch-up then sees a run that started here even if this node stops before the run's ledger row
+ * lands. The launcher asks `covers` synchronously; only covered launches wait on `record`.
+ */
+export interface RunStartRecordPort {
+  covers(job: ResolvedJob): boolean;
+  /** Bounded by the store's scheduling-path timeout; never rejects. */
+  record(request: RunStartRecordRequest): Promise<RunStartRecord>;
+}
+
 /**
  * The durable-state backend serving now (src/durable): present only when a `state` section is
  * configured. The scheduler asks it at the few decision points the store takes part in; it
@@ -234,6 +266,8 @@ export interface DurableCollaborator {
   readonly retries: RetryJournal;
   /** Gate 6 for `concurrencyScope: cluster` jobs; absent = node-local enforcement. */
   readonly concurrency?: ConcurrencyLeasePort;
+  /** The in-flight record before the spawn of onMissed jobs; absent = after the spawn only. */
+  readonly runStarts?: RunStartRecordPort;
 }
 
 /** The durable backend serving now (the daemon swaps it on a state-section reload), or null. */
