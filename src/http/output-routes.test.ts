@@ -216,7 +216,7 @@ void describe('GET /jobs/{name}/runs/{id}/output', () => {
       );
       const response = await api.app.inject(`/jobs/backup/runs/${id}/output?format=jsonl`);
       assert.equal(response.statusCode, 200);
-      assert.ok(String(response.headers['content-type']).startsWith(NDJSON_TYPE));
+      assert.equal(response.headers['content-type'], `${NDJSON_TYPE}; charset=utf-8`);
       assert.ok(response.body.endsWith('\n'));
       const rows = response.body
         .trimEnd()
