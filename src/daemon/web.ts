@@ -25,9 +25,13 @@ export function webReconciler(deps: WebDeps, metrics: Metrics): Reconciler<WebSe
     try {
       const { WebServer, viewWithTrends } = await import('../http/index.js');
       const { scheduler, durable, ...serverDeps } = deps;
-      // The scheduler's view plus durable trends while a store serves (without one the route
-      // computes the memory windows itself).
-      const view = viewWithTrends(scheduler, (name) => durable()?.getTrends(name));
+      // The scheduler's view plus durable trends and archived output while a store serves
+      // (without one the trends route computes the memory windows itself, the output routes 404).
+      const view = viewWithTrends(
+        scheduler,
+        (name) => durable()?.getTrends(name),
+        () => durable(),
+      );
       const web = server ?? new WebServer({ ...serverDeps, view });
       await web.apply(config.web);
       return web;

@@ -2061,6 +2061,63 @@ void describe('output archival', () => {
     await d.stop();
   });
 
+  void test('reads back through listArchives and readArchive, newest first, by record id', async () => {
+    const w = await world();
+    const d = await boot(w, { jobs: [archived()], runs: 'manual' });
+    await runWithOutput(d, [
+      ['stdout', 'first\n'],
+      ['stderr', 'PASSWORD=hunter2\n'],
+    ]);
+    await runWithOutput(d, [['stdout', 'second\n']], 3);
+    const [newest, older] = await d.durable.listArchives('dump', 20);
+    assert.deepEqual(
+      [newest, older].map((entry) => [entry?.outcome, entry?.exitCode, entry?.lineCount]),
+      [
+        ['failure', 3, 1],
+        ['success', 0, 2],
+      ],
+    );
+    const records = await w.store.list('logs/dump');
+    assert.deepEqual(
+      [newest?.id, older?.id],
+      records.map((record) => record.id),
+    );
+    assert.equal((await d.durable.listArchives('dump', 1)).length, 1);
+    const lookup = await d.durable.readArchive('dump', older?.id ?? '');
+    assert.equal(lookup.kind, 'found');
+    if (lookup.kind === 'found') {
+      assert.equal(lookup.header.finishedAtMs, d.of('run:finished')[0]!.outcome.finishedAtMs);
+      assert.deepEqual(lookup.lines, [
+        { stream: 'stdout', line: 'first\n' },
+        { stream: 'stderr', line: 'PASSWORD=[REDACTED]\n' },
+      ]);
+    }
+    assert.deepEqual(await d.durable.readArchive('dump', 'nope'), { kind: 'absent' });
+    await d.stop();
+  });
+
+  void test('reading archives while the store is still opening rejects with YC_ERR_STATE_UNAVAILABLE', async () => {
+    const w = await world();
+    const opened = createDeferred<boolean>();
+    const d = startDaemon({
+      clock: w.clock,
+      store: w.store,
+      jobs: [archived()],
+      storeOpened: opened.promise,
+      runs: 'manual',
+    });
+    await assert.rejects(d.durable.listArchives('dump', 20), (error) =>
+      isYacronError(error, 'YC_ERR_STATE_UNAVAILABLE'),
+    );
+    await assert.rejects(d.durable.readArchive('dump', 'x'), (error) =>
+      isYacronError(error, 'YC_ERR_STATE_UNAVAILABLE'),
+    );
+    opened.resolve(true);
+    await flush();
+    assert.deepEqual(await d.durable.listArchives('dump', 20), []);
+    await d.stop();
+  });
+
   void test('the archive is pruned to maxRunsPerJob like the ledger', async () => {
     const w = await world();
     const d = await boot(w, {

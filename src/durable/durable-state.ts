@@ -5,7 +5,13 @@
 // built when `state` is configured.
 // Must not: block or delay a plain scheduled fire (only an onMissed job's launch waits, bounded,
 // for its in-flight record: run-start-records.ts), or throw into the scheduler.
-import { createDeferred, describeError, settlesWithin, TaskSet } from '../common/index.js';
+import {
+  createDeferred,
+  describeError,
+  settlesWithin,
+  TaskSet,
+  YacronError,
+} from '../common/index.js';
 import type { ResolvedConfig, ResolvedJob, ResolvedState } from '../config/index.js';
 import type {
   DurableCollaborator,
@@ -26,6 +32,12 @@ import {
   type BootMarkerState,
   type HistoryRows,
 } from './boot-steps.js';
+import {
+  listArchives,
+  readArchive,
+  type ArchiveEntry,
+  type ArchiveLookup,
+} from './archive-reader.js';
 import { CatchupRunner } from './catchup-runner.js';
 import { OrphanWatch, type LiveOrphans } from './interrupted-runs.js';
 import { ConcurrencyLeases } from './concurrency-leases.js';
@@ -340,6 +352,40 @@ export class DurableState implements DurableCollaborator {
     }
     runs.sort((a, b) => a.finishedAtMs - b.finishedAtMs);
     return { source: 'durable', runs };
+  }
+
+  // ---- archived output -------------------------------------------------------------------------
+
+  /**
+   * The job's archived runs, newest first (docs/durable-state.md "Output archival"). Rejects with
+   * YC_ERR_STATE_UNAVAILABLE while the store is still opening, with YC_ERR_STATE_TIMEOUT when it
+   * cannot answer within the scheduling read bound, and with the store's error.
+   */
+  listArchives(name: string, limit: number): Promise<readonly ArchiveEntry[]> {
+    return this.#archiveRead(
+      (store) => listArchives(store, name, limit),
+      `list the archived output of ${name}`,
+    );
+  }
+
+  /** One archived run's output by its record id; as listArchives for a store that cannot answer. */
+  readArchive(name: string, id: string): Promise<ArchiveLookup> {
+    return this.#archiveRead(
+      (store) => readArchive(store, name, id),
+      `read the archived output of ${name}`,
+    );
+  }
+
+  #archiveRead<T>(read: (store: DurableDeps['store']) => Promise<T>, what: string): Promise<T> {
+    if (!this.#access.isOpen) {
+      return Promise.reject(
+        new YacronError(
+          'YC_ERR_STATE_UNAVAILABLE',
+          `Cannot ${what}: the state store is not open yet`,
+        ),
+      );
+    }
+    return withTimeout(read(this.#deps.store), SCHEDULING_READ_TIMEOUT_MS, this.#deps.clock, what);
   }
 
   // ---- internals -------------------------------------------------------------------------------

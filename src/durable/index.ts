@@ -10,5 +10,16 @@ export type {
 } from './durable-state.js';
 export { planCatchup, catchupJitterOffsetMs, newestSlots, RUN_ALL_CAP } from './catchup-plan.js';
 export type { ResumeCluster, TrendRuns } from './types.js';
+export {
+  listArchives,
+  readArchive,
+  ARCHIVE_LOOKUP_DEPTH,
+  MAX_ARCHIVE_LIST,
+  MAX_SERVED_LINES,
+  type ArchiveEntry,
+  type ArchiveHeader,
+  type ArchiveLookup,
+  type ArchivedOutputLine,
+} from './archive-reader.js';
 export { redactSecrets } from './redact.js';
 export { StoreRetryJournal, planRetryResume, type RetryResume } from './retry-journal.js';

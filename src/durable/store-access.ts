@@ -75,6 +75,11 @@ export class StoreAccess {
     };
   }
 
+  /** The store has opened (reads may be served); false while it is still opening. */
+  get isOpen(): boolean {
+    return this.#isOpen;
+  }
+
   get store(): StateStore {
     return this.#store;
   }

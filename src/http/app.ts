@@ -27,6 +27,7 @@ import { registerNodeRoutes } from './routes-node.js';
 import { registerResourceRoutes } from './routes-resources.js';
 import { registerStateRoutes } from './routes-state.js';
 import { registerDagRoutes } from './routes-dags.js';
+import { registerOutputRoutes } from './routes-output.js';
 import type {
   ClusterApiView,
   DagSource,
@@ -244,6 +245,7 @@ export async function buildHttpApp(
   });
 
   registerApiRoutes(app, context);
+  registerOutputRoutes(app, context);
   registerStreamRoutes(app, context);
   registerResourceRoutes(app, context);
   registerNodeRoutes(app, context);

@@ -76,6 +76,8 @@ export interface ApiFixtureOptions {
   readonly listener?: WebListener;
   /** The daemon's durable trends (DaemonView.getTrends); absent = the in-memory fallback. */
   readonly getTrends?: DaemonView['getTrends'];
+  /** The archived-output reader (DaemonView.archives); absent = no `state` section. */
+  readonly archives?: DaemonView['archives'];
   readonly resources?: ResourcesView;
   readonly node?: NodeView;
   readonly stateInspector?: StateInspectorSource;
@@ -88,9 +90,14 @@ export interface ApiFixtureOptions {
   readonly logger?: Logger;
 }
 
-/** The scheduler as the DaemonView, plus getTrends when given. */
-function viewOf(scheduler: Scheduler, getTrends: DaemonView['getTrends']): DaemonView {
-  return getTrends ? viewWithTrends(scheduler, getTrends) : scheduler;
+/** The scheduler as the DaemonView, plus getTrends and archives when given. */
+function viewOf(
+  scheduler: Scheduler,
+  getTrends: DaemonView['getTrends'],
+  archives: DaemonView['archives'],
+): DaemonView {
+  if (getTrends === undefined && archives === undefined) return scheduler;
+  return viewWithTrends(scheduler, getTrends ?? (() => undefined), archives);
 }
 
 export async function createApiFixture(
@@ -105,7 +112,7 @@ export async function createApiFixture(
   const jobList = new JobListCache(scheduler, clock, options.resources, options.cluster);
   const app = await buildHttpApp(
     {
-      view: viewOf(scheduler, options.getTrends),
+      view: viewOf(scheduler, options.getTrends, options.archives),
       control: scheduler,
       clock,
       logger: options.logger ?? silentLogger(),

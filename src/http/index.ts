@@ -8,6 +8,7 @@ export { OutputTracker } from './output-tracker.js';
 export { DEFAULT_STREAM_LIMITS } from './sse-stream.js';
 export { describeRelativeSeconds, formatStatusText } from './status-text.js';
 export type {
+  ArchiveReader,
   ClusterApiView,
   DaemonControl,
   DaemonEvents,

@@ -18,6 +18,7 @@ import type {
 } from '../resources/index.js';
 import type { StateInspector } from '../state/index.js';
 import type { DagEngine } from '../dags/index.js';
+import type { ArchiveEntry, ArchiveLookup } from '../durable/index.js';
 import type { TrendRuns } from './trends.js';
 import type { JobClusterFields } from './wire/index.js';
 
@@ -49,6 +50,22 @@ export interface DaemonView {
    * except YC_ERR_JOB_UNKNOWN (-> 404): the route owns the one fallback (job-trends.ts).
    */
   getTrends?(name: string): Promise<TrendRuns> | undefined;
+  /**
+   * The reader of archived output (docs/http-api.md "GET /jobs/{name}/output"): the durable
+   * state serving now; absent, or answering undefined, while no `state` section is configured
+   * (the output routes then answer 404).
+   */
+  archives?(): ArchiveReader | undefined;
+}
+
+/**
+ * Archived run output in the store (the durable state serves it). Rejections carry
+ * YC_ERR_STATE_UNAVAILABLE while the store is still opening (a 503), or the store's error.
+ */
+export interface ArchiveReader {
+  /** The job's archives, newest first, at most `limit`. */
+  listArchives(name: string, limit: number): Promise<readonly ArchiveEntry[]>;
+  readArchive(name: string, id: string): Promise<ArchiveLookup>;
 }
 
 /**

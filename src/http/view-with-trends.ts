@@ -1,11 +1,12 @@
 // The daemon's read-only view for the API: the scheduler's view (which satisfies DaemonView by
-// itself) plus a durable trends source beside it. A plain object of delegates, so the scheduler
+// itself) plus a durable trends source and the archived-output reader beside it. A plain object of delegates, so the scheduler
 // object is never mutated or spread.
 import type { DaemonView } from './types.js';
 
 export function viewWithTrends(
-  view: Omit<DaemonView, 'getTrends'>,
+  view: Omit<DaemonView, 'getTrends' | 'archives'>,
   getTrends: NonNullable<DaemonView['getTrends']>,
+  archives?: DaemonView['archives'],
 ): DaemonView {
   return {
     events: view.events,
@@ -15,5 +16,6 @@ export function viewWithTrends(
     getJobConfig: (name) => view.getJobConfig(name),
     getNextFireAtMs: (name) => view.getNextFireAtMs(name),
     getTrends,
+    ...(archives === undefined ? {} : { archives }),
   };
 }

@@ -58,6 +58,12 @@ export type {
   RunResourcesWire,
   UsagePointWire,
 } from './resources.js';
+export type {
+  ArchivedLineWire,
+  ArchiveEntryWire,
+  ArchiveHeaderWire,
+  JobArchivesWire,
+} from './output.js';
 export type { JobRuns, RunRecord, RunRecordOutcome, RunResourcesRecord, RunStats } from './runs.js';
 export type {
   PrefixWire,
