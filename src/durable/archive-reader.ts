@@ -54,7 +54,8 @@ export type ArchiveLookup =
   | { readonly kind: 'malformed'; readonly reason: string }
   | { readonly kind: 'oversize'; readonly lines: number; readonly cap: number };
 
-type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+type Parsed<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
 const OUTCOMES: readonly RunSummaryOutcome[] = ['success', 'failure', 'cancelled', 'unknown'];
 
@@ -141,7 +142,8 @@ export async function readArchive(
   const parsed = parseHeader(record);
   if (!parsed.ok) return { kind: 'malformed', reason: parsed.reason };
   const { header, lines } = parsed.value;
-  if (lines.length > MAX_SERVED_LINES) return { kind: 'oversize', lines: lines.length, cap: MAX_SERVED_LINES };
+  if (lines.length > MAX_SERVED_LINES)
+    return { kind: 'oversize', lines: lines.length, cap: MAX_SERVED_LINES };
   const items = parseLines(lines);
   if (!items.ok) return { kind: 'malformed', reason: items.reason };
   return { kind: 'found', header, lines: items.value };

@@ -1882,7 +1882,6 @@ void describe('output archival', () => {
       ['stderr', 'PASSWORD=hunter2\n'],
     ]);
     await runWithOutput(d, [['stdout', 'second\n']], 3);
-    await d.writes.drain();
     const [newest, older] = await d.durable.listArchives('dump', 20);
     assert.deepEqual(
       [newest, older].map((entry) => [entry?.outcome, entry?.exitCode, entry?.lineCount]),

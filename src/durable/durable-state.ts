@@ -370,7 +370,10 @@ export class DurableState implements DurableCollaborator {
   #archiveRead<T>(read: (store: DurableDeps['store']) => Promise<T>, what: string): Promise<T> {
     if (!this.#access.isOpen) {
       return Promise.reject(
-        new YacronError('YC_ERR_STATE_UNAVAILABLE', `Cannot ${what}: the state store is not open yet`),
+        new YacronError(
+          'YC_ERR_STATE_UNAVAILABLE',
+          `Cannot ${what}: the state store is not open yet`,
+        ),
       );
     }
     return withTimeout(read(this.#deps.store), SCHEDULING_READ_TIMEOUT_MS, this.#deps.clock, what);

@@ -28,20 +28,19 @@ async function withOutputApi(
   options: { readonly store?: boolean; readonly authToken?: string } = {},
 ): Promise<void> {
   let open = true;
-  let store: MemoryStateStore | undefined;
   const unavailable = (): Promise<never> =>
     Promise.reject(new YacronError('YC_ERR_STATE_UNAVAILABLE', 'the state store is not open yet'));
-  const reader: ArchiveReader = {
-    listArchives: (name, limit) =>
-      open && store ? listArchives(store, name, limit) : unavailable(),
-    readArchive: (name, id) => (open && store ? readArchive(store, name, id) : unavailable()),
-  };
   const api = await createApiFixture([makeJob({ name: 'backup' }), makeJob({ name: 'quiet' })], {
     web: { headers: HEADERS, ...(options.authToken ? { authToken: options.authToken } : {}) },
+    // Asked per request, once `reader` below exists.
     archives: () => (options.store === false ? undefined : reader),
   });
-  store = new MemoryStateStore({ clock: api.clock });
+  const store = new MemoryStateStore({ clock: api.clock });
   await store.open();
+  const reader: ArchiveReader = {
+    listArchives: (name, limit) => (open ? listArchives(store, name, limit) : unavailable()),
+    readArchive: (name, id) => (open ? readArchive(store, name, id) : unavailable()),
+  };
   try {
     await run({
       ...api,
@@ -182,7 +181,10 @@ void describe('GET /jobs/{name}/output', () => {
   void it('is behind bearer auth like every route', () =>
     withOutputApi(
       async (api) => {
-        const { id } = await api.store.append('logs/backup', archive('2026-01-01T00:00:10Z', FIRST));
+        const { id } = await api.store.append(
+          'logs/backup',
+          archive('2026-01-01T00:00:10Z', FIRST),
+        );
         for (const url of ['/jobs/backup/output', `/jobs/backup/runs/${id}/output`]) {
           assert.equal((await api.app.inject(url)).statusCode, 401, url);
           const ok = await api.app.inject({ url, headers: { authorization: `Bearer ${TOKEN}` } });
@@ -201,10 +203,7 @@ void describe('GET /jobs/{name}/runs/{id}/output', () => {
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'text/plain; charset=utf-8');
       assert.equal(response.headers['x-operator'], 'yes');
-      assert.equal(
-        response.body,
-        'starting\n\u001b[31mpassword=***REDACTED***\u001b[0m\ndone',
-      );
+      assert.equal(response.body, 'starting\n\u001b[31mpassword=***REDACTED***\u001b[0m\ndone');
       const explicit = await api.app.inject(`/jobs/backup/runs/${id}/output?format=text`);
       assert.equal(explicit.body, response.body);
     }));

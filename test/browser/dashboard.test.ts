@@ -80,8 +80,15 @@ web:
     - http://127.0.0.1:0
 `;
 
-/** Routes a daemon without /node or resource sampling answers 404 (the page asks, then hides). */
-const OPTIONAL_404 = [/^\/node 404$/, /^\/jobs\/[^/]+\/resources 404$/];
+/**
+ * Routes a daemon without /node, resource sampling or a state store answers 404 (the page asks,
+ * then hides or says so).
+ */
+const OPTIONAL_404 = [
+  /^\/node 404$/,
+  /^\/jobs\/[^/]+\/resources 404$/,
+  /^\/jobs\/[^/]+\/output 404$/,
+];
 
 async function waitForJobs(base: string, check: (jobs: JobBody[]) => boolean): Promise<void> {
   const deadline = performance.now() + 15_000;
@@ -208,15 +215,21 @@ test('the dashboard in a real browser', { timeout: 180_000 }, async (t) => {
     assert.equal(await page.locator('.drawer .log-count').textContent(), '1 match');
   });
 
-  await t.test('the history tab shows the run', async () => {
-    await page.locator('.drawer .tab[data-tab="history"]').click();
-    await page.locator('.drawer table.runs tbody tr', { hasText: 'success' }).first().waitFor();
-    assert.equal(
-      await page.locator('.drawer .stat', { hasText: 'Runs' }).locator('dd').textContent(),
-      '1',
-    );
-    assert.ok(page.url().endsWith('#job/manual/history'), page.url());
-  });
+  await t.test(
+    'the history tab shows the run, and says this daemon archives no output',
+    async () => {
+      await page.locator('.drawer .tab[data-tab="history"]').click();
+      await page.locator('.drawer table.runs tbody tr', { hasText: 'success' }).first().waitFor();
+      // No `state:` section: no store, so no archived output and no Output column.
+      await page.locator('.drawer .archive-note', { hasText: 'no state store' }).waitFor();
+      assert.equal(await page.locator('.drawer .archive-open').count(), 0);
+      assert.equal(
+        await page.locator('.drawer .stat', { hasText: 'Runs' }).locator('dd').textContent(),
+        '1',
+      );
+      assert.ok(page.url().endsWith('#job/manual/history'), page.url());
+    },
+  );
 
   await t.test('Cancel stops a long run', async () => {
     await openJob(page, 'long', 'logs');

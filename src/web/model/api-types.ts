@@ -4,6 +4,10 @@
 import type { RunRecord } from '../../http/wire/index.js';
 
 export type {
+  ArchivedLineWire,
+  ArchiveEntryWire,
+  ArchiveHeaderWire,
+  JobArchivesWire,
   JobResourcesWire,
   JobRuns,
   JobSetIdWire,

@@ -1,13 +1,44 @@
 // The drawer's History tab (docs/dashboard.md "Job drawer"): the stats of `GET /jobs/{n}/runs`,
 // one bar per run (height = duration, colour = outcome, newest right) and the run table, newest
-// first. Re-read whenever the job list shows a newer finished run.
-import type { JobRuns, RunRecord } from '../../model/api-types.js';
+// first, whose Output column opens a run's archived output (`GET /jobs/{n}/output`, matched by
+// `finished_at`) in the ArchiveViewer above it, or says the run has none. Re-read whenever the
+// job list shows a newer finished run.
+import type {
+  ArchiveEntryWire,
+  JobArchivesWire,
+  JobRuns,
+  RunRecord,
+} from '../../model/api-types.js';
+import { archivesByFinished, type ArchiveListing } from '../../model/archived-output.js';
 import { formatBytes, formatDuration, formatUtc, parseIso } from '../../model/format.js';
 import { STATUS_META, outcomeStatus } from '../../model/job-status.js';
-import { jobPath } from '../api.js';
+import { ApiError, jobPath } from '../api.js';
 import { AsyncView } from '../async-view.js';
+import type { AppContext } from '../context.js';
 import { h, svg } from '../dom.js';
+import { ArchiveViewer } from './archive-viewer.js';
 import type { DrawerTab, DrawerTabInstance } from './tab.js';
+
+/** Archives listed per read: as many as the run table shows runs (at most 50). */
+const ARCHIVE_LIST_LIMIT = 50;
+
+/** What the daemon says about the job's archives; never rejects. */
+export async function readArchives(ctx: AppContext, job: string): Promise<ArchiveListing> {
+  try {
+    const listed = await ctx.api.optionalJson<JobArchivesWire>(
+      `${jobPath(job, 'output')}?limit=${ARCHIVE_LIST_LIMIT}`,
+    );
+    // A 404 for a job the drawer shows: the daemon has no store to read.
+    if (listed === null) return { kind: 'no-store' };
+    return { kind: 'listed', byFinished: archivesByFinished(listed.archives) };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 503) return { kind: 'opening' };
+    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Opens an archive's output (the tab's ArchiveViewer); `opener` gets the focus back. */
+export type OpenArchive = (entry: ArchiveEntryWire, opener: HTMLElement) => void;
 
 export const historyTab: DrawerTab = {
   id: 'history',
@@ -15,16 +46,27 @@ export const historyTab: DrawerTab = {
   available: () => Promise.resolve(true),
   mount(host, ctx, job): DrawerTabInstance {
     const view = new AsyncView('history');
-    host.append(view.element);
+    const viewer = new ArchiveViewer(ctx, job);
+    host.append(viewer.element, view.element);
+    const open: OpenArchive = (entry, opener) => viewer.open(entry, opener);
     let shown: string | null | undefined;
     return {
       onRow(row) {
         const finished = row?.job.last_run?.finished_at ?? null;
         if (finished === shown) return;
         shown = finished;
-        view.load(async () => renderHistory(await ctx.api.json<JobRuns>(jobPath(job, 'runs'))));
+        view.load(async () => {
+          const [runs, archives] = await Promise.all([
+            ctx.api.json<JobRuns>(jobPath(job, 'runs')),
+            readArchives(ctx, job),
+          ]);
+          return renderHistory(runs, archives, open);
+        });
       },
-      dispose: () => view.dispose(),
+      dispose: () => {
+        view.dispose();
+        viewer.dispose();
+      },
     };
   },
 };
@@ -33,9 +75,38 @@ function stat(label: string, value: string): HTMLElement {
   return h('div', { class: 'stat' }, h('dt', {}, label), h('dd', {}, value));
 }
 
-export function renderHistory(data: JobRuns): Element[] {
+/** The line above the run table about archived output; null when runs can be opened. */
+function archiveNote(archives: ArchiveListing | null): HTMLElement | null {
+  const note = (text: string): HTMLElement => h('p', { class: 'muted archive-note' }, text);
+  if (archives === null) return null;
+  switch (archives.kind) {
+    case 'listed':
+      return archives.byFinished.size === 0
+        ? note(
+            'No run of this job has archived output (archiveOutput is off, or no archived run is kept).',
+          )
+        : null;
+    case 'no-store':
+      return note(
+        'Run output is not archived: this daemon has no state store (no state: section), so only live output is shown, in the Logs tab.',
+      );
+    case 'opening':
+      return note('The state store is still opening: archived run output will be listed shortly.');
+    case 'error':
+      return h('p', { class: 'error archive-note' }, archives.message);
+  }
+}
+
+export function renderHistory(
+  data: JobRuns,
+  archives: ArchiveListing | null = null,
+  open: OpenArchive | null = null,
+): Element[] {
   const { stats, runs } = data;
-  if (runs.length === 0) return [h('p', { class: 'muted' }, 'No runs recorded yet.')];
+  const note = archiveNote(archives);
+  if (runs.length === 0) {
+    return [h('p', { class: 'muted' }, 'No runs recorded yet.'), ...(note === null ? [] : [note])];
+  }
   const grid = h(
     'dl',
     { class: 'stats' },
@@ -55,7 +126,8 @@ export function renderHistory(data: JobRuns): Element[] {
   if (stats.avg_cpu_seconds !== null)
     grid.append(stat('Avg CPU', `${stats.avg_cpu_seconds.toFixed(2)} s`));
   if (stats.max_rss_bytes !== null) grid.append(stat('Peak RSS', formatBytes(stats.max_rss_bytes)));
-  return [grid, durationBars(runs), runTable(runs)];
+  const table = runTable(runs, archives?.kind === 'listed' ? archives.byFinished : null, open);
+  return [grid, durationBars(runs), ...(note === null ? [] : [note]), table];
 }
 
 function durationBars(runs: readonly RunRecord[]): SVGSVGElement {
@@ -91,10 +163,38 @@ function durationBars(runs: readonly RunRecord[]): SVGSVGElement {
   return chart;
 }
 
-function runTable(runs: readonly RunRecord[]): HTMLElement {
+/** A run's Output cell: a button opening its archive, or a plain "Not archived". */
+function outputCell(
+  run: RunRecord,
+  when: string,
+  entry: ArchiveEntryWire | undefined,
+  open: OpenArchive | null,
+): HTMLElement {
+  if (entry === undefined || open === null) {
+    return h('td', { class: 'muted' }, 'Not archived');
+  }
+  const button = h(
+    'button',
+    {
+      class: 'btn btn-small archive-open',
+      type: 'button',
+      'aria-label': `View output of the run finished ${when} (${run.outcome})`,
+    },
+    'View output',
+  );
+  button.addEventListener('click', () => open(entry, button));
+  return h('td', {}, button);
+}
+
+function runTable(
+  runs: readonly RunRecord[],
+  archives: ReadonlyMap<string, ArchiveEntryWire> | null,
+  open: OpenArchive | null,
+): HTMLElement {
   const rows = [...runs].reverse().map((run) => {
     const status = outcomeStatus(run.outcome);
     const finished = parseIso(run.finished_at);
+    const when = finished === null ? run.finished_at : formatUtc(finished);
     return h(
       'tr',
       {},
@@ -109,7 +209,7 @@ function runTable(runs: readonly RunRecord[]): HTMLElement {
         ),
       ),
       h('td', { class: 'num' }, run.exit_code === null ? '—' : String(run.exit_code)),
-      h('td', {}, finished === null ? run.finished_at : formatUtc(finished)),
+      h('td', {}, when),
       h('td', { class: 'num' }, formatDuration(run.duration)),
       h('td', { class: 'reason' }, run.fail_reason ?? ''),
       h(
@@ -119,8 +219,11 @@ function runTable(runs: readonly RunRecord[]): HTMLElement {
           ? '—'
           : `${run.resources.cpu_total_seconds.toFixed(2)} s · ${formatBytes(run.resources.max_rss_bytes)}`,
       ),
+      ...(archives === null ? [] : [outputCell(run, when, archives.get(run.finished_at), open)]),
     );
   });
+  const labels = ['Outcome', 'Exit', 'Finished', 'Duration', 'Reason', 'CPU / RSS'];
+  if (archives !== null) labels.push('Output');
   return h(
     'div',
     { class: 'table-wrap' },
@@ -128,17 +231,7 @@ function runTable(runs: readonly RunRecord[]): HTMLElement {
       'table',
       { class: 'runs' },
       h('caption', { class: 'visually-hidden' }, 'Runs, newest first'),
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...['Outcome', 'Exit', 'Finished', 'Duration', 'Reason', 'CPU / RSS'].map((label) =>
-            h('th', { scope: 'col' }, label),
-          ),
-        ),
-      ),
+      h('thead', {}, h('tr', {}, ...labels.map((label) => h('th', { scope: 'col' }, label)))),
       h('tbody', {}, ...rows),
     ),
   );
