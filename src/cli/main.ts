@@ -9,6 +9,7 @@ import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, exitCodeFor } from './exit-codes.js'
 import { processIo, type CommandIo } from './io.js';
 import { findJobCommand } from './job-client/route.js';
 import type { AdminRequest } from '../state/admin/index.js';
+import type { LogsFlagsWithTarget } from './commands/logs.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/yacron2.d';
 const DEFAULT_SHUTDOWN_GRACE_SECONDS = 60;
@@ -113,6 +114,30 @@ function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Comma
       setExitCode(
         await runNext(flags.from === undefined ? options : { ...options, from: flags.from }, io),
       );
+    });
+
+  program
+    .command('logs')
+    .description("print a job's archived run output, or follow its live output (control API)")
+    .argument('<job>', 'the job name')
+    .option('--run <id>', 'print this archived run (an id from a header line)')
+    .option('--last <n>', 'print the N newest archived runs, oldest first (default 1)')
+    .option('-f, --follow', "print the running (or next) run's output as it comes, until it ends")
+    .option(
+      '--url <url>',
+      'the control API: http://HOST:PORT or unix:///PATH (default: $YACRON2_API_URL, else http://127.0.0.1:8080)',
+    )
+    .option(
+      '--token <token>',
+      'the web.authToken (visible to other local users: prefer the file or the environment)',
+    )
+    .option(
+      '--token-file <file>',
+      'read the token from this file (default: $YACRON2_API_TOKEN, then $YACRON2_API_TOKEN_FILE)',
+    )
+    .action(async (job: string, flags: LogsFlagsWithTarget) => {
+      const { runLogsCli, processLogsDeps } = await import('./commands/logs.js');
+      setExitCode(await runLogsCli(job, flags, processLogsDeps(io)));
     });
 
   registerStateCommand(program, io, setExitCode);

@@ -7,11 +7,10 @@ import type { EndpointReply, EndpointRequest, StateEndpoint } from './endpoint.j
 import { formatValue } from './format-value.js';
 import { decodeReply, errorReply, type ReplyDecoder, type ValueReply } from './wire.js';
 
-import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import { EXIT_FAILURE, EXIT_NOT_FOUND, EXIT_OK } from '../exit-codes.js';
 
-export { EXIT_OK, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.js';
+export { EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_NOT_FOUND } from '../exit-codes.js';
 export const EXIT_LOCK_NOT_ACQUIRED = 3;
-export const EXIT_NOT_FOUND = 4;
 export const EXIT_DUPLICATE = 5;
 
 /** The process around a job command; tests pass their own. */
