@@ -2,21 +2,10 @@
 // and still get a member of the discriminated union. The fields each kind pins are filled in
 // when the record leaves them null (a failed run's reason, a killed run's cancel reason, a spawn
 // failure's message; a spawn failure has no pid); a contradiction is a fixture bug and throws.
-import type { CancelReason, CapturedStream, RunOutcome, RunOutcomeKind } from './types.js';
+import type { RunOutcome, RunOutcomeBase, RunOutcomeKind } from './types.js';
 
-export interface LooseOutcome {
+export interface LooseOutcome extends RunOutcomeBase {
   readonly kind: RunOutcomeKind;
-  readonly exitCode: number;
-  readonly failReason: string | null;
-  readonly cancelReason: CancelReason | null;
-  readonly pid: number | null;
-  readonly startedAtMs: number;
-  readonly finishedAtMs: number;
-  readonly durationMs: number;
-  readonly stdout: CapturedStream | null;
-  readonly stderr: CapturedStream | null;
-  readonly environment: Readonly<Record<string, string>> | null;
-  readonly spawnError: string | null;
 }
 
 export function runOutcome(fields: LooseOutcome): RunOutcome {

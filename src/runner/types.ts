@@ -25,7 +25,7 @@ export interface CapturedStream {
 }
 
 /** What every outcome carries, whatever its kind. */
-interface RunOutcomeBase {
+export interface RunOutcomeBase {
   /** >= 0 exit status; -N killed by signal N; -100 timeout; 127 launch failure. */
   readonly exitCode: number;
   /** The exact spec string (`failsWhen=nonzeroReturn and retcode=1`), null on success. */
