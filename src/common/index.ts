@@ -57,3 +57,4 @@ export {
   type WarningSink,
 } from './connection-guard.js';
 export { MONTH_NAMES, WEEKDAY_NAMES } from './calendar-names.js';
+export { SseParser, type SseEvent, type SseStep } from './sse-parser.js';

@@ -13,7 +13,7 @@ import {
   type BodyReply,
   type StreamEnd,
 } from '../control-client/control-api.js';
-import { SseParser, type SseEvent } from '../control-client/sse-parser.js';
+import { SseParser, type SseEvent } from '../../common/index.js';
 import {
   decodeArchiveHeader,
   decodeArchiveList,
@@ -285,13 +285,12 @@ class LogsCommand {
   /** Print the logs stream's lines until its `end`. */
   async #streamLiveOutput(): Promise<void> {
     const path = `/jobs/${segment(this.#job)}/logs`;
-    // A holder, not `let`s: the parser's callback sets it.
+    // A holder, not `let`s: the line callback below sets it.
     const seen: { ended: StreamEndData | null; malformed: boolean } = {
       ended: null,
       malformed: false,
     };
-    const parser = new SseParser(MAX_LINE_BYTES, (event: SseEvent) => {
-      if (seen.ended !== null || seen.malformed) return;
+    const onEvent = (event: SseEvent): void => {
       if (event.event === 'line') {
         const line = decodeJson(event.data, decodeOutputLine);
         if (line === null) seen.malformed = true;
@@ -299,7 +298,8 @@ class LogsCommand {
       } else if (event.event === 'end') {
         seen.ended = decodeJson(event.data, decodeStreamEnd) ?? { reason: null };
       }
-    });
+    };
+    const parser = new SseParser(MAX_LINE_BYTES);
     const end = await this.#api.streamLines(
       {
         path,
@@ -309,7 +309,9 @@ class LogsCommand {
         maxLineBytes: MAX_LINE_BYTES,
       },
       (line) => {
-        if (parser.line(line).kind === 'overflow') seen.malformed = true;
+        const step = parser.line(line);
+        if (step.kind === 'overflow') seen.malformed = true;
+        else if (step.kind === 'event') onEvent(step.event);
         return seen.ended !== null || seen.malformed ? 'stop' : 'continue';
       },
     );
@@ -474,7 +476,7 @@ class RunEvents {
 
   constructor(job: string) {
     this.#job = job;
-    this.#parser = new SseParser(MAX_LINE_BYTES, (event) => this.#event(event));
+    this.#parser = new SseParser(MAX_LINE_BYTES);
   }
 
   get closed(): StreamEnd | null {
@@ -490,10 +492,12 @@ class RunEvents {
   }
 
   line(text: string): 'stop' | 'continue' {
-    if (this.#parser.line(text).kind === 'overflow') {
+    const step = this.#parser.line(text);
+    if (step.kind === 'overflow') {
       this.#overflow = true;
       return 'stop';
     }
+    if (step.kind === 'event') this.#event(step.event);
     return 'continue';
   }
 

@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LineSplitter } from './line-splitter.js';
-import { SseParser, type SseEvent } from './sse-parser.js';
 
 void test('lines are cut on newlines across chunks, a split UTF-8 character decodes whole', () => {
   const lines: string[] = [];
@@ -29,36 +28,4 @@ void test('a line longer than the bound is refused, complete or still open', () 
   assert.deepEqual(open.push(Buffer.from('45')), { kind: 'overflow' });
   const exact = new LineSplitter(4, () => undefined);
   assert.deepEqual(exact.push(Buffer.from('1234\n1234\n')), { kind: 'ok' });
-});
-
-void test('SSE: named events, joined data lines, pings and unknown fields ignored, CRLF', () => {
-  const events: SseEvent[] = [];
-  const parser = new SseParser(1000, (event) => events.push(event));
-  for (const line of [
-    ': ping',
-    'event: line',
-    'data: {"stream": "stdout", "line": "a"}',
-    '',
-    'id: 7',
-    'data:x',
-    'data: y\r',
-    '\r',
-    '',
-    'event: end',
-    'data: {}',
-    '',
-  ]) {
-    assert.deepEqual(parser.line(line), { kind: 'ok' });
-  }
-  assert.deepEqual(events, [
-    { event: 'line', data: '{"stream": "stdout", "line": "a"}' },
-    { event: 'message', data: 'x\ny' },
-    { event: 'end', data: '{}' },
-  ]);
-});
-
-void test('SSE: data beyond the bound is refused', () => {
-  const parser = new SseParser(10, () => assert.fail('no event'));
-  assert.deepEqual(parser.line('data: 12345'), { kind: 'ok' });
-  assert.deepEqual(parser.line('data: 67890'), { kind: 'overflow' });
 });

@@ -2,11 +2,13 @@
 // the bearer token when one is set, a time limit on every call, a 401 reported once to whoever
 // shows the token prompt, and log streams read with fetch (EventSource cannot send the token).
 // Must not: retry writes (start/cancel) on its own.
-import { SseParser, type SseEvent } from '../model/sse-parser.js';
+import { SseParser, type SseEvent } from '../../common/sse-parser.js';
 import type { TokenStore } from './token-store.js';
 
 /** The time limit on every call, the early `/jobs` request's included (first-jobs.ts). */
 export const API_TIMEOUT_MS = 10_000;
+/** The largest server-sent event a stream may carry (the biggest is one log line's JSON). */
+const MAX_EVENT_CHARS = 1_048_576;
 
 export class ApiError extends Error {
   readonly status: number;
@@ -147,7 +149,7 @@ export class ApiClient {
     if (!response.ok || response.body === null) {
       throw new ApiError('GET', path, response.status, await response.text());
     }
-    const parser = new SseParser();
+    const parser = new SseParser(MAX_EVENT_CHARS);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     try {
       for (;;) {
