@@ -2,114 +2,25 @@
 // path"): the binary runs with a plain Unix socket as its channel, so this test writes the
 // daemon's requests itself and reads the raw reply lines, including the ones Node's channel would
 // handle on its own (handles, their acknowledgements and refusals) and input no daemon sends.
-// The handles it passes are dropped by the kernel here (a plain socket read takes no fds).
+// The handles it passes are dropped by the kernel here (a plain socket read takes no fds); the
+// harness is test-raw-helper.ts, shared with the protocol test.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDeferred } from '../common/index.js';
-import { within } from '../state/testing.js';
 import { isPidGone } from './process-group.js';
 import { helperLaunch } from './test-helper-launch.js';
-import { helperProgram } from './test-spawn-paths.js';
+import { startRawHelper, type RawHelper } from './test-raw-helper.js';
 
-interface Harness {
-  readonly helper: ChildProcess;
-  /** What the jobs wrote to the helper's own stdout (they inherit it when not captured). */
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-  send(message: unknown): void;
-  sendRaw(text: string): void;
-  /** The next reply line, parsed. */
-  next(): Promise<Record<string, unknown>>;
-  /** Resolves once the helper's own stdout holds `text`. */
-  printed(text: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** How long a reply or a line may take before the test fails (a hang fails, never blocks). */
-const WAIT_MS = 10_000;
-
-async function startHarness(): Promise<Harness> {
-  const program = helperProgram('native');
-  assert.equal(program.kind, 'native');
-  const dir = await mkdtemp(join(tmpdir(), 'yacron2-native-'));
-  const path = join(dir, 'channel.sock');
-  const accepted = createDeferred<Socket>();
-  const server = createServer((socket) => accepted.resolve(socket));
-  server.listen(path);
-  await once(server, 'listening');
-  const ours = connect(path);
-  await once(ours, 'connect');
-  const helper = spawn(program.path, [], {
-    stdio: ['ignore', 'pipe', 'pipe', ours],
-    // The sanitizers' settings pass through (CI's sanitizer run, docs/performance.md).
-    env: {
-      NODE_CHANNEL_FD: '3',
-      PATH: process.env.PATH,
-      ASAN_OPTIONS: process.env.ASAN_OPTIONS,
-      UBSAN_OPTIONS: process.env.UBSAN_OPTIONS,
-    },
-  });
-  ours.destroy(); // the helper holds its own copy
-  const channel = await accepted.promise;
-  let out = '';
-  let err = '';
-  const printedWaiters: { text: string; resolve: () => void }[] = [];
-  helper.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-    for (const waiter of printedWaiters) if (out.includes(waiter.text)) waiter.resolve();
-  });
-  helper.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const lines: string[] = [];
-  let wake: (() => void) | null = null;
-  let buffered = '';
-  channel.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      lines.push(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-    }
-    wake?.();
-  });
-  return {
-    helper,
-    stdout: () => out,
-    stderr: () => err,
-    send: (message) => channel.write(`${JSON.stringify(message)}\n`),
-    sendRaw: (text) => channel.write(text),
-    async next() {
-      while (lines.length === 0) {
-        const arrived = createDeferred<void>();
-        wake = () => arrived.resolve();
-        await within(arrived.promise, WAIT_MS, `a reply (stderr: ${err})`);
-      }
-      return JSON.parse(lines.shift()!) as Record<string, unknown>;
-    },
-    printed(text) {
-      if (out.includes(text)) return Promise.resolve();
-      const seen = createDeferred<void>();
-      printedWaiters.push({ text, resolve: () => seen.resolve() });
-      return within(seen.promise, WAIT_MS, `${JSON.stringify(text)} printed (so far: ${out})`);
-    },
-    async close() {
-      channel.destroy();
-      if (helper.exitCode === null && helper.signalCode === null) await once(helper, 'exit');
-      server.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
+type Harness = RawHelper;
 
 /** `body` against a fresh helper that said `ready`; the helper is closed after it. */
 async function withHarness(body: (h: Harness) => Promise<void>): Promise<void> {
-  const h = await startHarness();
+  const h = await startRawHelper();
   try {
     assert.deepEqual(await h.next(), { type: 'ready' });
     await body(h);
@@ -408,7 +319,7 @@ void test('native helper: a held pipe a background process keeps open ends after
 
 /** The helper's open fds (its copies of the held pipes among them). */
 function openFds(h: Harness): number {
-  return readdirSync(`/proc/${h.helper.pid}/fd`).length;
+  return readdirSync(`/proc/${h.process.pid}/fd`).length;
 }
 
 /** A request answered after every earlier one was handled (the channel keeps the order). */
@@ -484,12 +395,12 @@ void test('native helper: junk on the channel is skipped with a line on stderr; 
     assert.match(h.stderr(), /a request that is not a JSON object was ignored/);
     assert.match(h.stderr(), /a base-env without an env object was ignored/);
     h.send({ type: 'stop' });
-    const [code] = (await once(h.helper, 'exit')) as [number | null];
+    const [code] = (await once(h.process, 'exit')) as [number | null];
     assert.equal(code, 0);
   });
-  const closed = await startHarness();
+  const closed = await startRawHelper();
   assert.deepEqual(await closed.next(), { type: 'ready' });
-  const exited = once(closed.helper, 'exit');
+  const exited = once(closed.process, 'exit');
   await closed.close();
   assert.deepEqual(await exited, [0, null]);
 });

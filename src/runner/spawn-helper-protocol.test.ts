@@ -3,15 +3,15 @@
 // IPC with JSON serialization, as spawn-helper.ts starts it): typed HelperRequests in, every
 // reply checked field by field against the protocol and read back as a HelperReply, held pipes
 // arriving as real handles whose bytes are read. Then over a plain socket, for what Node's channel
-// does by itself and so cannot be steered from there: the NODE_HANDLE line byte for byte, its
-// NODE_HANDLE_ACK and NODE_HANDLE_NACK, and a pipe reported lost. The kind tables below are typed
+// does by itself and so cannot be steered from there (test-raw-helper.ts): the NODE_HANDLE line
+// byte for byte, its NODE_HANDLE_ACK and NODE_HANDLE_NACK, and a pipe reported lost. The kind tables below are typed
 // over the protocol's unions, so a new kind does not compile until this test covers it.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeferred } from '../common/index.js';
@@ -20,11 +20,15 @@ import { isPidGone } from './process-group.js';
 import { socketFor, type HeldPipe } from './spawn-helper.js';
 import type { HelperReply, HelperRequest } from './spawn-helper-protocol.js';
 import { helperLaunch } from './test-helper-launch.js';
-import { helperProgram } from './test-spawn-paths.js';
+import {
+  HELPER_WAIT_MS,
+  helperEnv,
+  nativeHelperBinary,
+  startRawHelper,
+} from './test-raw-helper.js';
 import type { OutputStream } from './types.js';
 
-/** How long a reply may take before the test fails (a hang fails, never blocks). */
-const WAIT_MS = 10_000;
+const WAIT_MS = HELPER_WAIT_MS;
 
 /** Every kind each way: typed over the unions, so none can be left out. */
 const REQUEST_KINDS: Record<HelperRequest['type'], true> = {
@@ -48,22 +52,6 @@ const CHANNEL_KINDS = ['NODE_HANDLE', 'NODE_HANDLE_ACK', 'NODE_HANDLE_NACK'] as 
 const sentKinds = new Set<string>();
 const receivedKinds = new Set<string>();
 const channelKinds = new Set<string>();
-
-/** The helper's environment: nothing of ours but PATH (and the sanitizers' settings in CI). */
-function helperEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    ASAN_OPTIONS: process.env.ASAN_OPTIONS,
-    UBSAN_OPTIONS: process.env.UBSAN_OPTIONS,
-    ...extra,
-  };
-}
-
-function nativePath(): string {
-  const program = helperProgram('native');
-  assert.equal(program.kind, 'native');
-  return program.path;
-}
 
 const isStream = (value: unknown): value is OutputStream =>
   value === 'stdout' || value === 'stderr';
@@ -177,7 +165,7 @@ const isHeldPipe = (handle: unknown): handle is HeldPipe =>
   typeof handle.close === 'function';
 
 function startIpcHelper(): IpcHelper {
-  const helper = spawn(nativePath(), [], {
+  const helper = spawn(nativeHelperBinary(), [], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'json',
     env: helperEnv(),
@@ -334,63 +322,6 @@ void test('protocol over a Node IPC channel: every request and reply kind throug
   }
 });
 
-/** The native helper on a plain Unix socket: its lines as written (handles dropped). */
-async function startRawHelper(dir: string): Promise<{
-  readonly process: ChildProcess;
-  readonly lines: readonly string[];
-  send(message: object): void;
-  waitFor(what: string, match: (line: string) => boolean): Promise<string>;
-  close(): Promise<void>;
-}> {
-  const path = join(dir, 'channel.sock');
-  const accepted = createDeferred<Socket>();
-  const server = createServer((socket) => accepted.resolve(socket));
-  server.listen(path);
-  await once(server, 'listening');
-  const ours = connect(path);
-  await once(ours, 'connect');
-  const helper = spawn(nativePath(), [], {
-    stdio: ['ignore', 'inherit', 'inherit', ours],
-    env: helperEnv({ NODE_CHANNEL_FD: '3' }),
-  });
-  ours.destroy(); // the helper holds its own copy
-  const channel = await accepted.promise;
-  const lines: string[] = [];
-  const waiters: (() => void)[] = [];
-  let buffered = '';
-  channel.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      lines.push(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-    }
-    for (const wake of waiters.splice(0)) wake();
-  });
-  return {
-    process: helper,
-    lines,
-    send(message) {
-      channel.write(`${JSON.stringify(message)}\n`);
-    },
-    async waitFor(what, match) {
-      for (let seen = 0; ;) {
-        const found = lines.slice(seen).find(match);
-        if (found !== undefined) return found;
-        seen = lines.length;
-        const arrived = createDeferred<void>();
-        waiters.push(() => arrived.resolve());
-        await within(arrived.promise, WAIT_MS, what);
-      }
-    },
-    async close() {
-      channel.destroy();
-      if (helper.exitCode === null && helper.signalCode === null) await once(helper, 'exit');
-      server.close();
-    },
-  };
-}
-
 /** The exact line of a held pipe's handle message (docs: Node's own framing, `net.Native`). */
 const handleLine = (id: number, stream: OutputStream): string =>
   `{"cmd":"NODE_HANDLE","type":"net.Native","msg":{"type":"pipe","id":${id},"stream":"${stream}","held":true}}`;
@@ -408,8 +339,7 @@ function replyOfLine(line: string): HelperReply {
 }
 
 void test('protocol over a plain socket: the NODE_HANDLE line, NACK (resent, then lost) and ACK (then watched)', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'yacron2-protocol-raw-'));
-  const h = await startRawHelper(dir);
+  const h = await startRawHelper();
   try {
     assert.equal(await h.waitFor('ready', () => true), '{"type":"ready"}');
     h.send({ type: 'base-env', env: { PATH: '/usr/bin:/bin' } } satisfies HelperRequest);
@@ -455,7 +385,6 @@ void test('protocol over a plain socket: the NODE_HANDLE line, NACK (resent, the
   } finally {
     await h.close();
     assert.deepEqual([h.process.exitCode, h.process.signalCode], [0, null], 'EOF ends it with 0');
-    await rm(dir, { recursive: true, force: true });
   }
 });
 
