@@ -31,6 +31,7 @@ import { timelinePanel } from './panels/timeline.js';
 import { Poller } from './poller.js';
 import { PrefsStore, THEMES } from './prefs.js';
 import { formatHash, parseHash, type Route } from './router.js';
+import { installScreen } from './screen/install.js';
 import { installShortcuts } from './shortcuts.js';
 import { AppStore } from './store.js';
 import { JobTable } from './table/job-table.js';
@@ -201,6 +202,9 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
   window.addEventListener('hashchange', () => applyRoute(parseHash(location.hash)));
 
   registerActions(ctx, { table, toolbar, palette, tokenDialog, wallboard });
+  // The CRT overlay, the zen screensaver and the start-up self-test (docs/dashboard.md
+  // "Screen: scale, font, CRT, zen, self-test").
+  installScreen(ctx, { wallboard, storage: storage('localStorage') });
 
   root.replaceChildren(
     header.element,

@@ -39,3 +39,49 @@ describe('parsePrefs', () => {
     assert.deepEqual(prefs.recentExpressions, ['* * * * *']);
   });
 });
+
+// Screen: UI scale and font, CRT effects, the wallboard's zen screensaver, the self-test.
+describe('parsePrefs: screen preferences', () => {
+  it('keeps valid choices', () => {
+    const prefs = parsePrefs(
+      JSON.stringify({
+        uiScale: 125,
+        font: 'mono',
+        crt: true,
+        scanlines: true,
+        zen: false,
+        zenIdleMs: 5000,
+        selfTest: false,
+      }),
+    );
+    assert.equal(prefs.uiScale, 125);
+    assert.equal(prefs.font, 'mono');
+    assert.equal(prefs.crt, true);
+    assert.equal(prefs.scanlines, true);
+    assert.equal(prefs.zen, false);
+    assert.equal(prefs.zenIdleMs, 5000);
+    assert.equal(prefs.selfTest, false);
+  });
+
+  it('falls back to the defaults for values it does not know', () => {
+    const prefs = parsePrefs(
+      JSON.stringify({
+        uiScale: 400,
+        font: 'comic',
+        crt: 'yes',
+        scanlines: 1,
+        zen: null,
+        zenIdleMs: 1,
+        selfTest: 'false',
+      }),
+    );
+    assert.equal(prefs.uiScale, 100);
+    assert.equal(prefs.font, 'sans');
+    assert.equal(prefs.crt, false);
+    assert.equal(prefs.scanlines, false);
+    assert.equal(prefs.zen, true);
+    assert.equal(prefs.zenIdleMs, 30_000);
+    assert.equal(prefs.selfTest, true);
+    assert.equal(DEFAULT_PREFS.uiScale, 100);
+  });
+});

@@ -18,6 +18,15 @@ export type Motion = (typeof MOTION)[number];
 export const REFRESH_CHOICES = [1000, 2000, 3000, 5000, 10_000, 0] as const;
 export const OPTIONAL_COLUMNS = ['policy', 'tz', 'nextAt', 'rate'] as const;
 export type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
+// Screen: UI scale and font, CRT effects, the wallboard's zen screensaver, the self-test.
+/** UI scale choices in percent. */
+export const UI_SCALES = [100, 110, 125, 140] as const;
+export type UiScale = (typeof UI_SCALES)[number];
+export const FONTS = ['sans', 'mono'] as const;
+export type Font = (typeof FONTS)[number];
+/** How long a calm wallboard waits before the zen screensaver, in ms. */
+export const ZEN_IDLE_CHOICES = [5000, 10_000, 30_000, 60_000, 120_000] as const;
+export type ZenIdle = (typeof ZEN_IDLE_CHOICES)[number];
 
 export interface Prefs {
   readonly theme: Theme;
@@ -30,6 +39,15 @@ export interface Prefs {
   readonly sort: SortSpec;
   readonly statusFilter: StatusFilter;
   readonly recentExpressions: readonly string[];
+  // Screen: UI scale and font, CRT effects, the wallboard's zen screensaver, the self-test.
+  readonly uiScale: UiScale;
+  readonly font: Font;
+  /** CRT effects: glow, vignette and flicker (not on the flat themes). */
+  readonly crt: boolean;
+  readonly scanlines: boolean;
+  readonly zen: boolean;
+  readonly zenIdleMs: ZenIdle;
+  readonly selfTest: boolean;
 }
 
 export const DEFAULT_PREFS: Prefs = {
@@ -43,6 +61,14 @@ export const DEFAULT_PREFS: Prefs = {
   sort: { key: 'status', descending: false },
   statusFilter: 'all',
   recentExpressions: [],
+  // Screen: UI scale and font, CRT effects, the wallboard's zen screensaver, the self-test.
+  uiScale: 100,
+  font: 'sans',
+  crt: false,
+  scanlines: false,
+  zen: true,
+  zenIdleMs: 30_000,
+  selfTest: true,
 };
 
 const STORAGE_KEY = 'yacron2.dashboard.prefs';
@@ -82,6 +108,14 @@ export function parsePrefs(text: string | null): Prefs {
           .filter((e): e is string => typeof e === 'string' && e.length <= 200)
           .slice(0, 10)
       : d.recentExpressions,
+    // Screen: UI scale and font, CRT effects, the wallboard's zen screensaver, the self-test.
+    uiScale: oneOf(UI_SCALES, raw['uiScale'], d.uiScale),
+    font: oneOf(FONTS, raw['font'], d.font),
+    crt: typeof raw['crt'] === 'boolean' ? raw['crt'] : d.crt,
+    scanlines: typeof raw['scanlines'] === 'boolean' ? raw['scanlines'] : d.scanlines,
+    zen: typeof raw['zen'] === 'boolean' ? raw['zen'] : d.zen,
+    zenIdleMs: oneOf(ZEN_IDLE_CHOICES, raw['zenIdleMs'], d.zenIdleMs),
+    selfTest: typeof raw['selfTest'] === 'boolean' ? raw['selfTest'] : d.selfTest,
   };
 }
 

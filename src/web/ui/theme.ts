@@ -1,7 +1,9 @@
 // Applies the display preferences to the document: `data-theme`, `data-mode` (system mode
 // resolved through prefers-color-scheme), `data-vision`, `data-density` and `data-motion`
-// (prefers-reduced-motion always wins). The stylesheet does the rest.
+// (prefers-reduced-motion always wins), then the screen preferences (screen/apply.ts). The
+// stylesheet does the rest.
 import type { Prefs } from './prefs.js';
+import { applyScreenPrefs } from './screen/apply.js';
 
 export function applyPrefs(
   root: HTMLElement,
@@ -21,4 +23,5 @@ export function applyPrefs(
   root.dataset['motion'] =
     prefs.motion === 'reduce' || media('(prefers-reduced-motion: reduce)') ? 'reduce' : 'full';
   root.style.colorScheme = mode;
+  applyScreenPrefs(root, prefs);
 }

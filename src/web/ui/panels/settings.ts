@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { h, uniqueId } from '../dom.js';
 import { DENSITIES, MODES, MOTION, REFRESH_CHOICES, THEMES, VISION } from '../prefs.js';
 import type { PanelDefinition } from './panel-host.js';
+import { screenSettingRows } from '../screen/screen-settings.js';
 
 const LABELS: Readonly<Record<string, string>> = {
   carolina: 'Carolina (blue)',
@@ -71,6 +72,8 @@ export const settingsPanel: PanelDefinition = {
           (value) => (value === 0 ? 'Paused (g refreshes)' : `Every ${value / 1000} s`),
           (refreshMs) => ctx.prefs.update({ refreshMs }),
         ),
+        // Screen: UI scale and font, CRT effects, the wallboard's zen screensaver, the self-test.
+        ...screenSettingRows(ctx),
       ),
       h(
         'p',

@@ -180,13 +180,17 @@ export class JobTable {
       this.#viewportHeight = this.#scroller.clientHeight || this.#viewportHeight;
     }
     const width = this.#width;
-    const columns = visibleColumns(prefs.columns, showOwner, width);
-    const key = `${columns.map((column) => column.id).join(',')}|${prefs.sort.key}|${prefs.sort.descending}|${prefs.density}|${width}`;
+    // A larger UI scale (docs/dashboard.md "UI scale and font") makes every column wider and
+    // every row taller: columns are dropped as on a screen narrower by the same factor.
+    const scale = prefs.uiScale / 100;
+    const columns = visibleColumns(prefs.columns, showOwner, width / scale);
+    const key = `${columns.map((column) => column.id).join(',')}|${prefs.sort.key}|${prefs.sort.descending}|${prefs.density}|${width}|${scale}`;
     if (key === this.#columnsKey) return;
     // Reading styles forces a style recalc: done only when the layout inputs changed, never per poll.
     this.#columnsKey = key;
     this.#columns = columns;
-    this.#rowHeight = parseFloat(getComputedStyle(this.element).getPropertyValue('--row-h')) || 44;
+    const rowHeight = parseFloat(getComputedStyle(this.element).getPropertyValue('--row-h'));
+    this.#rowHeight = (rowHeight || 44) * scale;
     this.element.style.setProperty('--cols', columns.map(trackOf).join(' '));
     this.#head.replaceChildren(...columns.map((column) => this.#headerCell(column, prefs)));
     this.#headHeight = this.#head.offsetHeight;
