@@ -3,6 +3,7 @@
 // optional columns, sort and status filter. Every value read back is validated; a bad or missing
 // one falls back to its default. Nothing here is ever sent to the daemon.
 import { SORT_KEYS, STATUS_FILTERS, type SortSpec, type StatusFilter } from '../model/job-query.js';
+import { VOLUMES, type Volume } from '../model/cues.js';
 
 export const THEMES = ['carolina', 'amber', 'green', 'modern', 'standard'] as const;
 export type Theme = (typeof THEMES)[number];
@@ -30,6 +31,11 @@ export interface Prefs {
   readonly sort: SortSpec;
   readonly statusFilter: StatusFilter;
   readonly recentExpressions: readonly string[];
+  // Run ledger, desktop notifications, audible cues (docs/dashboard.md "Run ledger, notifications and cues"):
+  readonly ledger: boolean;
+  readonly notify: boolean;
+  readonly sound: boolean;
+  readonly volume: Volume;
 }
 
 export const DEFAULT_PREFS: Prefs = {
@@ -43,6 +49,11 @@ export const DEFAULT_PREFS: Prefs = {
   sort: { key: 'status', descending: false },
   statusFilter: 'all',
   recentExpressions: [],
+  // Run ledger, desktop notifications, audible cues: all off until the viewer turns them on.
+  ledger: false,
+  notify: false,
+  sound: false,
+  volume: 50,
 };
 
 const STORAGE_KEY = 'yacron2.dashboard.prefs';
@@ -82,6 +93,11 @@ export function parsePrefs(text: string | null): Prefs {
           .filter((e): e is string => typeof e === 'string' && e.length <= 200)
           .slice(0, 10)
       : d.recentExpressions,
+    // Run ledger, desktop notifications, audible cues.
+    ledger: raw['ledger'] === true,
+    notify: raw['notify'] === true,
+    sound: raw['sound'] === true,
+    volume: oneOf(VOLUMES, raw['volume'], d.volume),
   };
 }
 

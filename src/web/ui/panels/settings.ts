@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { h, uniqueId } from '../dom.js';
 import { DENSITIES, MODES, MOTION, REFRESH_CHOICES, THEMES, VISION } from '../prefs.js';
 import type { PanelDefinition } from './panel-host.js';
+import { alertSettingRows } from './alert-settings.js';
 
 const LABELS: Readonly<Record<string, string>> = {
   carolina: 'Carolina (blue)',
@@ -51,6 +52,8 @@ export const settingsPanel: PanelDefinition = {
   mount(body, ctx: AppContext) {
     const name = (value: string): string => LABELS[value] ?? value;
     const p = ctx.prefs.value;
+    // Run ledger, desktop notifications, audible cues (docs/dashboard.md "Run ledger, notifications and cues").
+    const alerts = alertSettingRows(ctx);
     body.append(
       h(
         'div',
@@ -71,6 +74,8 @@ export const settingsPanel: PanelDefinition = {
           (value) => (value === 0 ? 'Paused (g refreshes)' : `Every ${value / 1000} s`),
           (refreshMs) => ctx.prefs.update({ refreshMs }),
         ),
+        // Run ledger, desktop notifications, audible cues.
+        ...alerts.rows,
       ),
       h(
         'p',
@@ -78,6 +83,6 @@ export const settingsPanel: PanelDefinition = {
         'Preferences stay in this browser (localStorage); the access token stays in this tab only (sessionStorage).',
       ),
     );
-    return { dispose: () => undefined };
+    return { dispose: () => alerts.dispose() };
   },
 };
