@@ -4,6 +4,7 @@
 import type { Clock } from '../../common/clock.js';
 import { runStaggered } from '../model/bulk-run.js';
 import { ActionRegistry } from './actions.js';
+import { RunAlerts } from './alerts/run-alerts.js';
 import { ApiClient, jobPath } from './api.js';
 import { copyText } from './clipboard.js';
 import { takeFirstJobs } from './first-jobs.js';
@@ -15,6 +16,8 @@ import { DagRunDrawer } from './dags/dag-drawer.js';
 import { Drawer } from './drawer/drawer.js';
 import { afterPaint, h } from './dom.js';
 import { Header } from './header.js';
+import { BrowserLedger } from './ledger/browser-ledger.js';
+import { LedgerDb } from './ledger/ledger-db.js';
 import { Palette } from './palette.js';
 import { clusterPanel } from './panels/cluster.js';
 import { fleetPanel } from './panels/fleet.js';
@@ -155,6 +158,8 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
     nav,
     jobs,
     toast: (m, k) => toasts.show(m, k),
+    ledger: new BrowserLedger(store, prefs, clock, () => LedgerDb.open()),
+    alerts: new RunAlerts(store, prefs, clock, (m, k) => toasts.show(m, k)),
   };
 
   const header = new Header(ctx);
@@ -402,6 +407,28 @@ function registerActions(ctx: AppContext, t: ActionTargets): void {
         );
         void ctx.poller.refresh();
       });
+    },
+  });
+  // Run ledger, desktop notifications, audible cues (docs/dashboard.md "Run ledger, notifications and cues").
+  actions.add({
+    id: 'toggle-ledger',
+    label: 'Toggle the run ledger (history kept in this browser)',
+    run: () => {
+      prefs.update({ ledger: !prefs.value.ledger });
+      ctx.toast(prefs.value.ledger ? 'Run ledger on' : 'Run ledger off');
+    },
+  });
+  actions.add({
+    id: 'toggle-notify',
+    label: 'Toggle desktop notifications for failures',
+    run: () => void ctx.alerts.setNotify(!prefs.value.notify),
+  });
+  actions.add({
+    id: 'toggle-sound',
+    label: 'Toggle audible cues',
+    run: () => {
+      ctx.alerts.setSound(!prefs.value.sound);
+      ctx.toast(prefs.value.sound ? 'Audible cues on' : 'Audible cues off');
     },
   });
   actions.addJobAction({

@@ -2,8 +2,10 @@
 // stores, the poller and ticker, the action registry, and the page-level navigation calls.
 import type { Clock } from '../../common/clock.js';
 import type { ActionRegistry } from './actions.js';
+import type { RunAlerts } from './alerts/run-alerts.js';
 import type { ApiClient } from './api.js';
 import type { Poller } from './poller.js';
+import type { BrowserLedger } from './ledger/browser-ledger.js';
 import type { PrefsStore } from './prefs.js';
 import type { AppStore } from './store.js';
 import type { Ticker } from './ticker.js';
@@ -46,4 +48,8 @@ export interface AppContext {
   readonly nav: Navigation;
   readonly jobs: JobCommands;
   readonly toast: (message: string, kind?: ToastKind) => void;
+  /** The browser run ledger (docs/dashboard.md "Run ledger, notifications and cues"). */
+  readonly ledger: BrowserLedger;
+  /** Desktop notifications and audible cues for finished runs. */
+  readonly alerts: RunAlerts;
 }

@@ -38,6 +38,27 @@ describe('parsePrefs', () => {
     assert.equal(prefs.sort.key, 'status');
     assert.deepEqual(prefs.recentExpressions, ['* * * * *']);
   });
+
+  // Run ledger, desktop notifications, audible cues.
+  it('keeps the ledger, notification and cue choices, off by default', () => {
+    assert.equal(DEFAULT_PREFS.ledger, false);
+    assert.equal(DEFAULT_PREFS.notify, false);
+    assert.equal(DEFAULT_PREFS.sound, false);
+    const prefs = parsePrefs(
+      JSON.stringify({ ledger: true, notify: true, sound: true, volume: 75 }),
+    );
+    assert.deepEqual(
+      [prefs.ledger, prefs.notify, prefs.sound, prefs.volume],
+      [true, true, true, 75],
+    );
+    const hostile = parsePrefs(
+      JSON.stringify({ ledger: 'yes', notify: 1, sound: null, volume: 1000 }),
+    );
+    assert.deepEqual(
+      [hostile.ledger, hostile.notify, hostile.sound, hostile.volume],
+      [false, false, false, 50],
+    );
+  });
 });
 
 // Screen: UI scale and font, CRT effects, the wallboard's zen screensaver, the self-test.

@@ -3,6 +3,7 @@
 // optional columns, sort and status filter. Every value read back is validated; a bad or missing
 // one falls back to its default. Nothing here is ever sent to the daemon.
 import { SORT_KEYS, STATUS_FILTERS, type SortSpec, type StatusFilter } from '../model/job-query.js';
+import { VOLUMES, type Volume } from '../model/cues.js';
 
 export const THEMES = ['carolina', 'amber', 'green', 'modern', 'standard'] as const;
 export type Theme = (typeof THEMES)[number];
@@ -48,6 +49,11 @@ export interface Prefs {
   readonly zen: boolean;
   readonly zenIdleMs: ZenIdle;
   readonly selfTest: boolean;
+  // Run ledger, desktop notifications, audible cues (docs/dashboard.md "Run ledger, notifications and cues"):
+  readonly ledger: boolean;
+  readonly notify: boolean;
+  readonly sound: boolean;
+  readonly volume: Volume;
 }
 
 export const DEFAULT_PREFS: Prefs = {
@@ -69,6 +75,11 @@ export const DEFAULT_PREFS: Prefs = {
   zen: true,
   zenIdleMs: 30_000,
   selfTest: true,
+  // Run ledger, desktop notifications, audible cues: all off until the viewer turns them on.
+  ledger: false,
+  notify: false,
+  sound: false,
+  volume: 50,
 };
 
 const STORAGE_KEY = 'yacron2.dashboard.prefs';
@@ -116,6 +127,11 @@ export function parsePrefs(text: string | null): Prefs {
     zen: typeof raw['zen'] === 'boolean' ? raw['zen'] : d.zen,
     zenIdleMs: oneOf(ZEN_IDLE_CHOICES, raw['zenIdleMs'], d.zenIdleMs),
     selfTest: typeof raw['selfTest'] === 'boolean' ? raw['selfTest'] : d.selfTest,
+    // Run ledger, desktop notifications, audible cues.
+    ledger: raw['ledger'] === true,
+    notify: raw['notify'] === true,
+    sound: raw['sound'] === true,
+    volume: oneOf(VOLUMES, raw['volume'], d.volume),
   };
 }
 

@@ -2,7 +2,8 @@
 // one bar per run (height = duration, colour = outcome, newest right) and the run table, newest
 // first, whose Output column opens a run's archived output (`GET /jobs/{n}/output`, matched by
 // `finished_at`) in the ArchiveViewer above it, or says the run has none. Re-read whenever the
-// job list shows a newer finished run.
+// job list shows a newer finished run. While the browser run ledger is on, a note above says what
+// it holds of the job (docs/dashboard.md "Run ledger, notifications and cues").
 import type {
   ArchiveEntryWire,
   JobArchivesWire,
@@ -10,7 +11,8 @@ import type {
   RunRecord,
 } from '../../model/api-types.js';
 import { archivesByFinished, type ArchiveListing } from '../../model/archived-output.js';
-import { formatBytes, formatDuration, formatUtc, parseIso } from '../../model/format.js';
+import { formatAge, formatBytes, formatDuration, formatUtc, parseIso } from '../../model/format.js';
+import { SLOW_MIN_SAMPLES } from '../../model/ledger-baseline.js';
 import { STATUS_META, outcomeStatus } from '../../model/job-status.js';
 import { ApiError, jobPath } from '../api.js';
 import { AsyncView } from '../async-view.js';
@@ -49,6 +51,12 @@ export const historyTab: DrawerTab = {
     const viewer = new ArchiveViewer(ctx, job);
     host.append(viewer.element, view.element);
     const open: OpenArchive = (entry, opener) => viewer.open(entry, opener);
+    // The run ledger's note (docs/dashboard.md "Run ledger, notifications and cues").
+    const note = h('p', { class: 'ledger-note', hidden: true });
+    viewer.element.after(note);
+    const syncNote = (): void => renderLedgerNote(note, ctx, job);
+    const offLedger = ctx.ledger.subscribe(syncNote);
+    syncNote();
     let shown: string | null | undefined;
     return {
       onRow(row) {
@@ -64,12 +72,55 @@ export const historyTab: DrawerTab = {
         });
       },
       dispose: () => {
+        offLedger();
         view.dispose();
         viewer.dispose();
       },
     };
   },
 };
+
+/** The ledger's long-horizon line for the job; hidden while the ledger is off. */
+function renderLedgerNote(note: HTMLElement, ctx: AppContext, job: string): void {
+  note.hidden = ctx.ledger.state !== 'on';
+  if (note.hidden) return;
+  const stats = ctx.ledger.statsOf(job);
+  if (stats === null) {
+    note.replaceChildren('Run ledger (this browser): no run of this job recorded yet.');
+    return;
+  }
+  const parts = [
+    `${stats.runs} run${stats.runs === 1 ? '' : 's'}`,
+    `${stats.ok} ok / ${stats.failed} failed`,
+  ];
+  if (stats.oldestMs !== null)
+    parts.push(`oldest ${formatAge(ctx.clock.now() - stats.oldestMs)} ago`);
+  parts.push(
+    stats.baseline.kind === 'ready'
+      ? `median ${formatDuration(stats.baseline.medianS)}`
+      : `baseline after ${SLOW_MIN_SAMPLES} successful runs (${stats.baseline.samples} so far)`,
+  );
+  note.replaceChildren(
+    'Run ledger (this browser): ',
+    h('strong', {}, parts.join(' · ')),
+    ...(stats.slow && stats.latest !== null
+      ? [
+          ' · ',
+          h(
+            'span',
+            { class: 'ledger-slow' },
+            `latest run slow (${formatDuration(stats.latest.durationS)}, ×${stats.latest.ratio.toFixed(1)})`,
+          ),
+        ]
+      : []),
+    ...(stats.regressed
+      ? [
+          ' · ',
+          h('span', { class: 'ledger-regressed' }, 'regression: failed after a run of successes'),
+        ]
+      : []),
+  );
+}
 
 function stat(label: string, value: string): HTMLElement {
   return h('div', { class: 'stat' }, h('dt', {}, label), h('dd', {}, value));

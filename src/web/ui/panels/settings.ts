@@ -6,6 +6,7 @@ import { h, uniqueId } from '../dom.js';
 import { DENSITIES, MODES, MOTION, REFRESH_CHOICES, THEMES, VISION } from '../prefs.js';
 import type { PanelDefinition } from './panel-host.js';
 import { screenSettingRows } from '../screen/screen-settings.js';
+import { alertSettingRows } from './alert-settings.js';
 
 const LABELS: Readonly<Record<string, string>> = {
   carolina: 'Carolina (blue)',
@@ -52,6 +53,8 @@ export const settingsPanel: PanelDefinition = {
   mount(body, ctx: AppContext) {
     const name = (value: string): string => LABELS[value] ?? value;
     const p = ctx.prefs.value;
+    // Run ledger, desktop notifications, audible cues (docs/dashboard.md "Run ledger, notifications and cues").
+    const alerts = alertSettingRows(ctx);
     body.append(
       h(
         'div',
@@ -74,6 +77,8 @@ export const settingsPanel: PanelDefinition = {
         ),
         // Screen: UI scale and font, CRT effects, the wallboard's zen screensaver, the self-test.
         ...screenSettingRows(ctx),
+        // Run ledger, desktop notifications, audible cues.
+        ...alerts.rows,
       ),
       h(
         'p',
@@ -81,6 +86,6 @@ export const settingsPanel: PanelDefinition = {
         'Preferences stay in this browser (localStorage); the access token stays in this tab only (sessionStorage).',
       ),
     );
-    return { dispose: () => undefined };
+    return { dispose: () => alerts.dispose() };
   },
 };

@@ -43,7 +43,13 @@ export interface Column {
   /** Higher stays longer when space runs out; Infinity never goes. */
   readonly priority: number;
   readonly create: () => HTMLElement;
-  readonly update: (cell: HTMLElement, row: JobRow, nowMs: number) => void;
+  readonly update: (cell: HTMLElement, row: JobRow, nowMs: number, marks: RowMarks) => void;
+}
+
+/** What the page knows of a job beyond its row: the run ledger's verdict. */
+export interface RowMarks {
+  /** The latest run's multiple of the ledger's median when it was slow, else null. */
+  readonly slowRatio: number | null;
 }
 
 /** Remembers the last value written into a cell part, to skip unchanged work. */
@@ -105,7 +111,7 @@ const nameColumn: Column = {
       ),
       h('div', { class: 'cmd' }),
     ),
-  update(cell, row, nowMs) {
+  update(cell, row, nowMs, marks) {
     const link = part(part(cell, 0), 0) as HTMLAnchorElement;
     if (changed(link, row.name)) {
       link.textContent = row.name;
@@ -116,13 +122,20 @@ const nameColumn: Column = {
       cmd.textContent = row.job.command;
       cmd.title = row.job.command;
     }
-    updateChips(part(part(cell, 0), 1), row, nowMs);
+    updateChips(part(part(cell, 0), 1), row, nowMs, marks);
   },
 };
 
-function updateChips(chips: HTMLElement, row: JobRow, nowMs: number): void {
+function updateChips(chips: HTMLElement, row: JobRow, nowMs: number, marks: RowMarks): void {
   const { retry, running_resources: res } = row.job;
-  const texts: [string, string][] = [];
+  const texts: [string, string, string?][] = [];
+  // The run ledger's verdict on the latest run (docs/dashboard.md "Run ledger, notifications and cues").
+  if (marks.slowRatio !== null && !row.job.running)
+    texts.push([
+      'chip chip-warn chip-slow',
+      `slow ×${marks.slowRatio.toFixed(1)}`,
+      'The latest run took far longer than the median of its successful runs in this browser’s run ledger',
+    ]);
   if (retry !== undefined) {
     const due = retry.nextRetryAt === null ? null : Date.parse(retry.nextRetryAt) - nowMs;
     const of = retry.maxAttempts === null ? '∞' : String(retry.maxAttempts);
@@ -139,7 +152,9 @@ function updateChips(chips: HTMLElement, row: JobRow, nowMs: number): void {
   if (row.job.rebootPending === true) texts.push(['chip', '@reboot pending']);
   const key = texts.map((t) => t[1]).join('|');
   if (!changed(chips, key)) return;
-  chips.replaceChildren(...texts.map(([className, text]) => h('span', { class: className }, text)));
+  chips.replaceChildren(
+    ...texts.map(([className, text, title]) => h('span', { class: className, title }, text)),
+  );
 }
 
 const ownerColumn: Column = {

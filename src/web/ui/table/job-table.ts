@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { afterPaint, h, setAttr, setText } from '../dom.js';
 import type { Prefs } from '../prefs.js';
 import type { Snapshot } from '../store.js';
-import { trackOf, visibleColumns, type Column } from './columns.js';
+import { trackOf, visibleColumns, type Column, type RowMarks } from './columns.js';
 
 const OVERSCAN = 6;
 
@@ -89,6 +89,11 @@ export class JobTable {
     ctx.store.on('snapshot', (snapshot) => this.#onSnapshot(snapshot));
     ctx.prefs.subscribe(() => this.refresh());
     ctx.ticker.subscribe((now) => this.#tick(now));
+    ctx.ledger.subscribe(() => this.refresh());
+  }
+
+  #marks(name: string): RowMarks {
+    return { slowRatio: this.#ctx.ledger.slowRatio(name) };
   }
 
   /** The text filter (from the toolbar). */
@@ -298,16 +303,18 @@ export class JobTable {
     setAttr(element, 'data-status', row.status);
     const selected = row.name === this.#selected;
     element.classList.toggle('selected', selected);
-    this.#columns.forEach((column, i) => column.update(rendered.cells[i]!, row, now));
+    const marks = this.#marks(row.name);
+    this.#columns.forEach((column, i) => column.update(rendered.cells[i]!, row, now, marks));
   }
 
   #tick(now: number): void {
     for (const rendered of this.#rendered.values()) {
       const row = this.#ctx.store.snapshot?.byName.get(rendered.name);
       if (row === undefined) continue;
+      const marks = this.#marks(row.name);
       this.#columns.forEach((column, i) => {
         if (column.id === 'last' || column.id === 'next' || column.id === 'name')
-          column.update(rendered.cells[i]!, row, now);
+          column.update(rendered.cells[i]!, row, now, marks);
       });
     }
   }
