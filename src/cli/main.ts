@@ -135,9 +135,20 @@ function buildProgram(io: CommandIo, setExitCode: (code: number) => void): Comma
       '--token-file <file>',
       'read the token from this file (default: $YACRON2_API_TOKEN, then $YACRON2_API_TOKEN_FILE)',
     )
+    .option(
+      '-c, --config <path>',
+      "the daemon's configuration file or directory: its web.listen and web.authToken serve where no flag or variable says",
+    )
     .action(async (job: string, flags: LogsFlagsWithTarget) => {
       const { runLogsCli, processLogsDeps } = await import('./commands/logs.js');
-      setExitCode(await runLogsCli(job, flags, processLogsDeps(io)));
+      // `yacron2 -c X logs JOB` too; the program's default path is not read unless asked for.
+      const programConfig =
+        program.getOptionValueSource('config') === 'cli'
+          ? program.opts<{ config: string }>().config
+          : undefined;
+      const config = flags.config ?? programConfig;
+      const withConfig = config === undefined ? flags : { ...flags, config };
+      setExitCode(await runLogsCli(job, withConfig, processLogsDeps(io)));
     });
 
   registerStateCommand(program, io, setExitCode);

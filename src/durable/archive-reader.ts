@@ -1,7 +1,8 @@
 // Reading archived output back (docs/durable-state.md "Output archival"): the `logs/<job>`
 // records the RunRecorder (and the reference) write, `{finished_at, outcome, exit_code, redacted,
 // dropped_lines, lines: [{stream, line}]}`, parsed into domain values for GET /jobs/{name}/output
-// and GET /jobs/{name}/runs/{id}/output. A record's `id` is the store's record id. The text served
+// and GET /jobs/{name}/runs/{id}/output. A record's `id` is the store's record id, and a run is read
+// by it alone (StateStore.getRecord: one record, bounded by the record size cap). The text served
 // is the stored (redacted) text only: nothing here sees a run's live output.
 // Must not: trust a record's shape (a hostile or foreign store file may hold anything): a record
 // that does not parse is skipped in a listing and refused by id, and one with more lines than
@@ -13,8 +14,6 @@ import { int, logsStream, parseStoreInstant } from './records.js';
 
 /** A listing answers at most this many archives (the newest). */
 export const MAX_ARCHIVE_LIST = 100;
-/** A run's archive is looked up among the job's this many newest records. */
-export const ARCHIVE_LOOKUP_DEPTH = 100;
 /**
  * An archive with more lines than this is refused by id (the recorder writes at most
  * 2 × saveLimit; each record is also within the store's record size cap).
@@ -130,14 +129,18 @@ export async function listArchives(
   return out;
 }
 
-/** One archive of the job by its record id, among its ARCHIVE_LOOKUP_DEPTH newest. */
+/**
+ * One archive of the job by its record id, however old: the store reads that one record (within
+ * its record size cap), never the job's other archives. An id no record can have is absent. A
+ * record file the store cannot read (a link, over the cap, a newer scheme) rejects with the
+ * store's error (YC_ERR_STATE_CORRUPT / YC_ERR_STATE_SCHEMA), which the caller reports.
+ */
 export async function readArchive(
   store: StateStore,
   job: string,
   id: string,
 ): Promise<ArchiveLookup> {
-  const records = await store.list(logsStream(job), { limit: ARCHIVE_LOOKUP_DEPTH });
-  const record = records.find((candidate) => candidate.id === id);
+  const record = await store.getRecord(logsStream(job), id);
   if (record === undefined) return { kind: 'absent' };
   const parsed = parseHeader(record);
   if (!parsed.ok) return { kind: 'malformed', reason: parsed.reason };

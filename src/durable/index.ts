@@ -13,7 +13,6 @@ export type { ResumeCluster, TrendRuns } from './types.js';
 export {
   listArchives,
   readArchive,
-  ARCHIVE_LOOKUP_DEPTH,
   MAX_ARCHIVE_LIST,
   MAX_SERVED_LINES,
   type ArchiveEntry,

@@ -2,7 +2,8 @@
 // /jobs/{name}/runs/{id}/output"): `logs/<job>` records in an in-memory store read back through
 // the durable layer's reader, newest first, as text and JSON lines, with the error table (400,
 // 404 without a store or for an unknown job or run, 503 while the store opens, 500 for a record
-// that does not parse or is too big) and bearer auth.
+// that does not parse, is too big or that the store cannot read), a run read by id however old,
+// hostile ids, and bearer auth.
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { YacronError } from '../common/index.js';
@@ -21,6 +22,8 @@ interface OutputApi extends ApiFixture {
   readonly store: MemoryStateStore;
   /** Whether the reader answers as an open store (false: YC_ERR_STATE_UNAVAILABLE). */
   setOpen(open: boolean): void;
+  /** Make every read by id reject with this store error (null: read the store). */
+  failReadsWith(error: YacronError | null): void;
 }
 
 async function withOutputApi(
@@ -28,6 +31,7 @@ async function withOutputApi(
   options: { readonly store?: boolean; readonly authToken?: string } = {},
 ): Promise<void> {
   let open = true;
+  let readError: YacronError | null = null;
   const unavailable = (): Promise<never> =>
     Promise.reject(new YacronError('YC_ERR_STATE_UNAVAILABLE', 'the state store is not open yet'));
   const api = await createApiFixture([makeJob({ name: 'backup' }), makeJob({ name: 'quiet' })], {
@@ -39,7 +43,10 @@ async function withOutputApi(
   await store.open();
   const reader: ArchiveReader = {
     listArchives: (name, limit) => (open ? listArchives(store, name, limit) : unavailable()),
-    readArchive: (name, id) => (open ? readArchive(store, name, id) : unavailable()),
+    readArchive: (name, id) => {
+      if (!open) return unavailable();
+      return readError === null ? readArchive(store, name, id) : Promise.reject(readError);
+    },
   };
   try {
     await run({
@@ -47,6 +54,9 @@ async function withOutputApi(
       store,
       setOpen: (value) => {
         open = value;
+      },
+      failReadsWith: (error) => {
+        readError = error;
       },
     });
   } finally {
@@ -248,6 +258,74 @@ void describe('GET /jobs/{name}/runs/{id}/output', () => {
       const format = await api.app.inject(`/jobs/backup/runs/${id}/output?format=html`);
       assert.equal(format.statusCode, 400);
       assert.equal(format.body, 'format must be text or jsonl');
+    }));
+
+  void it('reads a run by id however many archives came after it', () =>
+    withOutputApi(async (api) => {
+      const oldest = await api.store.append(
+        'logs/backup',
+        archive('2026-01-01T00:00:01Z', [{ stream: 'stdout', line: 'the oldest\n' }]),
+      );
+      for (let n = 0; n < 150; n++) {
+        await api.store.append('logs/backup', archive('2026-01-01T00:10:00Z', []));
+      }
+      const response = await api.app.inject(`/jobs/backup/runs/${oldest.id}/output`);
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.body, 'the oldest\n');
+      // The listing stays bounded: the newest 100 at most, the oldest not among them.
+      const listed: JobArchivesWire = (
+        await api.app.inject('/jobs/backup/output?limit=100')
+      ).json();
+      assert.equal(listed.archives.length, 100);
+      assert.ok(!listed.archives.some((entry) => entry.id === oldest.id));
+    }));
+
+  void it('answers 404 for an id that names a path, is overlong or holds a NUL, never reading elsewhere', () =>
+    withOutputApi(async (api) => {
+      const other = await api.store.append('logs/quiet', archive('2026-01-01T00:00:10Z', FIRST));
+      await api.store.append('logs/backup', archive('2026-01-01T00:00:10Z', FIRST));
+      const ids = [
+        `../logs%2Fquiet/${other.id}`,
+        `..%2Flogs%252Fquiet%2F${other.id}`,
+        `..%5C${other.id}`,
+        '%2Fetc%2Fpasswd',
+        'x'.repeat(300),
+        `${other.id}%00`,
+      ];
+      for (const id of ids) {
+        const response = await api.app.inject(`/jobs/backup/runs/${id}/output`);
+        assert.equal(response.statusCode, 404, id);
+        assert.ok(!response.body.includes('starting'), id);
+      }
+      const encoded = await api.app.inject(`/jobs/backup/runs/..%2F${other.id}/output`);
+      assert.equal(encoded.body, `no archived output for run ../${other.id}`);
+    }));
+
+  void it('answers a clear 500 for a record the store cannot read, naming no path', () =>
+    withOutputApi(async (api) => {
+      const { id } = await api.store.append('logs/backup', archive('2026-01-01T00:00:10Z', FIRST));
+      for (const code of [
+        'YC_ERR_STATE_CORRUPT',
+        'YC_ERR_STATE_SCHEMA',
+        'YC_ERR_STATE_UNSAFE',
+      ] as const) {
+        api.failReadsWith(
+          new YacronError(code, 'Cannot read record /srv/state/x.json: a symbolic link'),
+        );
+        const response = await api.app.inject(`/jobs/backup/runs/${id}/output`);
+        assert.equal(response.statusCode, 500, code);
+        const { message } = response.json<{ message: string }>();
+        assert.equal(
+          message,
+          `the archived output of run ${id} cannot be read: the store cannot read its record (the daemon log says why)`,
+        );
+      }
+      api.failReadsWith(new YacronError('YC_ERR_STATE_IO', 'Cannot read record /srv/x: EIO'));
+      const io = await api.app.inject(`/jobs/backup/runs/${id}/output`);
+      assert.equal(io.statusCode, 503, 'an I/O error may pass');
+      assert.ok(!io.body.includes('/srv'));
+      api.failReadsWith(null);
+      assert.equal((await api.app.inject(`/jobs/backup/runs/${id}/output`)).statusCode, 200);
     }));
 
   void it('refuses a malformed or oversize record with a clear 500, never a crash', () =>

@@ -3,8 +3,9 @@
 // lines as text or JSON lines, read from the `logs/<job>` records through the daemon's
 // ArchiveReader (the durable state). Like the other state-backed routes: 404 without a `state`
 // section (as /state/records and the DAG routes), 503 with Retry-After while the store opens.
-// Must not: serve anything but the stored (redacted) text, or a record that does not parse or
-// holds more than MAX_SERVED_LINES lines (a clear 500 instead).
+// Must not: serve anything but the stored (redacted) text, or a record that does not parse, that
+// the store cannot read, or that holds more than MAX_SERVED_LINES lines (a clear 500 instead); or
+// put a store path in an answer.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { describeError, formatIsoUtc, isYacronError } from '../common/index.js';
 import type { ArchiveEntry, ArchiveHeader, ArchiveLookup } from '../durable/index.js';
@@ -38,6 +39,19 @@ export function parseOutputLimit(value: QueryValue): number | null {
   if (!/^\d{1,4}$/.test(text)) return null;
   const limit = Number(text);
   return limit >= 1 && limit <= MAX_OUTPUT_LIMIT ? limit : null;
+}
+
+/**
+ * A record the store found but can never read as it is (a link, a directory, over the record
+ * cap, a newer scheme, a stream directory that is a link): a 500 naming the run, not a 503
+ * (waiting will not help).
+ */
+function isUnreadableRecord(error: unknown): boolean {
+  return (
+    isYacronError(error, 'YC_ERR_STATE_CORRUPT') ||
+    isYacronError(error, 'YC_ERR_STATE_SCHEMA') ||
+    isYacronError(error, 'YC_ERR_STATE_UNSAFE')
+  );
 }
 
 export function renderArchiveHeader(header: ArchiveHeader): ArchiveHeaderWire {
@@ -117,7 +131,16 @@ export function registerOutputRoutes(app: FastifyInstance, context: RouteContext
       try {
         lookup = await reader.readArchive(name, id);
       } catch (error) {
-        return storeTrouble(reply, name, error);
+        if (!isUnreadableRecord(error)) return storeTrouble(reply, name, error);
+        // The message names a path on the daemon's host: logged, not served.
+        logger.error(
+          `web: cannot read the archived output of job ${JSON.stringify(name)} run ${JSON.stringify(id)}: ${describeError(error)}`,
+        );
+        return sendError(
+          reply,
+          500,
+          `the archived output of run ${id} cannot be read: the store cannot read its record (the daemon log says why)`,
+        );
       }
       switch (lookup.kind) {
         case 'absent':

@@ -53,6 +53,10 @@ export abstract class DelegatingStateStore implements StateStore {
     return this.around('list', () => this.inner.list(stream, options));
   }
 
+  getRecord(stream: string, id: string): Promise<StateRecord | undefined> {
+    return this.around('getRecord', () => this.inner.getRecord(stream, id));
+  }
+
   deriveMax(
     stream: string,
     field: string,

@@ -32,6 +32,7 @@ const OP_TABLE = {
   close: true,
   append: true,
   list: true,
+  getRecord: true,
   deriveMax: true,
   prune: true,
   deleteStream: true,

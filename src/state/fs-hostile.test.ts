@@ -146,6 +146,54 @@ void test('hostile record files: not-JSON envelopes are quarantined, the rest is
   await store.close();
 });
 
+void test('getRecord opens the one file <id>.json and refuses, never follows, a link, a directory, a FIFO or an oversize file', async () => {
+  const dir = path.join(base, 'get-record');
+  const store = new FsStateStore(
+    { path: dir, topology: 'single-node', maxRecordBytes: 4096 },
+    { clock: new FakeClock(T0), logger: recordingLogger() },
+  );
+  await store.open();
+  const good = await store.append('logs/job', { lines: ['ok'] });
+  const streamDir = path.join(store.root, 'records', encodeName('logs/job'));
+  const outside = path.join(base, 'get-record-outside.json');
+  await writeFile(outside, JSON.stringify({ schemaVersion: 'v1', data: { secret: 'outside' } }));
+  const id = (n: number): string => recordName(100 + n).slice(0, -'.json'.length);
+  await symlink(outside, path.join(streamDir, `${id(1)}.json`));
+  await mkdir(path.join(streamDir, `${id(2)}.json`));
+  execFileSync('mkfifo', [path.join(streamDir, `${id(3)}.json`)]);
+  const huge = await open(path.join(streamDir, `${id(4)}.json`), 'w');
+  await huge.truncate(100 * 1024 * 1024);
+  await huge.close();
+  for (const [n, detail] of [
+    [1, /a symbolic link/],
+    [2, /a directory/],
+    [3, /not a regular file/],
+    [4, /104857600 bytes, over the 4096-byte cap/],
+  ] as const) {
+    await assert.rejects(
+      store.getRecord('logs/job', id(n)),
+      (error) => isYacronError(error, 'YC_ERR_STATE_CORRUPT') && detail.test(error.message),
+      String(n),
+    );
+  }
+  assert.deepEqual((await store.getRecord('logs/job', good.id))?.data, { lines: ['ok'] });
+  // A stream directory swapped for a link to elsewhere is refused, not read through.
+  const elsewhere = path.join(base, 'get-record-elsewhere');
+  await mkdir(elsewhere);
+  await writeFile(path.join(elsewhere, `${good.id}.json`), await readFile(outside, 'utf8'));
+  const linked = path.join(store.root, 'records', encodeName('logs/linked'));
+  await symlink(elsewhere, linked);
+  await assert.rejects(
+    store.getRecord('logs/linked', good.id),
+    (error) => isYacronError(error, 'YC_ERR_STATE_UNSAFE') && /a symbolic link/.test(error.message),
+  );
+  // Nothing was moved or changed: the left files stay, the outside file is untouched.
+  assert.equal((await readdir(path.join(store.root, 'quarantine'))).length, 0);
+  assert.ok((await lstat(path.join(streamDir, `${id(1)}.json`))).isSymbolicLink());
+  assert.match(await readFile(outside, 'utf8'), /outside/);
+  await store.close();
+});
+
 void test('a store stamped by a newer scheme warns at open; the stamp is never quarantined', async () => {
   const first = await openStore('newer');
   const metaDir = path.join(first.store.root, 'records', 'meta');

@@ -268,6 +268,10 @@ export class FsStateStore implements StateStore {
     return this.#op((parts) => parts.streams.list(stream, options));
   }
 
+  getRecord(stream: string, id: string): Promise<StateRecord | undefined> {
+    return this.#op((parts) => parts.streams.get(stream, id));
+  }
+
   deriveMax(
     stream: string,
     field: string,

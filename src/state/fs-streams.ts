@@ -4,11 +4,13 @@
 // order; other files are ignored, never quarantined). Reads follow the reference's rules: a
 // vanished file is skipped; an unreadable one (I/O error, directory, link, over the size cap)
 // is warned about and left; a file that is not a JSON object envelope is quarantined; a newer
-// schemaVersion is warned about and left. Strict reads fail instead of skipping.
+// schemaVersion is warned about and left. Strict reads fail instead of skipping. getRecord opens
+// the one file `<id>.json` (docs/durable-state-store.md "Reading one record"), never a path.
 // Must not: quarantine anything in the `meta` stream (a newer build's stamp must survive).
-import { readdir, rename, rm, unlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, readdir, rename, rm, unlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { compareCodePoints, YacronError } from '../common/index.js';
+import { compareCodePoints, describeError, YacronError } from '../common/index.js';
 import { maxOverRecords } from './derive.js';
 import type { FsContext } from './fs-context.js';
 import {
@@ -29,7 +31,7 @@ import {
   recordTimeMs,
   serializeEnvelope,
 } from './record-format.js';
-import { assertDecideInputs, assertRecordSize, filterPrefix } from './store-checks.js';
+import { assertDecideInputs, assertRecordSize, filterPrefix, isRecordId } from './store-checks.js';
 import type {
   DeriveMaxOptions,
   DerivedMax,
@@ -42,6 +44,9 @@ import type {
 export const META_STREAM = 'meta';
 /** Inside a truncated stream directory: the stream's real name (raw UTF-8, no newline). */
 export const STREAM_NAME_FILE = 'stream-name.txt';
+/** How #read treats a file it cannot read (see there). */
+type ReadMode = 'lenient' | 'strict' | 'one';
+
 /** Records read at once while listing. */
 const READ_BATCH = 32;
 /** A stream name sidecar is small; anything bigger is not one. */
@@ -140,16 +145,48 @@ export class FsStreams {
     const { dir } = this.#dir(stream);
     const names = recordNames(await readdirOrEmpty(dir));
     const limit = options.limit ?? names.length;
-    const strict = options.strict ?? false;
+    const mode: ReadMode = options.strict === true ? 'strict' : 'lenient';
     const out: StateRecord[] = [];
     let next = 0;
     while (out.length < limit && next < names.length) {
       const batch = names.slice(next, next + Math.min(READ_BATCH, limit - out.length));
       next += batch.length;
-      const read = await Promise.all(batch.map((name) => this.#read(stream, dir, name, strict)));
+      const read = await Promise.all(batch.map((name) => this.#read(stream, dir, name, mode)));
       for (const record of read) if (record && out.length < limit) out.push(record);
     }
     return out;
+  }
+
+  /**
+   * One record by id: the one file `<id>.json` of the stream's directory, read within the record
+   * size cap; no listing. The stream directory must be a real directory (a link planted there is
+   * refused, never followed). Skips the cache: a peer may have pruned the file, and the file is
+   * the truth about whether the record exists.
+   */
+  async get(stream: string, id: string): Promise<StateRecord | undefined> {
+    const { dir } = this.#dir(stream);
+    if (!isRecordId(id)) return undefined;
+    let stats: Stats;
+    try {
+      stats = await lstat(dir);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw new YacronError(
+        'YC_ERR_STATE_IO',
+        `Cannot read stream ${dir}: ${describeError(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (!stats.isDirectory()) {
+      throw new YacronError(
+        'YC_ERR_STATE_UNSAFE',
+        `Cannot read stream ${dir}: it is ${stats.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the store never follows a link there`,
+      );
+    }
+    return this.#read(stream, dir, `${id}${RECORD_FILE_SUFFIX}`, 'one');
   }
 
   async deriveMax(
@@ -263,17 +300,26 @@ export class FsStreams {
     return verdict.text;
   }
 
+  /**
+   * Read one record file. `lenient` (a listing): an unreadable file is warned about and skipped;
+   * `strict`: it fails the read; `one` (getRecord): strict, the cache is not consulted, and a
+   * file that can never be read (a link, a directory, over the cap) is YC_ERR_STATE_CORRUPT
+   * rather than an I/O error.
+   */
   async #read(
     stream: string,
     dir: string,
     name: string,
-    strict: boolean,
+    mode: ReadMode,
   ): Promise<StateRecord | undefined> {
     const filePath = path.join(dir, name);
-    const cached = this.#cache.get(filePath);
-    if (cached) return cached;
+    if (mode !== 'one') {
+      const cached = this.#cache.get(filePath);
+      if (cached) return cached;
+    }
     const verdict = await readCapped(filePath, this.#ctx.maxRecordBytes);
     const { quarantine } = this.#ctx;
+    const strict = mode !== 'lenient';
     switch (verdict.kind) {
       case 'missing':
         return undefined; // pruned or deleted since the listing
@@ -282,8 +328,9 @@ export class FsStreams {
       case 'too-large': {
         const code = verdict.kind === 'io-error' ? verdict.code : verdict.kind;
         if (strict) {
+          const permanent = mode === 'one' && verdict.kind !== 'io-error';
           throw new YacronError(
-            'YC_ERR_STATE_IO',
+            permanent ? 'YC_ERR_STATE_CORRUPT' : 'YC_ERR_STATE_IO',
             `Cannot read record ${filePath}: ${verdict.detail}`,
           );
         }

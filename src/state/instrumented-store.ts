@@ -24,6 +24,7 @@ export interface InstrumentedStoreDeps {
 const OP_LABELS: Readonly<Record<Exclude<StoreMethod, 'open' | 'close'>, StateOp>> = {
   append: 'append',
   list: 'list',
+  getRecord: 'get-record',
   deriveMax: 'derive-max',
   prune: 'prune',
   deleteStream: 'delete-stream',

@@ -9,6 +9,7 @@ import {
   assertDecideInputs,
   emptyQuarantineTally,
   filterPrefix,
+  isRecordId,
   validateLeaseName,
   validateStreamName,
 } from './store-checks.js';
@@ -116,6 +117,15 @@ export class MemoryStateStore implements StateStore {
       const records = this.#streams.get(stream) ?? [];
       const limit = options.limit ?? records.length;
       return jsonRoundTrip(records.slice(Math.max(0, records.length - limit)).reverse());
+    });
+  }
+
+  getRecord(stream: string, id: string): Promise<StateRecord | undefined> {
+    return this.#op(() => {
+      validateStreamName(stream);
+      if (!isRecordId(id)) return undefined;
+      const record = this.#streams.get(stream)?.find((candidate) => candidate.id === id);
+      return record && jsonRoundTrip(record);
     });
   }
 

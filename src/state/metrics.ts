@@ -9,6 +9,7 @@ import type { DroppedWriteKind, StateTopology } from './types.js';
 export type StateOp =
   | 'append'
   | 'list'
+  | 'get-record'
   | 'derive-max'
   | 'prune'
   | 'delete-stream'

@@ -36,6 +36,26 @@ export function assertRecordSize(text: string, maxBytes: number, what: string): 
   }
 }
 
+/**
+ * The longest record id getRecord() looks up, in UTF-8 bytes: a file name is at most 255 bytes
+ * and a record's ends in `.json`. The reference's ids are 46 characters.
+ */
+export const MAX_RECORD_ID_BYTES = 250;
+
+/**
+ * Whether `id` can name a record of a stream: one file name in the stream's directory (no path
+ * separator, no NUL, not empty, not too long, well-formed UTF-16). Every other id is absent.
+ * `.` and `..` are safe: the file looked up is `<id>.json`, inside the stream directory.
+ */
+export function isRecordId(id: string): boolean {
+  return (
+    typeof id === 'string' &&
+    id.length > 0 &&
+    !/[/\\\0]|\p{Cs}/u.test(id) &&
+    Buffer.byteLength(id, 'utf8') <= MAX_RECORD_ID_BYTES
+  );
+}
+
 /** The names starting with `prefix` (all when undefined), sorted by code point. */
 export function filterPrefix(names: Iterable<string>, prefix: string | undefined): string[] {
   const out: string[] = [];

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { FakeClock } from '../common/index.js';
 import { silentLogger } from '../logging/index.js';
 import { FsStateStore } from './fs-store.js';
+import { encodeName } from './name-encoding.js';
 import { storeContract, type MakeStore } from './store.contract.js';
 import type { StateTopology } from './types.js';
 
@@ -13,7 +14,15 @@ function fsStoreMaker(topology: StateTopology): MakeStore {
   return async (clock: FakeClock) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'yacron2-state-contract-'));
     const store = new FsStateStore({ path: dir, topology }, { clock, logger: silentLogger() });
-    return { store, dispose: () => rm(dir, { recursive: true, force: true }) };
+    return {
+      store,
+      dispose: () => rm(dir, { recursive: true, force: true }),
+      plantRecordFile: async (stream, fileName, text) => {
+        const streamDir = path.join(store.root, 'records', encodeName(stream));
+        await mkdir(streamDir, { recursive: true, mode: 0o700 });
+        await writeFile(path.join(streamDir, fileName), text, { mode: 0o600 });
+      },
+    };
   };
 }
 

@@ -1,17 +1,27 @@
 // The one contract every StateStore is held to (docs/architecture.md "Seams"): run by
 // store-memory.test.ts and store-fs.test.ts, and by any wrapper's tests. Time moves only through
-// the FakeClock.
+// the FakeClock. The hostile record files (torn, foreign, newer) run where the backend has files.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { isYacronError, type ErrorCode, FakeClock } from '../common/index.js';
+import { encodeName } from './name-encoding.js';
+import { MAX_RECORD_ID_BYTES } from './store-checks.js';
 import type { DocumentChange, StateStore } from './types.js';
 
 export interface ContractStore {
   readonly store: StateStore;
   /** Called after the store is closed (remove temp dirs). */
   readonly dispose?: () => Promise<void>;
+  /**
+   * Backends that keep records in files: write a file named `fileName` with `text` into the
+   * stream's directory (creating it), as a crash, a foreign build or an attacker could. The
+   * hostile-file cases run only where this exists.
+   */
+  readonly plantRecordFile?: (stream: string, fileName: string, text: string) => Promise<void>;
 }
+
+export type PlantRecordFile = NonNullable<ContractStore['plantRecordFile']>;
 
 /** Build a fresh, not yet opened, empty store on `clock`. */
 export type MakeStore = (clock: FakeClock) => Promise<ContractStore>;
@@ -20,13 +30,13 @@ const START_MS = Date.UTC(2026, 0, 1, 12);
 
 async function withStore(
   makeStore: MakeStore,
-  body: (store: StateStore, clock: FakeClock) => Promise<void>,
+  body: (store: StateStore, clock: FakeClock, made: ContractStore) => Promise<void>,
 ): Promise<void> {
   const clock = new FakeClock(START_MS);
   const made = await makeStore(clock);
   await made.store.open();
   try {
-    await body(made.store, clock);
+    await body(made.store, clock, made);
   } finally {
     await made.store.close();
     await made.dispose?.();
@@ -43,6 +53,21 @@ export function storeContract(name: string, makeStore: MakeStore): void {
     body: (store: StateStore, clock: FakeClock) => Promise<void>,
   ): void => {
     test(title, () => withStore(makeStore, body));
+  };
+  /** A case for backends with record files (ContractStore.plantRecordFile); skipped elsewhere. */
+  const withFiles = (
+    title: string,
+    body: (store: StateStore, plant: PlantRecordFile) => Promise<void>,
+  ): void => {
+    test(title, (t) =>
+      withStore(makeStore, async (store, _clock, made) => {
+        if (made.plantRecordFile === undefined) {
+          t.skip('this backend keeps no record files');
+          return;
+        }
+        await body(store, made.plantRecordFile);
+      }),
+    );
   };
 
   describe(`${name} honours the StateStore contract`, () => {
@@ -218,6 +243,116 @@ export function storeContract(name: string, makeStore: MakeStore): void {
           rejectsWith('YC_ERR_STATE_NAME_INVALID'),
         );
       });
+    });
+
+    describe('getRecord', () => {
+      it('reads one record by id as list() gives it; absent for an unknown id or stream', async (store, clock) => {
+        const first = await store.append('logs/job', { n: 1 });
+        await clock.advance(5);
+        const second = await store.append('logs/job', {
+          n: 2,
+          text: 'é🙂',
+          at: new Date(START_MS),
+        });
+        const other = await store.append('logs/other', { n: 3 });
+        assert.deepEqual(await store.getRecord('logs/job', first.id), first);
+        const newest = (await store.list('logs/job'))[0];
+        assert.deepEqual(await store.getRecord('logs/job', second.id), newest);
+        assert.deepEqual((await store.getRecord('logs/job', second.id))?.data, {
+          n: 2,
+          text: 'é🙂',
+          at: '2026-01-01T12:00:00.000Z',
+        });
+        assert.equal((await store.getRecord('logs/job', second.id))?.writtenAtMs, START_MS + 5);
+        assert.equal(await store.getRecord('logs/job', other.id), undefined, "another stream's");
+        assert.equal(await store.getRecord('logs/absent', first.id), undefined);
+        const unknown = `${first.id.slice(0, -12)}999999999999`;
+        assert.equal(await store.getRecord('logs/job', unknown), undefined);
+      });
+
+      it('finds a record however many were written after it', async (store) => {
+        const oldest = await store.append('logs/job', { n: 0 });
+        for (let n = 1; n <= 150; n++) await store.append('logs/job', { n });
+        assert.deepEqual((await store.getRecord('logs/job', oldest.id))?.data, { n: 0 });
+      });
+
+      it('a pruned record or a deleted stream is absent', async (store) => {
+        const old = await store.append('logs/job', { n: 1 });
+        const kept = await store.append('logs/job', { n: 2 });
+        assert.equal(await store.prune('logs/job', 1), 1);
+        assert.equal(await store.getRecord('logs/job', old.id), undefined);
+        assert.deepEqual((await store.getRecord('logs/job', kept.id))?.data, { n: 2 });
+        assert.equal(await store.deleteStream('logs/job'), true);
+        assert.equal(await store.getRecord('logs/job', kept.id), undefined);
+      });
+
+      it('hostile ids are absent, never a path: separators, dots, NUL, overlong, lone surrogates', async (store) => {
+        const secret = await store.append('runs/secret', { secret: true });
+        const mine = await store.append('logs/job', { n: 1 });
+        const token = encodeName('runs/secret');
+        const hostile = [
+          '',
+          '.',
+          '..',
+          `../${token}/${secret.id}`,
+          `../../records/${token}/${secret.id}`,
+          `..\\${token}\\${secret.id}`,
+          `${mine.id}/`,
+          `/${mine.id}`,
+          `${mine.id}\0`,
+          '/etc/passwd',
+          '\ud800',
+          `${mine.id}\udc00`,
+          'x'.repeat(MAX_RECORD_ID_BYTES + 1),
+          'é'.repeat(MAX_RECORD_ID_BYTES / 2 + 1),
+          'x'.repeat(100_000),
+        ];
+        for (const id of hostile) {
+          assert.equal(await store.getRecord('logs/job', id), undefined, JSON.stringify(id));
+        }
+        // A name at the length cap is looked up (and is absent) without an error.
+        assert.equal(await store.getRecord('logs/job', 'x'.repeat(MAX_RECORD_ID_BYTES)), undefined);
+        // Stream names are the store's names: `..` is a stream like any other, never a parent.
+        assert.equal(await store.getRecord('..', secret.id), undefined);
+        assert.equal(await store.getRecord('logs/..', secret.id), undefined);
+        await assert.rejects(
+          store.getRecord('', mine.id),
+          rejectsWith('YC_ERR_STATE_NAME_INVALID'),
+        );
+        assert.deepEqual((await store.getRecord('logs/job', mine.id))?.data, { n: 1 });
+      });
+
+      withFiles(
+        'a record file that is not an envelope is quarantined and absent; a newer scheme fails the read; any *.json name is a record',
+        async (store, plant) => {
+          const good = await store.append('logs/job', { n: 1 });
+          const torn = `${good.id.slice(0, -12)}000000000777`;
+          await plant('logs/job', `${torn}.json`, '{"schemaVersion":"v1","data":{"n":');
+          const notObject = `${good.id.slice(0, -12)}000000000778`;
+          await plant('logs/job', `${notObject}.json`, '{"schemaVersion":"v1","data":[1]}');
+          const newer = `${good.id.slice(0, -12)}000000000779`;
+          await plant('logs/job', `${newer}.json`, '{"data":{"n":9},"schemaVersion":"v9"}');
+          await plant('logs/job', 'foreign.json', '{"data":{"n":5},"schemaVersion":"v1"}');
+          await plant('logs/job', '...json', '{"data":{"n":6},"schemaVersion":"v1"}');
+          await plant('logs/job', 'notes.txt', '{"data":{"n":7},"schemaVersion":"v1"}');
+
+          assert.equal(await store.getRecord('logs/job', torn), undefined);
+          assert.equal(await store.getRecord('logs/job', torn), undefined, 'and stays absent');
+          assert.equal(await store.getRecord('logs/job', notObject), undefined);
+          await assert.rejects(
+            store.getRecord('logs/job', newer),
+            rejectsWith('YC_ERR_STATE_SCHEMA'),
+          );
+          const foreign = await store.getRecord('logs/job', 'foreign');
+          assert.deepEqual(foreign?.data, { n: 5 });
+          assert.equal(foreign?.writtenAtMs, Infinity, 'a name without a time is never old');
+          assert.deepEqual((await store.getRecord('logs/job', '..'))?.data, { n: 6 });
+          assert.equal(await store.getRecord('logs/job', 'notes'), undefined, 'not a *.json');
+          assert.deepEqual((await store.getRecord('logs/job', good.id))?.data, { n: 1 });
+          const description = await store.describe();
+          assert.equal(description.quarantinedThisProcess.malformed, 2);
+        },
+      );
     });
 
     describe('documents', () => {

@@ -246,6 +246,16 @@ export interface StateStore extends AsyncDisposable {
   /** Records newest first (byte order of their file names, i.e. write time), at most `limit`. */
   list(stream: string, options?: ListOptions): Promise<StateRecord[]>;
   /**
+   * One record by its id, without listing the stream (on the filesystem: the one file
+   * `<id>.json`, read within the record size cap); undefined when absent. An id no record can
+   * have (empty, over MAX_RECORD_ID_BYTES, holding `/`, `\` or NUL, or a lone surrogate) is
+   * absent, never a path. A strict read of that one record: one that cannot be read (a link, a
+   * directory, over the cap) fails with YC_ERR_STATE_CORRUPT, an I/O error with YC_ERR_STATE_IO,
+   * a newer scheme with YC_ERR_STATE_SCHEMA; one that is not a JSON object envelope is
+   * quarantined (as list() does) and absent.
+   */
+  getRecord(stream: string, id: string): Promise<StateRecord | undefined>;
+  /**
    * Max of `data[field]` over the stream's records; undefined when no record has one. A strict
    * read: an unreadable record or a newer schema fails it rather than under-count.
    */

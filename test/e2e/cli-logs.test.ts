@@ -4,11 +4,14 @@
 // a printed password and a staged secret redacted; `logs --follow` on a running job prints its
 // lines as they come (the job waits on a file the test creates) and ends with the run's header;
 // `--run ID` prints that run again; a wrong token and an unknown job fail with their messages.
+// `logs JOB -c CONFIG` (and `yacron2 -c CONFIG logs JOB`) finds the daemon's listener and token
+// in its configuration, with no flag or variable; the environment still wins over it.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
+  freePort,
   readStoreStream,
   runCli,
   secondsSchedule,
@@ -153,6 +156,78 @@ web:
     const again = await logs('follower', '--run', match[1]!);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, `${end}\nfirst\nsecond\n`);
+    assert.equal(await daemon.stop(), 0);
+  },
+);
+
+test(
+  'logs JOB -c CONFIG reads the listener and the token from the daemon configuration',
+  { timeout: 60_000 },
+  async (t) => {
+    const setup = await useJobState(t);
+    const tokenFile = join(setup.dir, 'token');
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+    const port = await freePort();
+    const config = await setup.writeJobs(`jobs:
+  - name: greeter
+    schedule: "0 0 0 1 1 * 2099"
+    command: echo "hello from the archive"
+    captureStdout: true
+    archiveOutput: true
+web:
+  listen:
+    - http://127.0.0.1:${port}
+  authToken:
+    fromFile: ${shellQuote(tokenFile)}
+`);
+    // Neither the daemon nor the client is told the URL or the token another way.
+    const env = Object.fromEntries(
+      Object.entries(setup.env).filter(([name]) => !name.startsWith('YACRON2_API_')),
+    );
+    const daemon = startDaemon(t, ['-c', config], { env });
+    const base = await webUrlOf(daemon);
+    const started = await fetch(`${base}/jobs/greeter/start`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    assert.equal(started.status, 200);
+    const [record] = await waitForStoreRecords(
+      setup.store,
+      'logs/greeter',
+      (records) => records.length >= 1,
+      { daemon },
+    );
+    assert.ok(record);
+
+    const header = /^== greeter run \S+ finished \S+: success \(exit 0\) \(redacted\) ==$/;
+    for (const args of [
+      ['logs', 'greeter', '-c', config],
+      ['logs', 'greeter', '--config', setup.dir],
+      ['-c', config, 'logs', 'greeter'],
+    ]) {
+      const result = await runCli(args, { env });
+      assert.equal(result.stderr, '', args.join(' '));
+      assert.equal(result.code, 0, args.join(' '));
+      const [head, ...lines] = result.stdout.trimEnd().split('\n');
+      assert.match(head ?? '', header, args.join(' '));
+      assert.deepEqual(lines, ['hello from the archive'], args.join(' '));
+    }
+
+    // The environment wins over the configuration: a wrong token there is refused, by name.
+    const wrong = await runCli(['logs', 'greeter', '-c', config], {
+      env: { ...env, YACRON2_API_TOKEN: 'not-the-token' },
+    });
+    assert.equal(wrong.code, 1);
+    assert.equal(
+      wrong.stderr,
+      `yacron2 logs: the daemon at http://127.0.0.1:${port} refused the token from YACRON2_API_TOKEN (401)\n`,
+    );
+    // A configuration without a web section says so.
+    const bare = join(setup.dir, 'bare.yaml');
+    writeFileSync(bare, 'jobs:\n');
+    const none = await runCli(['logs', 'greeter', '-c', bare], { env });
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /has no web section: the daemon serves no control API/);
     assert.equal(await daemon.stop(), 0);
   },
 );

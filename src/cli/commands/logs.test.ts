@@ -1,14 +1,18 @@
 // `yacron2 logs` in-process against a stand-in control API on 127.0.0.1 (routes answered by the
 // test): archives printed oldest first with their headers, the token sent and never printed, the
 // failures' messages and exit codes, and --follow over the event streams (lines as they come, the
-// archive header at the end, the wait for a next run).
+// archive header at the end, the wait for a next run), and `-c CONFIG` read by the real config
+// loader (flags, then the environment, then the configuration).
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { createDeferred, systemClock } from '../../common/index.js';
-import { runLogsCli, type LogsFlagsWithTarget } from './logs.js';
+import { processLogsDeps, runLogsCli, type LogsDeps, type LogsFlagsWithTarget } from './logs.js';
 
 const TOKEN = 'tok-0123456789abcdef';
 
@@ -103,6 +107,7 @@ async function run(
   flags: LogsFlagsWithTarget,
   capture = new Capture(),
   env: Record<string, string> = {},
+  readWebConfig: LogsDeps['readWebConfig'] = () => Promise.reject(new Error('no config here')),
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const code = await runLogsCli(job, flags, {
     io: capture.io,
@@ -111,6 +116,7 @@ async function run(
     readFile: () => {
       throw new Error('no files here');
     },
+    readWebConfig,
   });
   return { code, stdout: capture.stdout, stderr: capture.stderr };
 }
@@ -212,7 +218,7 @@ void test('401 names the URL and where the token came from, never the token; 503
   assert.equal(none.code, 1);
   assert.match(
     none.stderr,
-    /wants a token \(401\): pass --token-file FILE, or set YACRON2_API_TOKEN/,
+    /wants a token \(401\): pass --token-file FILE or -c CONFIG, or set YACRON2_API_TOKEN/,
   );
   const busy = await run('busy', { url: api.url });
   assert.equal(busy.code, 1);
@@ -351,4 +357,131 @@ void test('--follow: a logs stream that stops without its end is an error', asyn
   assert.equal(result.code, 1);
   assert.equal(result.stdout, 'partial\n');
   assert.match(result.stderr, /the logs stream of etl at .* ended before the run did/);
+});
+
+/** A configuration directory holding `jobs.yaml` with this `web` section body. */
+async function configWith(t: TestContext, web: string): Promise<{ dir: string; path: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'yacron2-logs-config-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'jobs.yaml');
+  await writeFile(path, `jobs:\n${web}`);
+  return { dir, path };
+}
+
+void test('-c CONFIG: the listener and token of the web section, resolved as the daemon resolves them', async (t) => {
+  const api = await fakeApi(t, {
+    '/jobs/etl/runs/a1/output?format=jsonl': jsonl(A1, ['one']),
+  });
+  const port = new URL(api.url).port;
+  const { dir, path } = await configWith(
+    t,
+    `web:\n  listen:\n    - http://0.0.0.0:${port}\n  authToken:\n    fromFile: TOKEN_FILE\n`,
+  );
+  await writeFile(join(dir, 'token'), `${TOKEN}\n`);
+  await writeFile(path, (await readFile(path, 'utf8')).replace('TOKEN_FILE', join(dir, 'token')));
+  const { readWebConfig } = processLogsDeps(new Capture().io);
+  const one = await run('etl', { run: 'a1', config: path }, new Capture(), {}, readWebConfig);
+  assert.deepEqual(one, {
+    code: 0,
+    stdout: `== etl run a1 finished ${A1.finished_at}: success (exit 0) (redacted) ==\none\n`,
+    stderr: '',
+  });
+  assert.deepEqual(api.requests.at(-1), {
+    path: '/jobs/etl/runs/a1/output?format=jsonl',
+    authorization: `Bearer ${TOKEN}`,
+  });
+  // The directory form, as the daemon takes it.
+  assert.equal(
+    (await run('etl', { run: 'a1', config: dir }, new Capture(), {}, readWebConfig)).code,
+    0,
+  );
+  // The environment beats the configuration, a flag beats both; a refused token names its source.
+  const unauthorized = await fakeApi(t, {
+    '/jobs/etl/runs/a1/output?format=jsonl': (_request, response) =>
+      void response.writeHead(401, { 'content-type': 'text/plain' }).end('401: Unauthorized'),
+  });
+  const env = { YACRON2_API_URL: unauthorized.url, YACRON2_API_TOKEN: 'env-token' };
+  const fromEnv = await run('etl', { run: 'a1', config: path }, new Capture(), env, readWebConfig);
+  assert.equal(fromEnv.code, 1);
+  assert.equal(
+    fromEnv.stderr,
+    `yacron2 logs: the daemon at ${unauthorized.url} refused the token from YACRON2_API_TOKEN (401)\n`,
+  );
+  const flagged = await run(
+    'etl',
+    { run: 'a1', config: path, url: api.url, token: 'flag-token' },
+    new Capture(),
+    env,
+    readWebConfig,
+  );
+  assert.equal(flagged.code, 0);
+  assert.equal(api.requests.at(-1)?.authorization, 'Bearer flag-token');
+  // Only the URL from the environment: the token still comes from the configuration.
+  await run(
+    'etl',
+    { run: 'a1', config: path },
+    new Capture(),
+    { YACRON2_API_URL: api.url },
+    readWebConfig,
+  );
+  assert.equal(api.requests.at(-1)?.authorization, `Bearer ${TOKEN}`);
+  const refused = await run(
+    'etl',
+    { run: 'a1', config: path },
+    new Capture(),
+    { YACRON2_API_URL: unauthorized.url },
+    readWebConfig,
+  );
+  assert.equal(
+    refused.stderr,
+    `yacron2 logs: the daemon at ${unauthorized.url} refused the token from web.authToken in ${path} (401)\n`,
+  );
+  assert.ok(![fromEnv, flagged, refused].some((result) => result.stderr.includes(TOKEN)));
+});
+
+void test('-c CONFIG problems: no web section, no usable listener, an empty token, a config the daemon refuses', async (t) => {
+  const { readWebConfig } = processLogsDeps(new Capture().io);
+  const cases: [string, RegExp][] = [
+    ['', /has no web section: the daemon serves no control API \(set web\.listen, or pass --url\)/],
+    [
+      'web:\n  listen:\n    - http://127.0.0.1:0\n',
+      /web\.listen in .* binds port 0 .*: pass --url/,
+    ],
+    [
+      'web:\n  listen:\n    - ftp://x\n',
+      /web\.listen in .* has no listener a client can reach \(ftp:\/\/x\): pass --url/,
+    ],
+    [
+      'web:\n  listen:\n    - http://127.0.0.1:1\n  authToken:\n    fromEnvVar: YACRON2_TEST_UNSET_TOKEN\n',
+      /web\.authToken is configured but resolved to an empty token.* \(in .*jobs\.yaml\)/,
+    ],
+    ['web:\n  listen: nope\n', /cannot load the configuration at .*jobs\.yaml: /],
+  ];
+  for (const [web, message] of cases) {
+    const { path } = await configWith(t, web);
+    const result = await run('etl', { config: path }, new Capture(), {}, readWebConfig);
+    assert.equal(result.code, 1, web);
+    assert.match(result.stderr, message, web);
+    assert.equal(result.stdout, '');
+  }
+  const missing = await run(
+    'etl',
+    { config: '/nonexistent/yacron2.yaml' },
+    new Capture(),
+    {},
+    readWebConfig,
+  );
+  assert.equal(missing.code, 1);
+  assert.match(
+    missing.stderr,
+    /^yacron2 logs: cannot load the configuration at \/nonexistent\/yacron2\.yaml: /,
+  );
+  assert.equal((await run('etl', { config: '' })).code, 2);
+  // A flag makes the configuration's missing listener moot (its token is still read).
+  const api = await fakeApi(t, { '/jobs/etl/output?limit=1': json({ name: 'etl', archives: [] }) });
+  const { path } = await configWith(t, 'web:\n  listen:\n    - http://127.0.0.1:0\n');
+  assert.equal(
+    (await run('etl', { config: path, url: api.url }, new Capture(), {}, readWebConfig)).code,
+    0,
+  );
 });

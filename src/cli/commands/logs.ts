@@ -1,12 +1,21 @@
 // `yacron2 logs JOB [--run ID | --last N] [--follow]` (docs/cli.md "yacron2 logs"): a job's
-// archived run output read through the daemon's control API, and its live output followed over
-// the logs stream until the run ends. Messages go to stderr as `yacron2 logs: ...`, the job's
-// lines and the run headers to stdout.
+// archived run output read through the daemon's control API (found by flags, the environment, or
+// the daemon's configuration with `-c`), and its live output followed over the logs stream until
+// the run ends. Messages go to stderr as `yacron2 logs: ...`, the job's lines and the run headers
+// to stdout.
 // Must not: print the token (messages name the URL, the job and the run, never the token), or
 // hold more than one line of an answer (control-client/control-api.ts bounds every read).
 import { readFileSync } from 'node:fs';
-import { createDeferred, systemClock, type Clock, type Deferred } from '../../common/index.js';
+import {
+  createDeferred,
+  describeError,
+  systemClock,
+  type Clock,
+  type Deferred,
+} from '../../common/index.js';
+import type { ResolvedWeb } from '../../config/index.js';
 import { resolveTarget, type TargetFlags } from '../control-client/api-target.js';
+import { configTarget, type ConfigTarget } from '../control-client/config-target.js';
 import {
   ControlApi,
   segment,
@@ -55,13 +64,21 @@ const ARCHIVE_LOOKUP = 5;
 /** The first pause between two looks for the followed run's archive (doubling, at most 1 s). */
 const ARCHIVE_POLL_MS = 100;
 
-export interface LogsFlagsWithTarget extends LogsFlags, TargetFlags {}
+export interface LogsFlagsWithTarget extends LogsFlags, TargetFlags {
+  /** `-c FILE|DIR`: the daemon's configuration, for what no flag or variable gives. */
+  readonly config?: string;
+}
 
 export interface LogsDeps {
   readonly io: CommandIo;
   readonly clock: Clock;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly readFile: (path: string) => string;
+  /**
+   * The `web` section of the configuration at `path`, resolved as the daemon resolves it (null:
+   * none); rejects with YC_ERR_CONFIG_INVALID for a configuration the daemon would refuse.
+   */
+  readonly readWebConfig: (path: string) => Promise<ResolvedWeb | null>;
 }
 
 /** The real process: its environment, clock and files. */
@@ -71,6 +88,12 @@ export function processLogsDeps(io: CommandIo): LogsDeps {
     clock: systemClock,
     env: process.env,
     readFile: (path) => readFileSync(path, 'utf8'),
+    readWebConfig: async (path) => {
+      // Loaded only for `-c`: `yacron2 logs` without it never parses YAML.
+      const { loadConfig } = await import('../../config/index.js');
+      const config = await loadConfig(path, { env: process.env, cwd: process.cwd() });
+      return config.web ?? null;
+    },
   };
 }
 
@@ -82,7 +105,17 @@ export async function runLogsCli(
 ): Promise<number> {
   const args = parseLogsArgs(job, flags);
   if (args.kind === 'usage') return fail(deps.io, args.message, EXIT_USAGE);
-  const target = resolveTarget(flags, deps.env, deps.readFile);
+  let config: ConfigTarget | undefined;
+  if (flags.config !== undefined) {
+    if (flags.config === '') return fail(deps.io, '-c must name a file or directory', EXIT_USAGE);
+    try {
+      config = configTarget(flags.config, await deps.readWebConfig(flags.config));
+    } catch (error) {
+      const message = `cannot load the configuration at ${flags.config}: ${describeError(error)}`;
+      return fail(deps.io, message, EXIT_FAILURE);
+    }
+  }
+  const target = resolveTarget(flags, deps.env, deps.readFile, config);
   if (target.kind === 'usage') return fail(deps.io, target.message, EXIT_USAGE);
   if (target.kind === 'error') return fail(deps.io, target.message, EXIT_FAILURE);
   return new LogsCommand(args.request, new ControlApi(target.target, deps.clock), deps).run();
@@ -433,7 +466,7 @@ class LogsCommand {
       case 401:
         return new Stop(
           source === null
-            ? `the daemon at ${url} wants a token (401): pass --token-file FILE, or set YACRON2_API_TOKEN`
+            ? `the daemon at ${url} wants a token (401): pass --token-file FILE or -c CONFIG, or set YACRON2_API_TOKEN`
             : `the daemon at ${url} refused the token from ${source} (401)`,
         );
       case 404:

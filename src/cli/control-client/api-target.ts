@@ -1,9 +1,11 @@
 // Where `yacron2 logs` reaches the daemon's control API and with which bearer token
-// (docs/cli.md "yacron2 logs"): `--url` / `YACRON2_API_URL`, else the quick start's listener;
-// `--token`, `--token-file`, `YACRON2_API_TOKEN`, `YACRON2_API_TOKEN_FILE`, in that order, else
-// none. A token file is read as the daemon reads `web.authToken.fromFile` (surrounding whitespace
-// removed). Pure but for the injected file read.
+// (docs/cli.md "yacron2 logs"): `--url` / `YACRON2_API_URL`, else the configuration's listener
+// (`-c`), else the quick start's listener; `--token`, `--token-file`, `YACRON2_API_TOKEN`,
+// `YACRON2_API_TOKEN_FILE`, the configuration's `web.authToken`, in that order, else none: flags,
+// then the environment, then the configuration. A token file is read as the daemon reads
+// `web.authToken.fromFile` (surrounding whitespace removed). Pure but for the injected file read.
 // Must not: put the token (or a token file's content) in any message.
+import type { ConfigTarget } from './config-target.js';
 
 /** The `web.listen` of docs/http-api.md "Quick start". */
 export const DEFAULT_API_URL = 'http://127.0.0.1:8080';
@@ -38,22 +40,27 @@ export type TargetResult =
   | { readonly kind: 'usage'; readonly message: string }
   | { readonly kind: 'error'; readonly message: string };
 
+/** `config`: what `-c` offers (config-target.ts); absent without `-c`. */
 export function resolveTarget(
   flags: TargetFlags,
   env: Readonly<Record<string, string | undefined>>,
   readFile: (path: string) => string,
+  config?: ConfigTarget,
 ): TargetResult {
   const fromEnv = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value === '' ? undefined : value;
   };
-  const urlSource = flags.url !== undefined ? '--url' : API_URL_ENV;
-  const url = flags.url ?? fromEnv(API_URL_ENV) ?? DEFAULT_API_URL;
+  const given = resolveUrl(flags, fromEnv, config);
+  if (given.kind === 'error') return given;
+  const { url, source: urlSource } = given;
   const address = parseApiAddress(url);
   if (address.kind === 'invalid') {
-    return { kind: 'usage', message: `${urlSource} ${address.reason}, got '${url}'` };
+    // A flag or a variable is a usage error; a listener the config holds is the config's.
+    const message = `${urlSource} ${address.reason}, got '${url}'`;
+    return { kind: given.fromConfig ? 'error' : 'usage', message };
   }
-  const token = resolveToken(flags, fromEnv, readFile);
+  const token = resolveToken(flags, fromEnv, readFile, config);
   if (token.kind === 'error') return token;
   if (token.value !== null && !isHeaderSafe(token.value)) {
     return {
@@ -67,6 +74,35 @@ export function resolveTarget(
   };
 }
 
+type UrlResult =
+  | {
+      readonly kind: 'ok';
+      readonly url: string;
+      /** For messages: `--url`, the variable, or the configuration's field. */
+      readonly source: string;
+      readonly fromConfig: boolean;
+    }
+  | { readonly kind: 'error'; readonly message: string };
+
+function resolveUrl(
+  flags: TargetFlags,
+  fromEnv: (name: string) => string | undefined,
+  config: ConfigTarget | undefined,
+): UrlResult {
+  const given = (url: string, source: string, fromConfig = false): UrlResult => ({
+    kind: 'ok',
+    url,
+    source,
+    fromConfig,
+  });
+  if (flags.url !== undefined) return given(flags.url, '--url');
+  const envUrl = fromEnv(API_URL_ENV);
+  if (envUrl !== undefined) return given(envUrl, API_URL_ENV);
+  if (config === undefined) return given(DEFAULT_API_URL, 'the default URL');
+  if (config.url.kind === 'error') return config.url;
+  return given(config.url.value, `web.listen in ${config.path}`, true);
+}
+
 type TokenResult =
   | { readonly kind: 'ok'; readonly value: string | null; readonly source: string | null }
   | { readonly kind: 'error'; readonly message: string };
@@ -75,6 +111,7 @@ function resolveToken(
   flags: TargetFlags,
   fromEnv: (name: string) => string | undefined,
   readFile: (path: string) => string,
+  config: ConfigTarget | undefined,
 ): TokenResult {
   if (flags.token !== undefined) {
     if (flags.token === '') return { kind: 'error', message: '--token is empty' };
@@ -86,7 +123,10 @@ function resolveToken(
   if (envToken !== undefined) return { kind: 'ok', value: envToken, source: API_TOKEN_ENV };
   const envFile = fromEnv(API_TOKEN_FILE_ENV);
   if (envFile !== undefined) return tokenFromFile(envFile, API_TOKEN_FILE_ENV, readFile);
-  return { kind: 'ok', value: null, source: null };
+  if (config === undefined) return { kind: 'ok', value: null, source: null };
+  if (config.token.kind === 'error') return config.token;
+  const value = config.token.value;
+  return { kind: 'ok', value, source: value === null ? null : `web.authToken in ${config.path}` };
 }
 
 function tokenFromFile(
