@@ -4,7 +4,8 @@
 // over a success, a cancelled run sounds none. Pure; ui/alerts/cue-player.ts plays them.
 import type { FinishedRun } from './run-alerts.js';
 
-export type CueKind = 'ok' | 'fail';
+/** `alarm` is the standing alarm's tone (docs/dashboard.md "Alarm escalation"). */
+export type CueKind = 'ok' | 'fail' | 'alarm';
 
 export type Wave = 'sine' | 'triangle' | 'square' | 'sawtooth';
 
@@ -27,6 +28,10 @@ export const CUES: Readonly<Record<CueKind, readonly Tone[]>> = {
     { type: 'sawtooth', hz: 440, seconds: 0.13, gain: 0.9 },
     { type: 'sawtooth', hz: 210, seconds: 0.22, gain: 0.9, gapBefore: 0.02 },
   ],
+  alarm: [
+    { type: 'square', hz: 620, seconds: 0.1, gain: 0.6 },
+    { type: 'square', hz: 620, seconds: 0.1, gain: 0.6, gapBefore: 0.09 },
+  ],
 };
 
 export const VOLUMES = [25, 50, 75, 100] as const;
@@ -41,7 +46,7 @@ export function toneGain(tone: Tone, volume: Volume): number {
 }
 
 /** The cue for the runs that finished in one poll; null when none should sound. */
-export function cueFor(finished: readonly FinishedRun[]): CueKind | null {
+export function cueFor(finished: readonly FinishedRun[]): 'ok' | 'fail' | null {
   if (finished.some((run) => run.outcome === 'failure')) return 'fail';
   if (finished.some((run) => run.outcome === 'success')) return 'ok';
   return null;

@@ -4,6 +4,7 @@
 import type { Clock } from '../../common/clock.js';
 import { runStaggered } from '../model/bulk-run.js';
 import { ActionRegistry } from './actions.js';
+import { installAlarm } from './alerts/alarm-view.js';
 import { RunAlerts } from './alerts/run-alerts.js';
 import { ApiClient, jobPath } from './api.js';
 import { copyText } from './clipboard.js';
@@ -210,6 +211,9 @@ export function startApp(root: HTMLElement, clock: Clock): AppHandle {
   // The CRT overlay, the zen screensaver and the start-up self-test (docs/dashboard.md
   // "Screen: scale, font, CRT, zen, self-test").
   installScreen(ctx, { wallboard, storage: storage('localStorage') });
+  // The failure alarm: the wallboard's escalation and the standing tone (docs/dashboard.md
+  // "Alarm escalation").
+  installAlarm(ctx, wallboard);
 
   root.replaceChildren(
     header.element,

@@ -106,3 +106,12 @@ describe('parsePrefs: screen preferences', () => {
     assert.equal(DEFAULT_PREFS.uiScale, 100);
   });
 });
+
+// Alarm escalation.
+describe('parsePrefs: alarm escalation', () => {
+  it('is on by default, kept when stored, a bad value falls back', () => {
+    assert.equal(DEFAULT_PREFS.escalate, true);
+    assert.equal(parsePrefs(JSON.stringify({ escalate: false })).escalate, false);
+    assert.equal(parsePrefs(JSON.stringify({ escalate: 'no' })).escalate, true);
+  });
+});

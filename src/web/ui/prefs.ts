@@ -54,6 +54,8 @@ export interface Prefs {
   readonly notify: boolean;
   readonly sound: boolean;
   readonly volume: Volume;
+  // Alarm escalation: the wallboard's vignette and incident timer while a failure is unacknowledged.
+  readonly escalate: boolean;
 }
 
 export const DEFAULT_PREFS: Prefs = {
@@ -80,6 +82,8 @@ export const DEFAULT_PREFS: Prefs = {
   notify: false,
   sound: false,
   volume: 50,
+  // Alarm escalation: on, as in the reference.
+  escalate: true,
 };
 
 const STORAGE_KEY = 'yacron2.dashboard.prefs';
@@ -132,6 +136,8 @@ export function parsePrefs(text: string | null): Prefs {
     notify: raw['notify'] === true,
     sound: raw['sound'] === true,
     volume: oneOf(VOLUMES, raw['volume'], d.volume),
+    // Alarm escalation.
+    escalate: typeof raw['escalate'] === 'boolean' ? raw['escalate'] : d.escalate,
   };
 }
 

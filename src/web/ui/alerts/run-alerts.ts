@@ -100,6 +100,11 @@ export class RunAlerts {
     this.#player.play('ok', this.#prefs.value.volume);
   }
 
+  /** One tone of the standing alarm (docs/dashboard.md "Alarm escalation"), while cues are on. */
+  playAlarm(): void {
+    if (this.#prefs.value.sound) this.#player.play('alarm', this.#prefs.value.volume);
+  }
+
   #onJobs(jobs: readonly JobWire[]): void {
     const finished = this.#watch.observe(jobs);
     if (finished.length === 0) return;

@@ -38,8 +38,15 @@ export function alertSettingRows(ctx: AppContext): {
     'a notification when a job fails (the browser asks for permission)',
     (on) => void ctx.alerts.setNotify(on),
   );
-  const sound = toggle('Audible cues', 'a tone when a run ends: a buzz on failure', (on) =>
-    ctx.alerts.setSound(on),
+  const sound = toggle(
+    'Audible cues',
+    'a tone when a run ends: a buzz on failure, an alarm until acknowledged (a)',
+    (on) => ctx.alerts.setSound(on),
+  );
+  const escalate = toggle(
+    'Alarm escalation',
+    'while a failure is unacknowledged (a): the wallboard reddens and shows an incident timer',
+    (on) => ctx.prefs.update({ escalate: on }),
   );
   const volumeId = uniqueId('setting');
   const volume = h(
@@ -105,6 +112,7 @@ export function alertSettingRows(ctx: AppContext): {
     sound.input.checked = prefs.sound;
     volume.value = String(prefs.volume);
     volume.disabled = !prefs.sound;
+    escalate.input.checked = prefs.escalate;
     ledger.input.checked = prefs.ledger;
     syncLedger();
   };
@@ -128,6 +136,7 @@ export function alertSettingRows(ctx: AppContext): {
       notify.row,
       sound.row,
       h('div', { class: 'setting' }, h('label', { for: volumeId }, 'Cue volume'), volume),
+      escalate.row,
       ledger.row,
       storage,
     ],
