@@ -2,9 +2,10 @@
 // dark/light, colour-vision palette, density, motion and the refresh interval. Stored in
 // localStorage by PrefsStore.
 import type { AppContext } from '../context.js';
-import { h, uniqueId } from '../dom.js';
+import { h } from '../dom.js';
 import { DENSITIES, MODES, MOTION, REFRESH_CHOICES, THEMES, VISION } from '../prefs.js';
 import type { PanelDefinition } from './panel-host.js';
+import { selectSetting } from './setting-controls.js';
 import { screenSettingRows } from '../screen/screen-settings.js';
 import { alertSettingRows } from './alert-settings.js';
 
@@ -25,27 +26,6 @@ const LABELS: Readonly<Record<string, string>> = {
   reduce: 'Reduce motion',
 };
 
-function select<T extends string | number>(
-  label: string,
-  choices: readonly T[],
-  current: T,
-  text: (value: T) => string,
-  apply: (value: T) => void,
-): HTMLElement {
-  const id = uniqueId('setting');
-  const element = h(
-    'select',
-    { id, class: 'select' },
-    ...choices.map((choice) => h('option', { value: String(choice) }, text(choice))),
-  );
-  element.value = String(current);
-  element.addEventListener('change', () => {
-    const value = choices.find((choice) => String(choice) === element.value);
-    if (value !== undefined) apply(value);
-  });
-  return h('div', { class: 'setting' }, h('label', { for: id }, label), element);
-}
-
 export const settingsPanel: PanelDefinition = {
   id: 'settings',
   title: 'Settings',
@@ -59,16 +39,26 @@ export const settingsPanel: PanelDefinition = {
       h(
         'div',
         { class: 'settings' },
-        select('Theme (t cycles)', THEMES, p.theme, name, (theme) => ctx.prefs.update({ theme })),
-        select('Light or dark (T toggles)', MODES, p.mode, name, (mode) =>
+        selectSetting('Theme (t cycles)', THEMES, p.theme, name, (theme) =>
+          ctx.prefs.update({ theme }),
+        ),
+        selectSetting('Light or dark (T toggles)', MODES, p.mode, name, (mode) =>
           ctx.prefs.update({ mode }),
         ),
-        select('Colour vision', VISION, p.vision, name, (vision) => ctx.prefs.update({ vision })),
-        select('Density', DENSITIES, p.density, name, (density) => ctx.prefs.update({ density })),
-        select('Motion (the system setting is always honoured)', MOTION, p.motion, name, (motion) =>
-          ctx.prefs.update({ motion }),
+        selectSetting('Colour vision', VISION, p.vision, name, (vision) =>
+          ctx.prefs.update({ vision }),
         ),
-        select(
+        selectSetting('Density', DENSITIES, p.density, name, (density) =>
+          ctx.prefs.update({ density }),
+        ),
+        selectSetting(
+          'Motion (the system setting is always honoured)',
+          MOTION,
+          p.motion,
+          name,
+          (motion) => ctx.prefs.update({ motion }),
+        ),
+        selectSetting(
           'Refresh',
           REFRESH_CHOICES,
           p.refreshMs as (typeof REFRESH_CHOICES)[number],

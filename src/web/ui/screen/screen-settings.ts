@@ -6,6 +6,7 @@ import { crtUnavailableReason } from '../../model/crt.js';
 import type { AppContext } from '../context.js';
 import { h, setText, uniqueId } from '../dom.js';
 import { FONTS, UI_SCALES, ZEN_IDLE_CHOICES, type Prefs } from '../prefs.js';
+import { selectSetting } from '../panels/setting-controls.js';
 
 const FONT_LABELS: Readonly<Record<(typeof FONTS)[number], string>> = {
   sans: 'Sans-serif',
@@ -14,27 +15,6 @@ const FONT_LABELS: Readonly<Record<(typeof FONTS)[number], string>> = {
 
 function zenIdleLabel(ms: number): string {
   return ms < 60_000 ? `${ms / 1000} s` : `${ms / 60_000} min`;
-}
-
-function select<T extends string | number>(
-  label: string,
-  choices: readonly T[],
-  current: T,
-  text: (value: T) => string,
-  apply: (value: T) => void,
-): HTMLElement {
-  const id = uniqueId('setting');
-  const element = h(
-    'select',
-    { id, class: 'select' },
-    ...choices.map((choice) => h('option', { value: String(choice) }, text(choice))),
-  );
-  element.value = String(current);
-  element.addEventListener('change', () => {
-    const value = choices.find((choice) => String(choice) === element.value);
-    if (value !== undefined) apply(value);
-  });
-  return h('div', { class: 'setting' }, h('label', { for: id }, label), element);
 }
 
 interface Check {
@@ -90,7 +70,7 @@ export function screenSettingRows(ctx: AppContext): HTMLElement[] {
     selfTest.box.checked = next.selfTest;
   };
   sync(p);
-  const scale = select(
+  const scale = selectSetting(
     'UI scale',
     UI_SCALES,
     p.uiScale,
@@ -99,7 +79,7 @@ export function screenSettingRows(ctx: AppContext): HTMLElement[] {
   );
   const rows = [
     scale,
-    select(
+    selectSetting(
       'Font',
       FONTS,
       p.font,
@@ -109,7 +89,7 @@ export function screenSettingRows(ctx: AppContext): HTMLElement[] {
     crt.row,
     scanlines.row,
     zen.row,
-    select(
+    selectSetting(
       'Zen after the wallboard is idle for',
       ZEN_IDLE_CHOICES,
       p.zenIdleMs,
