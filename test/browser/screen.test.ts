@@ -85,6 +85,33 @@ async function loadWithPrefs(
 }
 
 /** The self-test's lines as `step outcome`. */
+/**
+ * Moves the page's clock by `totalMs` a second at a time, letting each `GET /jobs` poll the step
+ * started land before the next step: the polls travel in real time while the clock jumps, and a
+ * jump past a poll still in flight would age the data into STALE (which blocks zen).
+ */
+async function runClockWithPolls(page: Page, pollsInFlight: () => number, totalMs: number) {
+  for (let left = totalMs; left > 0; left -= 1000) {
+    await page.clock.runFor(Math.min(1000, left));
+    await waitUntil(() => pollsInFlight() === 0, "the page's GET /jobs polls to land", {
+      timeoutMs: 15_000,
+    });
+  }
+}
+
+/** Counts the page's `GET /jobs` polls still waiting for their answer. */
+function trackPolls(page: Page): () => number {
+  const pending = new Set<unknown>();
+  const isPoll = (url: string): boolean => new URL(url).pathname === '/jobs';
+  page.on('request', (request) => {
+    if (request.method() === 'GET' && isPoll(request.url())) pending.add(request);
+  });
+  const settle = (request: unknown): void => void pending.delete(request);
+  page.on('requestfinished', settle);
+  page.on('requestfailed', settle);
+  return () => pending.size;
+}
+
 async function selfTestLines(page: Page): Promise<string[]> {
   return page
     .locator('.post-line')
@@ -271,6 +298,7 @@ test('screen features in a real browser', { timeout: 240_000 }, async (t) => {
     async () => {
       const opened = await openPage(browser);
       const { page, problems } = opened;
+      const polls = trackPolls(page);
       const start = Date.now();
       await page.clock.install({ time: start });
       await page.clock.pauseAt(start + 1000);
@@ -286,9 +314,9 @@ test('screen features in a real browser', { timeout: 240_000 }, async (t) => {
       await page.locator('dialog.sheet[open]').waitFor({ state: 'detached' });
       const zen = page.locator('.wallboard .zen');
 
-      await page.clock.runFor(2000);
+      await runClockWithPolls(page, polls, 2000);
       assert.equal(await zen.isVisible(), false, 'not before the idle time');
-      await page.clock.runFor(5000);
+      await runClockWithPolls(page, polls, 5000);
       await zen.waitFor();
       assert.match(
         (await zen.locator('.zen-summary').textContent()) ?? '',
@@ -302,11 +330,11 @@ test('screen features in a real browser', { timeout: 240_000 }, async (t) => {
       await page.mouse.move(300, 300);
       await zen.waitFor({ state: 'hidden' });
       assert.ok(await page.locator('.tile[data-job="calm"]').isVisible());
-      await page.clock.runFor(7000);
+      await runClockWithPolls(page, polls, 7000);
       await zen.waitFor();
       await page.keyboard.press('Shift');
       await zen.waitFor({ state: 'hidden' });
-      await page.clock.runFor(7000);
+      await runClockWithPolls(page, polls, 7000);
       await zen.waitFor();
 
       // A failure ends it at the next poll, and keeps it away.
@@ -318,10 +346,10 @@ test('screen features in a real browser', { timeout: 240_000 }, async (t) => {
           ).find((job) => job.name === 'breaks')?.last_run?.outcome === 'failure',
         'the job failed',
       );
-      await page.clock.runFor(2500);
+      await runClockWithPolls(page, polls, 2500);
       await zen.waitFor({ state: 'hidden' });
       await page.locator('.tile-failed[data-job="breaks"]').waitFor();
-      await page.clock.runFor(8000);
+      await runClockWithPolls(page, polls, 8000);
       assert.equal(await zen.isVisible(), false, 'not while a job fails');
       assert.deepEqual(unexpectedErrors(problems, OPTIONAL_404), []);
       await closePage(opened);
