@@ -96,9 +96,9 @@ export class SseParser {
   }
 
   #dispatch(): SseStep {
-    const step: SseStep = this.#oversize
-      ? PENDING
-      : this.#data.length === 0
+    const dropped = this.#oversize;
+    const step: SseStep =
+      dropped || this.#data.length === 0
         ? PENDING
         : {
             kind: 'event',
@@ -107,7 +107,7 @@ export class SseParser {
               data: this.#data.join('\n'),
             },
           };
-    if (this.#oversize) this.dropped += 1;
+    if (dropped) this.dropped += 1;
     this.#event = '';
     this.#data = [];
     this.#dataChars = 0;
