@@ -16,7 +16,11 @@ export const HANDOVER_WINDOW_MS = 3_500;
 
 /** How long after a fault began a double is inside its documented window. */
 function startWindowMs(fault: Fault): number {
-  if (fault.kind === 'link-blackhole' || fault.kind === 'store-blackhole') {
+  if (
+    fault.kind === 'link-blackhole' ||
+    fault.kind === 'store-blackhole' ||
+    fault.kind === 'store-oneway'
+  ) {
     // A poll into a blackhole fails only at its connect timeout: the leader's view is stale
     // for that long plus one interval.
     return GOSSIP_CONNECT_TIMEOUT_S * 1000 + WINDOW_MS;
@@ -70,6 +74,7 @@ const LEADER_LOSS: readonly FaultKind[] = [
   'pause',
   'partition',
   'store-cut',
+  'store-oneway',
   'store-blackhole',
 ];
 

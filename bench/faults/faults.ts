@@ -17,6 +17,7 @@ export const FAULT_KINDS = [
   'partition', // every gossip link of one node refused
   'store-cut', // a node's store link refused
   'store-blackhole', // a node's store link accepting and dropping
+  'store-oneway', // one direction of a node's store link dropped (its requests, or the answers)
   'store-delay', // a node's store link delayed
   'store-pause', // etcd SIGSTOPped; kubernetes: every store link blackholed at once
   'pause', // SIGSTOP, SIGCONT 3-10 s later
@@ -138,7 +139,7 @@ export class Injector {
     const links: FaultKind[] = gossip
       ? ['link-cut', 'link-oneway', 'link-blackhole', 'link-delay', 'partition']
       : storeLinks.size > 0
-        ? ['store-cut', 'store-blackhole', 'store-delay']
+        ? ['store-cut', 'store-oneway', 'store-blackhole', 'store-delay']
         : [];
     const storeWide: FaultKind[] = store !== null || storeLinks.size > 0 ? ['store-pause'] : [];
     // Process faults weigh double: they are what moves leadership.
@@ -180,9 +181,13 @@ export class Injector {
     const from = this.#pick(names)!;
     let links: TcpProxy[];
     let detail: string;
+    let oneWay: 'to-target' | 'to-client' = 'to-target';
     if (kind.startsWith('store-')) {
       links = [this.cluster.storeLinks.get(from)!];
-      detail = `${from}>store`;
+      // One way: the node's requests lost (`a>store`), or the store's answers (`store>a`).
+      if (kind === 'store-oneway' && this.options.random() < 0.5) oneWay = 'to-client';
+      detail =
+        kind === 'store-oneway' && oneWay === 'to-client' ? `store>${from}` : `${from}>store`;
     } else {
       const to = this.#pick(names.filter((other) => other !== from))!;
       const forward = this.cluster.peerLinks.get(`${from}>${to}`)!;
@@ -197,7 +202,9 @@ export class Injector {
         ? (link: TcpProxy): void => link.delay(delayMs)
         : kind === 'link-blackhole' || kind === 'store-blackhole'
           ? (link: TcpProxy): void => link.blackhole()
-          : (link: TcpProxy): void => link.cut();
+          : kind === 'store-oneway'
+            ? (link: TcpProxy): void => link.blackhole(oneWay)
+            : (link: TcpProxy): void => link.cut();
     const suffix = kind.endsWith('-delay') ? ` ${delayMs} ms` : '';
     await this.#links(kind, from, from === leader, links, apply, `${detail}${suffix}`);
   }

@@ -89,7 +89,18 @@ function leader(job: string, backend: LeadershipBackend): ClusterVerdict {
   if (!backend.isLeader()) {
     return deny('not-leader', `the elected leader is ${backend.leaderName() ?? 'unknown'}`);
   }
-  return confirmed(backend) ?? { kind: 'allow', basis: 'leader' };
+  return confirmed(backend) ?? handedOver(backend) ?? { kind: 'allow', basis: 'leader' };
+}
+
+/**
+ * A lease holder that has just gained the lease holds its Leader jobs for a second: slots are
+ * named by the firing node's wall clock, so a new holder whose clock runs behind the previous
+ * holder's would otherwise fire again the slots that holder ran last (docs/clustering.md
+ * "Clock skew").
+ */
+function handedOver(backend: LeadershipBackend): Deny | null {
+  if (backend.backend === 'gossip' || !backend.handoverHeld()) return null;
+  return deny('handover', 'this node gained the lease under a second ago (the clock-skew hold)');
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type RanSetMarks,
   type RoundOutcome,
 } from './lease-client.js';
-import { LeaseElector } from './lease-elector.js';
+import { LEASE_HANDOVER_HOLD_MS, LeaseElector } from './lease-elector.js';
 import { StaticLeadershipSource } from './static-leadership.js';
 
 const TTL_MS = 9000; // period 3 s, round deadline 5 s
@@ -52,6 +52,23 @@ void test('the first node to run a round holds the lease; the second follows and
   assert.equal(meshOf(a.elector), null);
   const gateOf = (n: { elector: LeaseElector }): ClusterGate =>
     new ClusterGate(new StaticLeadershipSource(true, n.elector), a.logger);
+  // The new holder holds its Leader jobs for the handover second (docs/clustering.md "Clock
+  // skew"); PreferLeader is not held.
+  assert.equal(a.elector.handoverHeld(), true);
+  assert.deepEqual(gateOf(a).verdict({ name: 'j', clusterPolicy: 'Leader' }, 'schedule'), {
+    kind: 'deny',
+    reason: 'handover',
+    detail: 'this node gained the lease under a second ago (the clock-skew hold)',
+  });
+  assert.equal(
+    gateOf(a).verdict({ name: 'j', clusterPolicy: 'PreferLeader' }, 'schedule').kind,
+    'allow',
+  );
+  await clock.advance(LEASE_HANDOVER_HOLD_MS - 1);
+  assert.equal(a.elector.handoverHeld(), true, 'held until the full second has passed');
+  await clock.advance(1);
+  assert.equal(a.elector.handoverHeld(), false);
+  assert.equal(b.elector.handoverHeld(), false, 'a follower holds nothing');
   assert.deepEqual(gateOf(a).verdict({ name: 'j', clusterPolicy: 'Leader' }, 'schedule'), {
     kind: 'allow',
     basis: 'leader',

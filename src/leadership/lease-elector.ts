@@ -4,8 +4,11 @@
 // round deadline), keeps what they established, and answers the scheduler's
 // LeadershipReads from it with no I/O. is_leader needs the won flag, no lease loss and the
 // monotonic clock before the fence deadline (which the client set 1 s short of the store's TTL);
-// is_quorate needs a positive store contact within the freshness window. The @reboot ran-set is
-// the stored set (valid only under the live job-set id) plus this node's own marks.
+// is_quorate needs a positive store contact within the freshness window. For the first
+// LEASE_HANDOVER_HOLD_MS after it gains the lease a holder is `handoverHeld()`: the gate holds its
+// Leader jobs, so a clock behind the previous holder's cannot re-fire a slot that holder already
+// ran (docs/clustering.md "Clock skew"). The @reboot ran-set is the stored set (valid only under
+// the live job-set id) plus this node's own marks.
 // Must not: read the wall clock for a decision, let a round outlive stop(), or answer
 // rebootRan(false) as a holder that has not read the stored set since it won (it throws).
 import { TaskSet, YacronError, describeError, type Clock } from '../common/index.js';
@@ -18,6 +21,13 @@ import {
   type StoredRanSet,
 } from './lease-client.js';
 import type { ClusterBackendName, LeaseLeadership } from './types.js';
+
+/**
+ * How long a new holder holds its Leader jobs after it gains the lease: the wall-clock skew
+ * between holders below which a slot cannot run twice across a handover (docs/clustering.md
+ * "Clock skew"). The same second the filesystem rule already allows for skew.
+ */
+export const LEASE_HANDOVER_HOLD_MS = 1000;
 
 export interface LeaseElectorDeps {
   readonly clock: Clock;
@@ -45,6 +55,8 @@ export class LeaseElector implements LeaseLeadership {
   #won = false;
   #leaseLost = false;
   #fenceUntilMs = -Infinity;
+  /** Monotonic end of the hold that follows a gain of the lease. */
+  #heldUntilMs = -Infinity;
   #freshUntilMs = -Infinity;
   #holder: string | null = null;
   #stored: StoredRanSet = EMPTY_RAN_SET;
@@ -98,6 +110,10 @@ export class LeaseElector implements LeaseLeadership {
 
   isLeader(): boolean {
     return this.#won && !this.#leaseLost && this.#deps.clock.monotonic() < this.#fenceUntilMs;
+  }
+
+  handoverHeld(): boolean {
+    return this.isLeader() && this.#deps.clock.monotonic() < this.#heldUntilMs;
   }
 
   leaderName(): string | null {
@@ -237,6 +253,7 @@ export class LeaseElector implements LeaseLeadership {
     switch (outcome.kind) {
       case 'leader': {
         const gained = !this.#won;
+        if (gained) this.#heldUntilMs = this.#deps.clock.monotonic() + LEASE_HANDOVER_HOLD_MS;
         this.#won = true;
         this.#leaseLost = false;
         this.#fenceUntilMs = outcome.fenceUntilMs;

@@ -34,6 +34,11 @@ export interface LeadershipReads {
 /** A lease backend: the store's single holder is the whole answer. */
 export interface LeaseLeadership extends LeadershipReads {
   readonly backend: Exclude<ClusterBackendName, 'gossip'>;
+  /**
+   * This node gained the lease under a second ago: Leader jobs wait, so a wall clock behind the
+   * previous holder's cannot name (and run) a slot that holder already ran.
+   */
+  handoverHeld(): boolean;
 }
 
 /** What a peer mesh (gossip) adds: a view of N peers that may disagree, converge and split jobs. */
@@ -111,6 +116,8 @@ export type DenyReason =
   | 'converging'
   /** Leader: this node leads its own view, but no peer has vouched for its quorum yet. */
   | 'unconfirmed'
+  /** Leader: this node gained its lease under a second ago (the skew hold of a handover). */
+  | 'handover'
   /** A backend read threw: fail closed. */
   | 'error';
 

@@ -22,18 +22,22 @@ export { freePort };
 /**
  * One directed link: forwards to `targetPort` in one of four modes. `cut()` refuses (every open
  * and new connection is reset), `blackhole()` accepts and drops every byte both ways (the peer
- * waits for its timeout), `delay(ms)` holds every chunk `ms` in each direction (order is kept,
+ * waits for its timeout) or one way only (requests lost, or answers lost), `delay(ms)` holds every chunk `ms` in each direction (order is kept,
  * also when the delay changes); `heal()` is plain forwarding again.
  */
 export class TcpProxy {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #cut = false;
-  #blackhole = false;
+  /** Which directions drop every byte: toward the target (requests), toward the client (answers). */
+  #drop = { toTarget: false, toClient: false };
   #delayMs = 0;
   port = 0;
 
-  private constructor(targetPort: number) {
+  private constructor(
+    targetPort: number,
+    readonly options: { readonly onDrop?: (direction: 'to-target' | 'to-client') => void } = {},
+  ) {
     this.#server = createServer((client) => {
       if (this.#cut) {
         client.destroy();
@@ -45,21 +49,30 @@ export class TcpProxy {
         socket.on('close', () => this.#sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      const hold = (): number | null => (this.#blackhole ? null : this.#delayMs);
-      relay(client, upstream, hold);
-      relay(upstream, client, hold);
+      relay(client, upstream, () => this.#hold('to-target'));
+      relay(upstream, client, () => this.#hold('to-client'));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
   }
 
-  static async start(targetPort: number): Promise<TcpProxy> {
-    const proxy = new TcpProxy(targetPort);
+  /** `onDrop` hears each chunk a blackhole drops (tests wait on it). */
+  static async start(targetPort: number, options: TcpProxy['options'] = {}): Promise<TcpProxy> {
+    const proxy = new TcpProxy(targetPort, options);
     await new Promise<void>((resolve) => proxy.#server.listen(0, '127.0.0.1', resolve));
     const address = proxy.#server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
     proxy.port = address.port;
     return proxy;
+  }
+
+  /** How long to hold a chunk going `direction`, or null to drop it. */
+  #hold(direction: 'to-target' | 'to-client'): number | null {
+    if (direction === 'to-target' ? this.#drop.toTarget : this.#drop.toClient) {
+      this.options.onDrop?.(direction);
+      return null;
+    }
+    return this.#delayMs;
   }
 
   get isCut(): boolean {
@@ -72,9 +85,15 @@ export class TcpProxy {
     for (const socket of this.#sockets) socket.destroy();
   }
 
-  /** Accept, then drop every byte both ways (open connections included) until healed. */
-  blackhole(): void {
-    this.#blackhole = true;
+  /**
+   * Accept, then drop every byte (open connections included) until healed: both ways, or only
+   * the client's bytes toward the target, or only the target's answers toward the client.
+   */
+  blackhole(direction: 'both' | 'to-target' | 'to-client' = 'both'): void {
+    this.#drop = {
+      toTarget: direction !== 'to-client',
+      toClient: direction !== 'to-target',
+    };
   }
 
   /** Forward every chunk `ms` late until healed. */
@@ -84,7 +103,7 @@ export class TcpProxy {
 
   heal(): void {
     this.#cut = false;
-    this.#blackhole = false;
+    this.#drop = { toTarget: false, toClient: false };
     this.#delayMs = 0;
   }
 

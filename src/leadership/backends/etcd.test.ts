@@ -100,6 +100,7 @@ void test('a holder whose etcd is SIGSTOPped self-demotes: Leader fails closed, 
   );
   assert.equal(a.elector.isLeader(), true);
   const gate = new ClusterGate(new StaticLeadershipSource(true, a.elector), a.logger);
+  await a.until((e) => !e.handoverHeld(), 5000, 'the handover hold over');
   assert.equal(gate.verdict({ name: 'j', clusterPolicy: 'Leader' }, 'schedule').kind, 'allow');
   member.pause();
   try {
