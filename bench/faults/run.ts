@@ -9,7 +9,7 @@
 //   npm run build && node --import tsx bench/faults/run.ts --backend gossip|gossip-spread|etcd|
 //     filesystem|kubernetes [--nodes 3|5] [--faults 1000] [--seed 1] [--duration-s 900]
 //     [--gap-ms 1000] [--skew-ms 0] [--outage-s 12] [--reference-nodes 0] [--keep 1]
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readWitness } from '../../test/e2e/cluster-harness.js';
@@ -29,7 +29,10 @@ const GAP_MS = numberFlag('gap-ms', 1000);
 const SKEW_MS = numberFlag('skew-ms', 0);
 const OUTAGE_S = numberFlag('outage-s', 12);
 const REFERENCE_NODES = numberFlag('reference-nodes', 0);
-/** --keep 1: leave the run's directory (configs, witness, store) for a post-mortem. */
+/**
+ * --keep 1: leave the run's directory for a post-mortem: configs, witness, store, `faults.json`
+ * (every fault with its start and end) and `logs/<node>-<start>.log` (each process's output).
+ */
 const KEEP = numberFlag('keep', 0) === 1;
 
 const names = ['a', 'b', 'c', 'd', 'e'].slice(0, NODE_COUNT);
@@ -152,6 +155,12 @@ try {
 } finally {
   await nodes.killAll();
   await cluster.close();
-  if (KEEP) progress(`kept ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
+  if (KEEP) {
+    writeFileSync(join(dir, 'faults.json'), `${JSON.stringify(injector.faults, null, 1)}\n`);
+    mkdirSync(join(dir, 'logs'));
+    nodes.started.forEach(({ name, daemon }, index) => {
+      writeFileSync(join(dir, 'logs', `${name}-${index}.log`), `${daemon.lines.join('\n')}\n`);
+    });
+    progress(`kept ${dir}`);
+  } else rmSync(dir, { recursive: true, force: true });
 }
