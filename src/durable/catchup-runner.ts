@@ -5,7 +5,10 @@
 // scheduler, and the close checkpoint. After each backfill but the last, a
 // new open checkpoint moves its watermark to the slot just run, so a restart resumes after the
 // slots already backfilled (the reference's record: an `open` on top means "resume from its
-// watermark"). Under a cluster the gate is asked before any store I/O: a node it refuses (no
+// watermark"). A resumed backfill covers only its own window (up to the open checkpoint's
+// `until`, else its `at`): the slots after it belonged to the live schedulers, perhaps another
+// node's, so once that window closes a fresh evaluation counts them against the ledger. Under a
+// cluster the gate is asked before any store I/O: a node it refuses (no
 // quorum yet, the convergence hold, a crashed holder's lease not expired, another owner) writes
 // nothing and keeps the job pending: its gate (held state, no I/O) is asked again every second,
 // and at once whenever the daemon calls recheck() (ownership gained); a backfill the gate stops
@@ -13,8 +16,8 @@
 // (CATCHUP_RECHECK_INTERVAL); under frequent faults a gate that opens for a few seconds between
 // two such asks was missed (docs/deviations.md "Durable state").
 // Must not: launch a first-ever job's "missed" runs, replay a slot a checkpoint shows was already
-// backfilled or whose run began in another process, or write a checkpoint on a node the gate
-// refuses.
+// backfilled or whose run began in another process, resume a stale open checkpoint past its own
+// window, or write a checkpoint on a node the gate refuses.
 import { describeError, type Clock, type TaskSet } from '../common/index.js';
 import { type Logger } from '../logging/index.js';
 import type { ResolvedJob } from '../config/index.js';
@@ -147,7 +150,14 @@ export class CatchupRunner {
     });
   }
 
-  async #catchUp(job: ResolvedJob): Promise<Attempt> {
+  /**
+   * `afterResume`: the fresh evaluation that follows a resumed window (it never resumes again),
+   * with the ledger watermark read before that window's own backfills could land in the ledger.
+   */
+  async #catchUp(
+    job: ResolvedJob,
+    afterResume: { readonly ledgerMs: number | null } | null = null,
+  ): Promise<Attempt> {
     const { store, read, logger, signal, clock, scheduler } = this.#deps;
     if (job.schedule.kind !== 'cron') return 'done';
     // The gate first, before any store I/O: a refused node writes no checkpoint.
@@ -160,13 +170,24 @@ export class CatchupRunner {
       `read the catch-up checkpoints of ${name}`,
     );
     const newest = checkpoints[0] === undefined ? undefined : parseCatchup(checkpoints[0].data);
-    // A restart mid-backfill (or mid-jitter): resume from the open checkpoint's watermark.
-    const resumeFromMs = newest?.kind === 'open' ? newest.watermarkMs : null;
+    // A restart mid-backfill (or mid-jitter): resume from the open checkpoint's watermark, over
+    // that backfill's own window only. Slots after it were the live schedulers' (another node
+    // may have run them meanwhile); once the resumed backfill closes, a fresh evaluation
+    // below counts them against the ledger.
+    const resumeFromMs =
+      newest?.kind === 'open' && afterResume === null ? newest.watermarkMs : null;
     const resumed = resumeFromMs !== null;
+    const untilMs =
+      resumed && newest?.kind === 'open' && newest.untilMs !== null
+        ? Math.min(newest.untilMs, this.#deps.untilMs)
+        : this.#deps.untilMs;
     // A closed checkpoint's slot was backfilled (on this node or another, perhaps after this
     // process started, where the ledger watermark below does not look): nothing up to it is owed.
     const closedAtMs = newest?.kind === 'close' ? newest.watermarkMs : null;
-    const ledgerMs = resumed ? null : await this.#watermark(name);
+    // Read before any backfill of this process can land (a resumed window hands it on).
+    const ledgerRead = afterResume !== null ? afterResume.ledgerMs : await this.#watermark(name);
+    const ledgerMs = resumed ? null : ledgerRead;
+    const next = { ledgerMs: ledgerRead };
     const startedElsewhereMs = resumed
       ? null
       : await this.#startedElsewhere(
@@ -185,7 +206,7 @@ export class CatchupRunner {
       schedule: job.schedule.schedule,
       onMissed: job.onMissed,
       watermarkMs,
-      untilMs: this.#deps.untilMs,
+      untilMs,
       startingDeadlineMs: job.startingDeadlineMs,
     });
     if (plan.droppedByDeadline) {
@@ -201,11 +222,13 @@ export class CatchupRunner {
       );
     }
     if (plan.slots.length === 0) {
-      if (resumed) await this.#checkpoint(stream, { kind: 'close', watermarkMs });
-      return 'done';
+      if (!resumed) return 'done';
+      return (await this.#checkpoint(stream, { kind: 'close', watermarkMs }))
+        ? this.#catchUp(job, next)
+        : 'done';
     }
     if (!resumed) {
-      const landed = await this.#checkpoint(stream, { kind: 'open', watermarkMs });
+      const landed = await this.#checkpoint(stream, { kind: 'open', watermarkMs, untilMs });
       if (!landed && this.#deps.onStoreUnavailable === 'fail-closed') {
         logger.warn(
           `Job ${name}: cannot record the catch-up checkpoint; not backfilling (fail-closed)`,
@@ -231,7 +254,14 @@ export class CatchupRunner {
           : 'done';
       }
       const last = index === plan.slots.length - 1;
-      await this.#checkpoint(stream, { kind: last ? 'close' : 'open', watermarkMs: slotMs });
+      const landed = await this.#checkpoint(
+        stream,
+        last
+          ? { kind: 'close', watermarkMs: slotMs }
+          : { kind: 'open', watermarkMs: slotMs, untilMs },
+      );
+      // The resumed window is done: what came after it is counted afresh (once).
+      if (last && resumed && landed) return this.#catchUp(job, next);
     }
     return 'done';
   }

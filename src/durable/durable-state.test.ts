@@ -1638,7 +1638,7 @@ void describe('missed-run catch-up (runBackfill)', () => {
         ['close', formatIsoUtc(T0)],
       ],
     );
-    assert.deepEqual(Object.keys(checkpoints[0]!).sort(), ['at', 'kind', 'watermark']);
+    assert.deepEqual(Object.keys(checkpoints[0]!).sort(), ['at', 'kind', 'until', 'watermark']);
     await d.stop();
   });
 
@@ -1665,6 +1665,45 @@ void describe('missed-run catch-up (runBackfill)', () => {
       watermark: formatIsoUtc(T0),
       at: formatIsoUtc(T0 + 10 * MINUTE),
     });
+    await d.stop();
+  });
+
+  void test('a resumed backfill stops at its own window: a slot another node ran after it is not replayed', async () => {
+    const w = await downtime();
+    // A process that started two hours ago opened a backfill of the three slots before it and
+    // was killed before running any; the leader elsewhere then ran the slot an hour ago live.
+    const untilMs = T0 - 2 * HOUR + 5 * MINUTE;
+    await w.store.append('catchup/report', {
+      kind: 'open',
+      watermark: formatIsoUtc(LAST_RUN_MS + 30 * SECOND),
+      at: formatIsoUtc(untilMs + MINUTE),
+      until: formatIsoUtc(untilMs),
+    });
+    const ranElsewhere = MISSED[3]!;
+    await w.store.append('runs/report', {
+      ...ledgerRow('success', ranElsewhere + 30 * SECOND),
+      started_at: formatIsoUtc(ranElsewhere),
+    });
+    const d = await boot(w, { jobs: [hourly({ onMissed: 'run-all' })], runs: { exitCode: 0 } });
+    await tick(w.clock, MINUTE);
+    // The resumed window (up to `until`), then afresh after the run elsewhere: never that slot.
+    assert.deepEqual(backfills(d), [...MISSED.slice(0, 3), MISSED[4]]);
+    const checkpoints = await streamData(w.store, 'catchup/report');
+    assert.equal(checkpoints.at(-1)?.['kind'], 'close');
+    await d.stop();
+  });
+
+  void test('an open checkpoint without `until` (a reference writer) resumes up to its `at`', async () => {
+    const w = await downtime();
+    await w.store.append('catchup/report', {
+      kind: 'open',
+      watermark: formatIsoUtc(LAST_RUN_MS + 30 * SECOND),
+      at: formatIsoUtc(MISSED[1]! + MINUTE),
+    });
+    const d = await boot(w, { jobs: [hourly({ onMissed: 'run-once' })], runs: { exitCode: 0 } });
+    await tick(w.clock, MINUTE);
+    // run-once: one backfill for the resumed window, then one for the slots after it.
+    assert.deepEqual(backfills(d), [MISSED[1], MISSED[4]]);
     await d.stop();
   });
 

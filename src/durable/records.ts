@@ -175,27 +175,41 @@ export function parseRebootMarker(data: JsonObject): RebootMarker | undefined {
 // ---- catch-up checkpoints (catchup/<job>) --------------------------------------------------------
 
 /**
- * `open`: a backfill from `watermarkMs` (the newest finished run it was computed from, or the
- * last slot a backfill completed) is owed; `close`: it completed.
+ * `open`: a backfill of the slots after `watermarkMs` (the newest finished run it was computed
+ * from, or the last slot a backfill completed) up to `untilMs` is owed; `close`: it completed.
  */
-export interface CatchupCheckpoint {
-  readonly kind: 'open' | 'close';
-  /** Null when written without one (`""`) or when it does not parse. */
-  readonly watermarkMs: number | null;
-}
+export type CatchupCheckpoint =
+  | {
+      readonly kind: 'open';
+      /** Null when written without one (`""`) or when it does not parse. */
+      readonly watermarkMs: number | null;
+      /**
+       * The end of the owed window: our `until` field (the writer's scheduler start), else the
+       * record's `at` (a writer without the field computed its slots up to about then), else null.
+       */
+      readonly untilMs: number | null;
+    }
+  | { readonly kind: 'close'; readonly watermarkMs: number | null };
 
 export function catchupData(checkpoint: CatchupCheckpoint, atMs: number): JsonObject {
   return {
     kind: checkpoint.kind,
     watermark: checkpoint.watermarkMs === null ? '' : isoAt(checkpoint.watermarkMs),
     at: isoAt(atMs),
+    // An added field (readers ignore unknown fields): where the owed window ends.
+    ...(checkpoint.kind === 'open' && checkpoint.untilMs !== null
+      ? { until: isoAt(checkpoint.untilMs) }
+      : {}),
   };
 }
 
 export function parseCatchup(data: JsonObject): CatchupCheckpoint | undefined {
   const kind = str(data, 'kind');
-  if (kind !== 'open' && kind !== 'close') return undefined;
-  return { kind, watermarkMs: parseStoreInstant(data['watermark']) ?? null };
+  const watermarkMs = parseStoreInstant(data['watermark']) ?? null;
+  if (kind === 'close') return { kind, watermarkMs };
+  if (kind !== 'open') return undefined;
+  const untilMs = parseStoreInstant(data['until']) ?? parseStoreInstant(data['at']) ?? null;
+  return { kind, watermarkMs, untilMs };
 }
 
 // ---- slot cancel requests (slots/<job>) ----------------------------------------------------------

@@ -101,6 +101,8 @@ const LOG: Shape = {
 };
 const CATCHUP: Shape = {
   fields: { kind: { oneOf: ['open', 'close'] }, watermark: 'iso-or-empty', at: 'iso' },
+  // Our addition to an `open` (readers ignore unknown fields): the end of its owed window.
+  optional: { until: 'iso' },
 };
 const PENDING: Shape = {
   fields: {
