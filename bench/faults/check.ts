@@ -223,3 +223,72 @@ export function checkCatchup(
     missedSlots.length > 0 && Object.values(runAll).every((n) => n === 1) && runOnceRuns === 1;
   return { missedSlots, runAll, runOnceRuns, ok };
 }
+
+export interface SlotOverlap {
+  readonly nodes: readonly [string, string];
+  readonly slots: readonly [number, number];
+  readonly overlapMs: number;
+  /** Faults near the later start, as `kind node +ms`. */
+  readonly near: readonly string[];
+}
+
+/**
+ * The cluster-slot job (Forbid, concurrencyScope cluster): from its `slot-start <ms>` and
+ * `slot-end <ms>` witness lines, its runs as intervals per node and slot, and every pair on two
+ * nodes that overlapped in time. A run with no end line (its node was killed mid-run, or the run
+ * was still going at the end) is taken to last `runMs`.
+ */
+export function checkClusterSlot(
+  rawLines: readonly string[],
+  faults: readonly Fault[],
+  firstSecond: number,
+  lastSecond: number,
+  runMs: number,
+  sparseEveryS: number,
+): { slots: number; runs: number; skips: number; unfinished: number; overlaps: SlotOverlap[] } {
+  const runs = new Map<string, { node: string; slot: number; start: number; end: number | null }>();
+  for (const line of rawLines) {
+    const [second, node, tag, ms] = line.split(' ');
+    if ((tag !== 'slot-start' && tag !== 'slot-end') || node === undefined) continue;
+    const slot = Number(second);
+    if (slot < firstSecond || slot > lastSecond) continue;
+    const key = `${node} ${slot}`;
+    if (tag === 'slot-start') runs.set(key, { node, slot, start: Number(ms), end: null });
+    else {
+      const run = runs.get(key);
+      if (run !== undefined) run.end = Number(ms);
+    }
+  }
+  const list = [...runs.values()].sort((x, y) => x.start - y.start);
+  const overlaps: SlotOverlap[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const first = list[i]!;
+    const firstEnd = first.end ?? first.start + runMs;
+    for (let j = i + 1; j < list.length && list[j]!.start < firstEnd; j++) {
+      const second = list[j]!;
+      if (second.node === first.node) continue;
+      const overlapMs = Math.min(firstEnd, second.end ?? second.start + runMs) - second.start;
+      const near = faults
+        .filter((fault) => fault.startMs <= second.start && fault.endMs >= first.start - 1000)
+        .map(
+          (fault) => `${fault.kind} ${fault.node ?? 'store'} +${second.start - fault.startMs} ms`,
+        );
+      overlaps.push({
+        nodes: [first.node, second.node],
+        slots: [first.slot, second.slot],
+        overlapMs,
+        near,
+      });
+    }
+  }
+  const slotCount =
+    Math.floor(lastSecond / sparseEveryS) - Math.ceil(firstSecond / sparseEveryS) + 1;
+  const ranSlots = new Set(list.map((run) => run.slot));
+  return {
+    slots: slotCount,
+    runs: list.length,
+    skips: slotCount - ranSlots.size,
+    unfinished: list.filter((run) => run.end === null).length,
+    overlaps,
+  };
+}

@@ -14,11 +14,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readWitness } from '../../test/e2e/cluster-harness.js';
 import { choiceFlag, numberFlag, pause, progress, seededRandom } from '../lib/soak.js';
-import { checkCatchup, checkSlots } from './check.js';
+import { checkCatchup, checkClusterSlot, checkSlots } from './check.js';
 import { BACKENDS, createCluster, LEASE_TTL_S } from './cluster.js';
 import { FAULT_KINDS, Injector, LeaderTail } from './faults.js';
 import { Nodes } from './nodes.js';
-import { SPARSE_EVERY_S } from './workload.js';
+import { SLOT_RUN_S, SPARSE_EVERY_S } from './workload.js';
 
 const BACKEND = choiceFlag('backend', BACKENDS);
 const NODE_COUNT = numberFlag('nodes', 3);
@@ -125,6 +125,20 @@ try {
       `DOUBLE ${double.job} slot ${double.second}: ${lines.join(' | ')}; near: ${double.near.join('; ')}`,
     );
   }
+  const clusterSlot = checkClusterSlot(
+    raw,
+    injector.faults,
+    firstSecond,
+    lastSecond,
+    SLOT_RUN_S * 1000,
+    SPARSE_EVERY_S,
+  );
+  for (const overlap of clusterSlot.overlaps) {
+    progress(
+      `OVERLAP cluster slot [${overlap.nodes.join(',')}] slots ${overlap.slots.join(',')} ` +
+        `${overlap.overlapMs} ms; near: ${overlap.near.join('; ') || 'no fault'}`,
+    );
+  }
   const byKind: Record<string, number> = {};
   for (const kind of FAULT_KINDS) {
     const count = injector.faults.filter((fault) => fault.kind === kind).length;
@@ -146,6 +160,7 @@ try {
       clockOffsetStarts: injector.faults.length - injector.injected,
       faultsByKind: byKind,
       ...slots,
+      clusterSlot: { ...clusterSlot, overlaps: clusterSlot.overlaps.length },
       bootRuns: firings.filter((firing) => firing.job === 'boot').length,
       starts: nodes.started.length,
       catchup,

@@ -1,14 +1,17 @@
 // The jobs every node of a fault run executes (docs/clustering.md "Guarantees and trade-offs"):
 // one Leader, one PreferLeader and one EveryNode job every second, a Leader job whose first
 // attempt fails and is retried durably, a run-once and a run-all onMissed catch-up job (checked
-// after the full outage) and a Leader @reboot one-shot. Each appends `<slot> <node> <job>` to the
+// after the full outage), a Leader @reboot one-shot, and an EveryNode job under a cluster
+// concurrency slot (Forbid, concurrencyScope cluster). Each appends `<slot> <node> <job>` to the
 // shared witness file, where <slot> is the scheduled second (YACRON2_SCHEDULED_AT, docs/job-state.md),
 // not the second the process ran in: a late firing of a slot is not a double, and a node whose
 // clock is skewed still names the slot it ran.
 import { shellQuote } from '../../test/e2e/harness.js';
 
-/** Seconds between the slots of the retry and catch-up jobs. */
+/** Seconds between the slots of the retry, catch-up and cluster-slot jobs. */
 export const SPARSE_EVERY_S = 5;
+/** How long a run of the cluster-slot job lasts. */
+export const SLOT_RUN_S = 2;
 
 const SLOT = '$(date -d "$YACRON2_SCHEDULED_AT" +%s)';
 
@@ -46,6 +49,16 @@ export function workloadJobs(witness: string): string {
     // The catch-up jobs add the wall second they ran in: a catch-up runs its slot late.
     job('once', 'Leader', sparse, append('once $(date +%s)'), `    onMissed: run-once\n`) +
     job('all', 'Leader', sparse, append('all $(date +%s)'), `    onMissed: run-all\n`) +
-    job('boot', 'Leader', '@reboot', `echo "$(date +%s) $YC_NODE boot" >> ${shellQuote(witness)}`)
+    job('boot', 'Leader', '@reboot', `echo "$(date +%s) $YC_NODE boot" >> ${shellQuote(witness)}`) +
+    // One run at a time across the store (docs/durable-state.md "Cluster concurrency slots"):
+    // every node fires it, the slot's lease lets one run; start and end carry milliseconds, so
+    // the checker can find two runs that overlapped.
+    job(
+      'slot',
+      'EveryNode',
+      sparse,
+      `${append('slot-start $(date +%s%3N)')}; sleep ${SLOT_RUN_S}; ${append('slot-end $(date +%s%3N)')}`,
+      `    concurrencyPolicy: Forbid\n    concurrencyScope: cluster\n`,
+    )
   );
 }
