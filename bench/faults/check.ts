@@ -199,26 +199,38 @@ export function checkSlots(input: CheckInput): {
 }
 
 /**
- * The catch-up after a full outage: the sparse slots that fell while every node was down, and
- * the witness lines written after the restart for them (run-all: each once; run-once: one run).
+ * The catch-up after a full outage, from the witness lines written after the restart
+ * (`<slot> <node> <job> <second it ran>`): the sparse slots from the stop until every node was
+ * up again (`allUpMs`; a slot that fell while the nodes were still starting may be missed too),
+ * how often run-all ran each of them (on time or backfilled: once each), and how many run-once
+ * backfills ran (a line at least 2 s after its slot: exactly one).
  */
 export function checkCatchup(
-  after: readonly Firing[],
+  afterLines: readonly string[],
   downFromMs: number,
-  upAtMs: number,
+  allUpMs: number,
   sparseEveryS: number,
 ): { missedSlots: number[]; runAll: Record<string, number>; runOnceRuns: number; ok: boolean } {
   const missedSlots: number[] = [];
-  for (let second = Math.ceil(downFromMs / 1000); second * 1000 < upAtMs; second++) {
+  for (let second = Math.ceil(downFromMs / 1000); second * 1000 < allUpMs; second++) {
     if (second % sparseEveryS === 0) missedSlots.push(second);
   }
+  const lines = afterLines.map((line) => line.split(' '));
   const runAll: Record<string, number> = {};
   for (const slot of missedSlots) {
-    runAll[String(slot)] = after.filter((f) => f.job === 'all' && f.second === slot).length;
+    runAll[String(slot)] = lines.filter(
+      ([second, , job]) => job === 'all' && Number(second) === slot,
+    ).length;
   }
-  const runOnceRuns = after.filter(
-    (f) => f.job === 'once' && f.second * 1000 >= downFromMs - 1000 && f.second * 1000 < upAtMs,
-  ).length;
+  const runOnceRuns = lines.filter(([second, , job, ranAt]) => {
+    const slot = Number(second);
+    return (
+      job === 'once' &&
+      slot * 1000 >= downFromMs - 1000 &&
+      slot * 1000 < allUpMs &&
+      Number(ranAt) - slot >= 2
+    );
+  }).length;
   const ok =
     missedSlots.length > 0 && Object.values(runAll).every((n) => n === 1) && runOnceRuns === 1;
   return { missedSlots, runAll, runOnceRuns, ok };

@@ -83,14 +83,14 @@ try {
   // --outage-s 0 skips it (the CI run).
   const downFromMs = Date.now();
   let before = 0;
-  let upAtMs = downFromMs;
+  let allUpMs = downFromMs;
   if (OUTAGE_S > 0) {
     progress('full outage: stopping every node');
     await nodes.termAll();
     await pause(Math.max(0, downFromMs + OUTAGE_S * 1000 - Date.now()));
     before = readWitness(cluster.witness).length;
-    upAtMs = Date.now();
     await Promise.all(names.map(start));
+    allUpMs = Date.now();
     // The election, the catch-up gate and the catch-up runs. On gossip the gate is closed at
     // start (no quorum, then the convergence hold) and a refused catch-up is asked again at the
     // next housekeeping pass (the reload interval, 60 s by default): wait past one.
@@ -107,8 +107,16 @@ try {
     sparseEveryS: SPARSE_EVERY_S,
     skewMs: SKEW_MS,
   });
+  const raw = readFileSync(cluster.witness, 'utf8').split('\n');
   const catchup =
-    OUTAGE_S > 0 ? checkCatchup(firings.slice(before), downFromMs, upAtMs, SPARSE_EVERY_S) : null;
+    OUTAGE_S > 0
+      ? checkCatchup(
+          raw.filter((line) => line.trim() !== '').slice(before),
+          downFromMs,
+          allUpMs,
+          SPARSE_EVERY_S,
+        )
+      : null;
   for (const double of slots.leader.doubles.list) {
     progress(
       `DOUBLE (${double.class}) slot ${new Date(double.second * 1000).toISOString()} ` +
@@ -116,7 +124,6 @@ try {
     );
   }
   // The raw witness lines of a doubled catch-up job slot (the 4th field: the second it ran in).
-  const raw = readFileSync(cluster.witness, 'utf8').split('\n');
   for (const double of slots.sparseDoubles) {
     const lines = raw.filter(
       (line) => line.startsWith(`${double.second} `) && line.includes(` ${double.job} `),
