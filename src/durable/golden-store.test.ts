@@ -270,6 +270,12 @@ void describe('the reference store, read by the durable layer', () => {
           .sort(),
         [...rebootJobs].sort(),
       );
+      // The settle is written by the @reboot launch's own store write: on a loaded machine it can
+      // land after the boot sequence's last log line.
+      await until(
+        async () => (await streamData(g.store, 'retries/flaky')).at(-1)?.['kind'] === 'settled',
+        'the superseded retry settled',
+      );
       assert.deepEqual((await streamData(g.store, 'retries/flaky')).at(-1), {
         kind: 'settled',
         reason: 'superseded-by-reboot',

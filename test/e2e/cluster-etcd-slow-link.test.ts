@@ -79,6 +79,9 @@ test(
     );
 
     // Then a's link turns slow. It costs nothing: every tick from the next one on runs, on a.
+    // (A tick skipped before this is the handover hold of a's first second as holder:
+    // docs/clustering.md "Clock skew".)
+    const skippedBefore = a.daemon.logMessages(/^Job lead skipped/).length;
     links.a.delay(DELAY_MS);
     const firstSecond = Math.floor(Date.now() / 1000) + 1;
     const window = Array.from({ length: TICKS }, (_, i) => firstSecond + i);
@@ -100,7 +103,11 @@ test(
       `each tick once, on a (seconds ${firstSecond}…):\n--- a:\n${logsOf(a.daemon)}`,
     );
     assert.equal(a.daemon.logMessages(LOST).length, 0, 'a never lost leadership');
-    assert.equal(a.daemon.logMessages(/^Job lead skipped/).length, 0, 'a never skipped a tick');
+    assert.equal(
+      a.daemon.logMessages(/^Job lead skipped/).length,
+      skippedBefore,
+      'a never skipped a tick once its link was slow',
+    );
 
     // Cut off, a stands down before etcd lets its lease go; b takes over after that.
     const cutMs = Date.now();
