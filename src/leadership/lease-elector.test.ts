@@ -50,38 +50,38 @@ void test('the first node to run a round holds the lease; the second follows and
   // mesh's reads); the gate treats a lease backend as a settled single leader whose held lease is
   // its own quorum confirmation, and a follower defers to the holder.
   assert.equal(meshOf(a.elector), null);
-  const gateOf = (n: { elector: LeaseElector }): ClusterGate =>
-    new ClusterGate(new StaticLeadershipSource(true, n.elector), a.logger);
+  const verdictOf = (
+    n: { elector: LeaseElector },
+    clusterPolicy: 'Leader' | 'PreferLeader',
+  ): ReturnType<ClusterGate['verdict']> =>
+    new ClusterGate(new StaticLeadershipSource(true, n.elector), a.logger).verdict(
+      { name: 'j', clusterPolicy },
+      'schedule',
+    );
   // The new holder holds its Leader jobs for the handover second (docs/clustering.md "Clock
   // skew"); PreferLeader is not held.
   assert.equal(a.elector.handoverHeld(), true);
-  assert.deepEqual(gateOf(a).verdict({ name: 'j', clusterPolicy: 'Leader' }, 'schedule'), {
+  assert.deepEqual(verdictOf(a, 'Leader'), {
     kind: 'deny',
     reason: 'handover',
     detail: 'this node gained the lease under a second ago (the clock-skew hold)',
   });
-  assert.equal(
-    gateOf(a).verdict({ name: 'j', clusterPolicy: 'PreferLeader' }, 'schedule').kind,
-    'allow',
-  );
+  assert.equal(verdictOf(a, 'PreferLeader').kind, 'allow');
   await clock.advance(LEASE_HANDOVER_HOLD_MS - 1);
   assert.equal(a.elector.handoverHeld(), true, 'held until the full second has passed');
   await clock.advance(1);
   assert.equal(a.elector.handoverHeld(), false);
   assert.equal(b.elector.handoverHeld(), false, 'a follower holds nothing');
-  assert.deepEqual(gateOf(a).verdict({ name: 'j', clusterPolicy: 'Leader' }, 'schedule'), {
+  assert.deepEqual(verdictOf(a, 'Leader'), {
     kind: 'allow',
     basis: 'leader',
   });
-  assert.deepEqual(gateOf(b).verdict({ name: 'j', clusterPolicy: 'Leader' }, 'schedule'), {
+  assert.deepEqual(verdictOf(b, 'Leader'), {
     kind: 'deny',
     reason: 'not-leader',
     detail: 'the elected leader is a',
   });
-  assert.equal(
-    gateOf(b).verdict({ name: 'j', clusterPolicy: 'PreferLeader' }, 'schedule').kind,
-    'deny',
-  );
+  assert.equal(verdictOf(b, 'PreferLeader').kind, 'deny');
   assert.deepEqual(a.elector.leaseDetails(), {
     identity: 'a',
     holder: 'a',
