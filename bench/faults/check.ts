@@ -200,28 +200,41 @@ export function checkSlots(input: CheckInput): {
 
 /**
  * The catch-up after a full outage, from the witness lines written after the restart
- * (`<slot> <node> <job> <second it ran>`): the sparse slots from the stop until every node was
- * up again (`allUpMs`; a slot that fell while the nodes were still starting may be missed too),
- * how often run-all ran each of them (on time or backfilled: once each), and how many run-once
- * backfills ran (a line at least 2 s after its slot: exactly one).
+ * (`<slot> <node> <job> <second it ran>`). The sparse slots from the stop until the first node
+ * was up again (`firstUpMs`) fell while no scheduler ran: run-all must run each exactly once,
+ * run-once must run one backfill (a line at least 2 s after its slot). A slot that fell while
+ * the other nodes were still starting (up to `allUpMs`) belongs to a live scheduler, whose gate
+ * may skip it (the cluster converging) or to a backfill of a node that started after it: it may
+ * run once or not at all, never twice.
  */
 export function checkCatchup(
   afterLines: readonly string[],
   downFromMs: number,
+  firstUpMs: number,
   allUpMs: number,
   sparseEveryS: number,
-): { missedSlots: number[]; runAll: Record<string, number>; runOnceRuns: number; ok: boolean } {
-  const missedSlots: number[] = [];
-  for (let second = Math.ceil(downFromMs / 1000); second * 1000 < allUpMs; second++) {
-    if (second % sparseEveryS === 0) missedSlots.push(second);
-  }
+): {
+  missedSlots: number[];
+  runAll: Record<string, number>;
+  startupSlots: Record<string, number>;
+  runOnceRuns: number;
+  ok: boolean;
+} {
+  const slotsIn = (fromMs: number, toMs: number): number[] => {
+    const slots: number[] = [];
+    for (let second = Math.ceil(fromMs / 1000); second * 1000 < toMs; second++) {
+      if (second % sparseEveryS === 0) slots.push(second);
+    }
+    return slots;
+  };
   const lines = afterLines.map((line) => line.split(' '));
+  const runsOf = (slot: number): number =>
+    lines.filter(([second, , job]) => job === 'all' && Number(second) === slot).length;
+  const missedSlots = slotsIn(downFromMs, firstUpMs);
   const runAll: Record<string, number> = {};
-  for (const slot of missedSlots) {
-    runAll[String(slot)] = lines.filter(
-      ([second, , job]) => job === 'all' && Number(second) === slot,
-    ).length;
-  }
+  for (const slot of missedSlots) runAll[String(slot)] = runsOf(slot);
+  const startupSlots: Record<string, number> = {};
+  for (const slot of slotsIn(firstUpMs, allUpMs)) startupSlots[String(slot)] = runsOf(slot);
   const runOnceRuns = lines.filter(([second, , job, ranAt]) => {
     const slot = Number(second);
     return (
@@ -232,8 +245,11 @@ export function checkCatchup(
     );
   }).length;
   const ok =
-    missedSlots.length > 0 && Object.values(runAll).every((n) => n === 1) && runOnceRuns === 1;
-  return { missedSlots, runAll, runOnceRuns, ok };
+    missedSlots.length > 0 &&
+    Object.values(runAll).every((n) => n === 1) &&
+    Object.values(startupSlots).every((n) => n <= 1) &&
+    runOnceRuns === 1;
+  return { missedSlots, runAll, startupSlots, runOnceRuns, ok };
 }
 
 export interface SlotOverlap {

@@ -83,13 +83,20 @@ try {
   // --outage-s 0 skips it (the CI run).
   const downFromMs = Date.now();
   let before = 0;
+  let firstUpMs = downFromMs;
   let allUpMs = downFromMs;
   if (OUTAGE_S > 0) {
     progress('full outage: stopping every node');
     await nodes.termAll();
     await pause(Math.max(0, downFromMs + OUTAGE_S * 1000 - Date.now()));
     before = readWitness(cluster.witness).length;
-    await Promise.all(names.map(start));
+    const upAt = await Promise.all(
+      names.map(async (name) => {
+        await start(name);
+        return Date.now();
+      }),
+    );
+    firstUpMs = Math.min(...upAt);
     allUpMs = Date.now();
     // The election, the catch-up gate and the catch-up runs. On gossip the gate is closed at
     // start (no quorum, then the convergence hold) and a refused catch-up is asked again at the
@@ -113,6 +120,7 @@ try {
       ? checkCatchup(
           raw.filter((line) => line.trim() !== '').slice(before),
           downFromMs,
+          firstUpMs,
           allUpMs,
           SPARSE_EVERY_S,
         )
