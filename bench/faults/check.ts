@@ -202,7 +202,9 @@ export function checkSlots(input: CheckInput): {
  * The catch-up after a full outage, from the witness lines written after the restart
  * (`<slot> <node> <job> <second it ran>`). The sparse slots from the stop until the first node
  * was up again (`firstUpMs`) fell while no scheduler ran: run-all must run each exactly once,
- * run-once must run one backfill (a line at least 2 s after its slot). A slot that fell while
+ * run-once must run a backfill (a line at least 2 s after its slot), one per node whose own
+ * downtime owed one (nodes up at different times owe different windows), never one slot twice.
+ * A slot that fell while
  * the other nodes were still starting (up to `allUpMs`) belongs to a live scheduler, whose gate
  * may skip it (the cluster converging) or to a backfill of a node that started after it: it may
  * run once or not at all, never twice.
@@ -235,20 +237,24 @@ export function checkCatchup(
   for (const slot of missedSlots) runAll[String(slot)] = runsOf(slot);
   const startupSlots: Record<string, number> = {};
   for (const slot of slotsIn(firstUpMs, allUpMs)) startupSlots[String(slot)] = runsOf(slot);
-  const runOnceRuns = lines.filter(([second, , job, ranAt]) => {
-    const slot = Number(second);
-    return (
-      job === 'once' &&
-      slot * 1000 >= downFromMs - 1000 &&
-      slot * 1000 < allUpMs &&
-      Number(ranAt) - slot >= 2
-    );
-  }).length;
+  const onceSlots = lines
+    .filter(([second, , job, ranAt]) => {
+      const slot = Number(second);
+      return (
+        job === 'once' &&
+        slot * 1000 >= downFromMs - 1000 &&
+        slot * 1000 < allUpMs &&
+        Number(ranAt) - slot >= 2
+      );
+    })
+    .map(([second]) => second);
+  const runOnceRuns = onceSlots.length;
   const ok =
     missedSlots.length > 0 &&
     Object.values(runAll).every((n) => n === 1) &&
     Object.values(startupSlots).every((n) => n <= 1) &&
-    runOnceRuns === 1;
+    runOnceRuns >= 1 &&
+    new Set(onceSlots).size === runOnceRuns;
   return { missedSlots, runAll, startupSlots, runOnceRuns, ok };
 }
 
