@@ -174,20 +174,19 @@ export class CatchupRunner {
     // that backfill's own window only. Slots after it were the live schedulers' (another node
     // may have run them meanwhile); once the resumed backfill closes, a fresh evaluation
     // below counts them against the ledger.
-    const resumeFromMs =
-      newest?.kind === 'open' && afterResume === null ? newest.watermarkMs : null;
+    const open = newest?.kind === 'open' && afterResume === null ? newest : null;
+    const resumeFromMs = open?.watermarkMs ?? null;
     const resumed = resumeFromMs !== null;
-    const untilMs =
-      resumed && newest?.kind === 'open' && newest.untilMs !== null
-        ? Math.min(newest.untilMs, this.#deps.untilMs)
-        : this.#deps.untilMs;
+    const untilMs = Math.min(resumed ? (open?.untilMs ?? Infinity) : Infinity, this.#deps.untilMs);
     // A closed checkpoint's slot was backfilled (on this node or another, perhaps after this
     // process started, where the ledger watermark below does not look): nothing up to it is owed.
     const closedAtMs = newest?.kind === 'close' ? newest.watermarkMs : null;
-    // Read before any backfill of this process can land (a resumed window hands it on).
-    const ledgerRead = afterResume !== null ? afterResume.ledgerMs : await this.#watermark(name);
-    const ledgerMs = resumed ? null : ledgerRead;
-    const next = { ledgerMs: ledgerRead };
+    // Read before any backfill of this process can land; a resumed window hands it on to the
+    // fresh evaluation that follows it, and does not use it itself.
+    const next = {
+      ledgerMs: afterResume !== null ? afterResume.ledgerMs : await this.#watermark(name),
+    };
+    const ledgerMs = resumed ? null : next.ledgerMs;
     const startedElsewhereMs = resumed
       ? null
       : await this.#startedElsewhere(
