@@ -42,7 +42,7 @@ async function mesh(distribution: 'spread' | 'single-leader', summaries: number)
           transport: network.transportFor(String(index), [host]),
           logger: logging.silentLogger(),
           jobSetId: () => ID,
-          jobSummaries: () => jobs,
+          jobSummaries: () => ({ jobs, truncated: false }),
         },
       ),
   );

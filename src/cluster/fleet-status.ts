@@ -2,10 +2,9 @@
 // every peer's last gossiped ones, served from held state with no peer traffic. Display only.
 // Domain values (epoch ms); the HTTP layer renders GET /fleet.
 // Must not: show a self-listing, or one instance twice (a multi-homed peer is listed once).
-import { advertisedSummaries } from './job-summaries.js';
 import type { GossipNode } from './gossip-node.js';
 import { freshNodeStats } from './node-stats.js';
-import type { JobSummary, NodeStatsReading, PeerStatus } from './types.js';
+import type { AdvertisedJobs, JobSummary, NodeStatsReading, PeerStatus } from './types.js';
 
 export interface FleetNode {
   readonly nodeName: string | null;
@@ -31,7 +30,8 @@ export interface FleetStatus {
 }
 
 export interface FleetInputs {
-  readonly ownJobs: ReadonlyMap<string, JobSummary>;
+  /** What this node advertises of its own jobs. */
+  readonly ownJobs: AdvertisedJobs;
   readonly ownStats: NodeStatsReading | null;
   readonly nowMs: number;
   readonly intervalMs: number;
@@ -39,7 +39,7 @@ export interface FleetInputs {
 
 export function describeFleet(node: GossipNode, inputs: FleetInputs): FleetStatus {
   const { nowMs, intervalMs } = inputs;
-  const own = advertisedSummaries(inputs.ownJobs);
+  const own = inputs.ownJobs;
   const nodes: FleetNode[] = [
     {
       nodeName: node.nodeName,

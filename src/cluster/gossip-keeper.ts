@@ -164,7 +164,7 @@ export class GossipKeeper {
           transport,
           logger: deps.logger,
           jobSetId: () => deps.jobSetId(),
-          jobSummaries: () => deps.jobSummaries?.() ?? new Map(),
+          jobSummaries: () => deps.jobSummaries?.() ?? { jobs: new Map(), truncated: false },
           nodeStats: () => (this.#hooks.shareNodeStats() ? (deps.nodeStats?.() ?? null) : null),
         },
       );

@@ -15,7 +15,7 @@ import {
 } from './derived-sets.js';
 import { hrwOwner } from './elect.js';
 import { RendezvousOwners, ScoreCache } from './owner-cache.js';
-import { buildSummariesWire } from './job-summaries.js';
+import { summariesWire } from './job-summaries.js';
 import { buildPeerPayload } from './payload-build.js';
 import { createPeerHandler } from './peer-handler.js';
 import type { PeerPayload, RebootRanPayload } from './peer-payload.js';
@@ -26,7 +26,7 @@ import { advertisedRanList, RebootRanSet } from './ran-set.js';
 import type { PeerRequestHandler, PeerTransport } from './transport.js';
 import type {
   Distribution,
-  JobSummary,
+  AdvertisedJobs,
   MemberEntry,
   NodeStatsReading,
   PeerRecord,
@@ -65,14 +65,14 @@ export interface GossipNodeDeps {
   /** The live job-set id (it changes on a reload without a rebuild). */
   jobSetId(): string;
   /** The scheduler's per-job summaries for the fleet view; none by default. */
-  jobSummaries?(): ReadonlyMap<string, JobSummary>;
+  jobSummaries?(): AdvertisedJobs;
   /** This node's resources reading when node stats are shared; null = not shared. */
   nodeStats?(): NodeStatsReading | null;
   /** Per-process id: 32 lowercase hex, new on every build. A test seam; random by default. */
   readonly instanceId?: string;
 }
 
-const NO_SUMMARIES: ReadonlyMap<string, JobSummary> = new Map();
+const NO_SUMMARIES: AdvertisedJobs = { jobs: new Map(), truncated: false };
 
 export class GossipNode implements MeshLeadership {
   readonly backend = 'gossip';
@@ -448,7 +448,7 @@ export class GossipNode implements MeshLeadership {
   /** The `GET /peer` body, built fresh. */
   payload(): PeerPayload {
     const sets = this.#sets();
-    const summaries = buildSummariesWire(this.#deps.jobSummaries?.() ?? NO_SUMMARIES);
+    const summaries = summariesWire(this.#deps.jobSummaries?.() ?? NO_SUMMARIES);
     return buildPeerPayload({
       nodeName: this.nodeName,
       jobSetId: this.#deps.jobSetId(),

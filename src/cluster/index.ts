@@ -50,7 +50,7 @@ export {
 } from './cluster-status.js';
 export { describeLeaseCluster, leaseMetricsView, type LeaseClusterStatus } from './lease-status.js';
 export { describeFleet, type FleetNode, type FleetStatus } from './fleet-status.js';
-export { jobSummaries } from './job-summaries.js';
+export { AdvertisedNamesMemo, jobSummaries } from './job-summaries.js';
 export { summariesToWire } from './summary-wire/index.js';
 export { jobClusterFields, type JobElectionFields } from './job-cluster-fields.js';
 export { MemoryNetwork, MemoryTransport, type LinkState } from './memory-transport.js';

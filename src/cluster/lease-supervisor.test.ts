@@ -61,7 +61,7 @@ function supervisorFor(
     clock,
     logger,
     jobSetId: () => JOB_SET_ID,
-    jobSummaries: () => new Map(),
+    jobSummaries: () => ({ jobs: new Map(), truncated: false }),
     nodeStats: () => ({ cpu_percent: 1 }),
     loadTls: () =>
       Promise.resolve({ ca: Buffer.from('ca'), cert: Buffer.from('c'), key: Buffer.from('k') }),

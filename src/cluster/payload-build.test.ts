@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeClock } from '../common/index.js';
-import { buildSummariesWire } from './job-summaries.js';
+import { AdvertisedNamesMemo, buildSummariesWire, jobSummaries } from './job-summaries.js';
 import { peerPayloadEtag, roundHalfEven } from './payload-build.js';
 import { createPeerHandler } from './peer-handler.js';
 import type { PeerPayload } from './peer-payload.js';
@@ -125,6 +125,49 @@ void test('summaries advertised: sorted by code point, names over 128 left out, 
   assert.equal(Object.keys(capped.jobSummaries).length, 512);
   assert.equal(capped.truncated, true);
   assert.ok('job-511' in capped.jobSummaries && !('job-512' in capped.jobSummaries));
+});
+
+void test('the scheduler is asked only about the advertised names; the sorted list is kept until the job list changes', () => {
+  const names = Array.from(
+    { length: 700 },
+    (_, index) => `job-${String(699 - index).padStart(3, '0')}`,
+  );
+  const jobsOf = (list: readonly string[]) => list.map((name) => ({ name }));
+  const configured = jobsOf(names);
+  const asked: string[] = [];
+  const at = Date.UTC(2026, 0, 1);
+  const view = {
+    getJobConfig: (name: string) => (name === 'job-001' ? undefined : ({} as never)),
+    getJobState: (name: string) => {
+      asked.push(name);
+      return {
+        job: { enabled: true, schedule: { kind: 'cron' } },
+        runningInstances: name === 'job-000' ? 1 : 0,
+        nextFireAtMs: at + 30_000,
+        recentRuns: [],
+      } as never;
+    },
+  };
+  const memo = new AdvertisedNamesMemo();
+  const advertised = memo.of(configured);
+  assert.equal(memo.of(configured), advertised, 'the same list: the same answer, not sorted again');
+  assert.deepEqual(
+    [advertised.names.length, advertised.names[0], advertised.truncated],
+    [512, 'job-000', true],
+  );
+  const summaries = jobSummaries(view, advertised, at);
+  assert.equal(asked.length, 511, 'the 188 names past the cap are never looked up, nor job-001');
+  assert.equal(summaries.jobs.has('job-001'), false, 'not (yet) in the scheduler: left out');
+  assert.deepEqual(summaries.jobs.get('job-000'), {
+    running: true,
+    enabled: true,
+    scheduledInSeconds: null,
+    last: null,
+  });
+  assert.equal(summaries.jobs.get('job-002')?.scheduledInSeconds, 30);
+  assert.equal(summaries.truncated, true);
+  const reloaded = memo.of(jobsOf(['b', 'a']));
+  assert.deepEqual([reloaded.names, reloaded.truncated], [['a', 'b'], false]);
 });
 
 void test("the ETag is the reference's: sha256 of json.dumps(sort_keys, compact, ensure_ascii) (a value computed with Python)", () => {

@@ -4,7 +4,7 @@
 // Must not: throw for any request (a hostile peer gets a status, never a crash).
 import type { Clock } from '../common/index.js';
 import { parseRebootRanPayload } from './payload-parse.js';
-import { peerPayloadEtag } from './payload-build.js';
+import { PeerEtagMemo } from './peer-etag.js';
 import type { PeerPayload, RebootRanPayload } from './peer-payload.js';
 import { formatNodeStatsHeader, NODE_STATS_HEADER } from './node-stats.js';
 import { parseStrictJson } from './strict-json.js';
@@ -25,11 +25,12 @@ const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
 
 export function createPeerHandler(deps: PeerHandlerDeps): PeerRequestHandler {
+  const etags = new PeerEtagMemo();
   return (request) => {
     const path = request.path.split('?', 1)[0];
     if (path === '/peer') {
       if (request.method !== 'GET' && request.method !== 'HEAD') return notAllowed('GET, HEAD');
-      return servePeer(deps, request);
+      return servePeer(deps, etags, request);
     }
     if (path === '/reboot-ran') {
       if (request.method !== 'POST') return notAllowed('POST');
@@ -39,9 +40,9 @@ export function createPeerHandler(deps: PeerHandlerDeps): PeerRequestHandler {
   };
 }
 
-function servePeer(deps: PeerHandlerDeps, request: PeerRequest): PeerResponse {
+function servePeer(deps: PeerHandlerDeps, etags: PeerEtagMemo, request: PeerRequest): PeerResponse {
   const payload = deps.payload();
-  const etag = peerPayloadEtag(payload, deps.clock.now());
+  const etag = etags.etag(payload, deps.clock.now());
   const headers: Record<string, string> = { ETag: etag };
   const stats = deps.nodeStats();
   if (stats !== null) headers[NODE_STATS_HEADER] = formatNodeStatsHeader(stats);

@@ -31,14 +31,14 @@ import {
   type TlsMaterial,
 } from './tls-material.js';
 import type { PeerTransport } from './transport.js';
-import type { JobSummary, NodeStatsReading } from './types.js';
+import type { AdvertisedJobs, NodeStatsReading } from './types.js';
 
 export interface ClusterSupervisorDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   /** The live job-set id. */
   jobSetId(): string;
-  jobSummaries?(): ReadonlyMap<string, JobSummary>;
+  jobSummaries?(): AdvertisedJobs;
   /** This node's resources reading (shared only when the config says so). */
   nodeStats?(): NodeStatsReading | null;
   /** Seams (tests): certificate loading and snapshots, and the transport (default: mTLS). */
@@ -135,7 +135,7 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     if (running === null) return null;
     const deps = this.#deps;
     return describeFleet(running.manager.node, {
-      ownJobs: deps.jobSummaries?.() ?? new Map(),
+      ownJobs: deps.jobSummaries?.() ?? { jobs: new Map(), truncated: false },
       ownStats: deps.nodeStats?.() ?? null,
       nowMs: deps.clock.now(),
       intervalMs: running.config.intervalMs,

@@ -46,6 +46,12 @@ export interface JobSummary {
   readonly last: JobSummaryLast | null;
 }
 
+/** The summaries a node advertises: the sorted, capped prefix, and whether anything was left out. */
+export interface AdvertisedJobs {
+  readonly jobs: ReadonlyMap<string, JobSummary>;
+  readonly truncated: boolean;
+}
+
 /** A node's `job_summaries` as received (stamped at receipt). */
 export interface JobSummariesReport {
   readonly jobs: ReadonlyMap<string, JobSummary>;

@@ -28,6 +28,7 @@ export { readPackageVersion } from './package-version.js';
 export {
   PyFloat,
   pyFloat,
+  RawPythonJson,
   dumpPythonJson,
   pythonFloatRepr,
   pythonJsonString,

@@ -7,6 +7,7 @@ import {
   pythonFloatRepr,
   pythonIsoformatUtc,
   pythonJsonString,
+  RawPythonJson,
 } from './python-json.js';
 
 void test('dumpPythonJson() writes the reference golden store files byte for byte', () => {
@@ -125,4 +126,15 @@ void test('pythonIsoformatUtc() is isoformat() of an aware UTC datetime: microse
     '2026-12-01T14:30:51.000593+00:00',
   );
   assert.equal(pythonIsoformatUtc(1796135451560.593), '2026-12-01T14:30:51.560593+00:00');
+});
+
+void test('RawPythonJson is written as given, sorted among its siblings; integers past 2^53 still print whole', () => {
+  assert.equal(
+    dumpPythonJson({ b: new RawPythonJson('{"x":[1,2]}'), a: [new RawPythonJson('7.0')] }),
+    '{"a":[7.0],"b":{"x":[1,2]}}',
+  );
+  assert.equal(
+    dumpPythonJson([2 ** 53, 2 ** 60, -0, -(2 ** 53 - 1)]),
+    '[9007199254740992,1152921504606846976,0,-9007199254740991]',
+  );
 });

@@ -26,6 +26,19 @@ export function pyFloat(value: number): PyFloat {
   return new PyFloat(value);
 }
 
+/**
+ * Text that is already the reference's bytes for some value (the caller's promise, e.g. an
+ * earlier dumpPythonJson result), written as is: lets a caller reuse the unchanged parts of a
+ * large document instead of dumping them again.
+ */
+export class RawPythonJson {
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
 /** Python's repr() of a float (finite only). */
 export function pythonFloatRepr(value: number): string {
   if (!Number.isFinite(value)) throw new TypeError(`${value} has no JSON form`);
@@ -45,6 +58,8 @@ const TWO_POW_64 = 2 ** 64;
 
 /** A JS number as the reference would have written it: ints as ints, the rest as floats. */
 function numberText(value: number): string {
+  // Safe integers print alike in both languages (String(-0) is '0' too).
+  if (Number.isSafeInteger(value)) return String(value);
   if (!Number.isFinite(value)) throw new TypeError(`${value} has no JSON form`);
   if (Number.isInteger(value) && Math.abs(value) < TWO_POW_64) {
     return Object.is(value, -0) ? '0' : BigInt(value).toString();
@@ -103,8 +118,9 @@ function sortKeys(keys: string[]): string[] {
 
 /** What JSON.stringify would serialise for `value` (toJSON applied, boxed primitives unboxed). */
 function prepared(value: unknown, key: string): unknown {
-  if (value instanceof PyFloat) return value;
-  if (typeof value === 'object' && value !== null) {
+  if (typeof value !== 'object' || value === null) return value;
+  if (value instanceof PyFloat || value instanceof RawPythonJson) return value;
+  {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') return prepared(toJSON.call(value, key), key);
     if (value instanceof Number || value instanceof String || value instanceof Boolean) {
@@ -124,10 +140,11 @@ function isSkipped(value: unknown): boolean {
  */
 export function dumpPythonJson(value: unknown): string {
   const stack = new Set<object>();
-  const dump = (raw: unknown, key: string): string => {
-    const item = prepared(raw, key);
+  // `item` has been through prepared() already.
+  const dump = (item: unknown): string => {
     if (item === null) return 'null';
     if (item instanceof PyFloat) return pythonFloatRepr(item.value);
+    if (item instanceof RawPythonJson) return item.text;
     switch (typeof item) {
       case 'string':
         return pythonJsonString(item);
@@ -148,25 +165,27 @@ export function dumpPythonJson(value: unknown): string {
     stack.add(item);
     try {
       if (Array.isArray(item)) {
-        const parts = item.map((element: unknown, index) =>
-          isSkipped(prepared(element, String(index))) ? 'null' : dump(element, String(index)),
-        );
+        const parts = item.map((element: unknown, index) => {
+          const child = prepared(element, String(index));
+          return isSkipped(child) ? 'null' : dump(child);
+        });
         return `[${parts.join(',')}]`;
       }
       const record = item as Record<string, unknown>;
       const parts: string[] = [];
       for (const name of sortKeys(Object.keys(record))) {
-        const child = record[name];
-        if (isSkipped(prepared(child, name))) continue;
-        parts.push(`${pythonJsonString(name)}:${dump(child, name)}`);
+        const child = prepared(record[name], name);
+        if (isSkipped(child)) continue;
+        parts.push(`${pythonJsonString(name)}:${dump(child)}`);
       }
       return `{${parts.join(',')}}`;
     } finally {
       stack.delete(item);
     }
   };
-  if (isSkipped(prepared(value, ''))) throw new TypeError('undefined has no JSON form');
-  return dump(value, '');
+  const top = prepared(value, '');
+  if (isSkipped(top)) throw new TypeError('undefined has no JSON form');
+  return dump(top);
 }
 
 /**

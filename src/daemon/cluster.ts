@@ -6,6 +6,7 @@
 import type { Clock } from '../common/index.js';
 import type { Logger } from '../logging/index.js';
 import {
+  AdvertisedNamesMemo,
   ClusterSupervisor,
   jobClusterFields,
   jobSummaries,
@@ -59,11 +60,13 @@ export interface DaemonCluster {
 export function createDaemonCluster(deps: DaemonClusterDeps): DaemonCluster {
   const { clock, logger } = deps;
   const nodeStats = (): NodeStatsReading | null => deps.nodeStats?.() ?? null;
+  const advertised = new AdvertisedNamesMemo();
   const supervisor = new ClusterSupervisor({
     clock,
     logger,
     jobSetId: () => deps.config().jobSetId,
-    jobSummaries: () => jobSummaries(deps.scheduler(), clock.now()),
+    jobSummaries: () =>
+      jobSummaries(deps.scheduler(), advertised.of(deps.config().jobs), clock.now()),
     ...(deps.nodeStats === undefined ? {} : { nodeStats }),
     ...deps.supervisorSeams,
   });
