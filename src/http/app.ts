@@ -123,6 +123,21 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * No route declares a schema, so fastify's default compilers (ajv and fast-json-stringify, with
+ * three copies of ajv's code generator) are never used; without these stand-ins fastify loads them
+ * anyway, about 0.7 MB of live heap per daemon (docs/performance.md "A node in a fleet"). A route
+ * that ever declares a schema fails to register, loudly.
+ */
+const NO_SCHEMA_COMPILERS = {
+  buildValidator: (): never => {
+    throw new Error('the control API declares no schemas (see NO_SCHEMA_COMPILERS)');
+  },
+  buildSerializer: (): never => {
+    throw new Error('the control API declares no schemas (see NO_SCHEMA_COMPILERS)');
+  },
+};
+
 export async function buildHttpApp(
   deps: HttpAppDeps,
   settings: WebSettings,
@@ -136,6 +151,7 @@ export async function buildHttpApp(
     requestTimeout: connectionLimits.requestTimeoutMs,
     return503OnClosing: true,
     exposeHeadRoutes: true,
+    schemaController: { compilersFactory: NO_SCHEMA_COMPILERS },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Undecodable URLs (`%FF`) and over-long parameters: a bare 400, like other client errors.
     frameworkErrors: (_error, _request, reply) => {

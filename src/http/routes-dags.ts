@@ -9,19 +9,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError, httpStatusOf, isYacronError } from '../common/index.js';
 import type { ResolvedDag } from '../config/index.js';
-import {
-  actorOf,
-  countTaskStates,
-  listRuns,
-  listXcom,
-  parseLogicalDate,
-  readRun,
-  runDocumentBody,
-  runTimesBody,
-  type DagEngine,
-  type RunDocument,
-  type RunState,
-} from '../dags/index.js';
+import type * as DagsModule from '../dags/index.js';
+import type { DagEngine, RunDocument, RunState } from '../dags/index.js';
 import type { RouteContext } from './app.js';
 import { boundedInteger, type QueryValue } from './query.js';
 import { JSON_TYPE, TEXT_TYPE, sendError, sendJson } from './responses.js';
@@ -38,6 +27,18 @@ import type {
   RunDocumentWire,
   XcomWire,
 } from './wire/index.js';
+
+/** The dags door (its engine, the run store, XCom): loaded on the first DAG request. */
+type DagsDoor = typeof DagsModule;
+
+/**
+ * The door is imported when a DAG route is first asked, not with this module: a daemon without
+ * `dags:` would otherwise load it and, through it, the state store and the durable layer
+ * (docs/performance.md "A node in a fleet"). With `dags:` the daemon has loaded it already.
+ */
+function dagsDoor(): Promise<DagsDoor> {
+  return import('../dags/index.js');
+}
 
 export const DEFAULT_RUNS_LIMIT = 50;
 export const MAX_RUNS_LIMIT = 500;
@@ -65,28 +66,29 @@ function taskViews(dag: ResolvedDag): DagTaskWire[] {
   }));
 }
 
-function runSummary(run: RunDocument): DagRunSummaryWire {
+function runSummary(dags: DagsDoor, run: RunDocument): DagRunSummaryWire {
   return {
     runKey: run.runKey,
     runId: run.runId,
     state: run.state,
     kind: run.kind,
-    ...runTimesBody(run),
-    taskStates: countTaskStates(run),
+    ...dags.runTimesBody(run),
+    taskStates: dags.countTaskStates(run),
   };
 }
 
 /** A DAG's run roll-ups; none when it has no runs or the store cannot answer. */
 async function rollUps(
+  dags: DagsDoor,
   engine: DagEngine,
   name: string,
 ): Promise<Pick<DagWire, 'latestRun' | 'runCounts' | 'totalRuns'>> {
   try {
-    const { runs } = await listRuns(engine.store(), name);
+    const { runs } = await dags.listRuns(engine.store(), name);
     const latest = runs[0];
     if (latest === undefined) return {};
     const { runKey, state, kind } = latest;
-    const { createdAt, updatedAt } = runTimesBody(latest);
+    const { createdAt, updatedAt } = dags.runTimesBody(latest);
     const counts: Partial<Record<RunState, number>> = {};
     for (const run of runs) counts[run.state] = (counts[run.state] ?? 0) + 1;
     return {
@@ -146,6 +148,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
   app.get('/dags', async (_request, reply) => {
     const engine = engineOf();
     if (engine === null) return sendJson(reply, headers, []);
+    const dags = await dagsDoor();
     const views: DagWire[] = [];
     for (const dag of engine.dags()) {
       views.push({
@@ -158,7 +161,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
         // timezone"): the zone the schedule is read in, with the job object's meaning (null = the
         // daemon's local time).
         ...(dag.schedule === null ? {} : { schedule: dag.schedule.text, timezone: dag.timezone }),
-        ...(await rollUps(engine, dag.name)),
+        ...(await rollUps(dags, engine, dag.name)),
       });
     }
     return sendJson(reply, headers, views);
@@ -176,15 +179,19 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       } catch (error) {
         return storeNotOpen(reply, error) ?? sendError(reply, 404);
       }
+      const dags = await dagsDoor();
       let runs: readonly RunDocument[] = [];
       try {
-        runs = (await listRuns(store, found.dag.name)).runs;
+        runs = (await dags.listRuns(store, found.dag.name)).runs;
       } catch (error) {
         context.logger.error(
           `web: cannot list the runs of DAG ${found.dag.name}: ${describeError(error)}`,
         );
       }
-      const body: DagRunsWire = { dag: found.dag.name, runs: runs.slice(0, limit).map(runSummary) };
+      const body: DagRunsWire = {
+        dag: found.dag.name,
+        runs: runs.slice(0, limit).map((run) => runSummary(dags, run)),
+      };
       return sendJson(reply, headers, body);
     },
   );
@@ -198,7 +205,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
     if (found === null) return null;
     try {
       const store = found.engine.store();
-      const run = await readRun(store, found.dag.name, params.runKey);
+      const run = await (await dagsDoor()).readRun(store, found.dag.name, params.runKey);
       if (run !== undefined) return { ...found, store, run };
     } catch (error) {
       if (storeNotOpen(reply, error) !== null) return null;
@@ -213,7 +220,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
   app.get<{ Params: RunParams }>('/dags/:name/runs/:runKey', async (request, reply) => {
     const found = await runOf(request.params, reply);
     if (found === null) return reply;
-    const body: RunDocumentWire = runDocumentBody(found.run);
+    const body: RunDocumentWire = (await dagsDoor()).runDocumentBody(found.run);
     return sendJson(reply, headers, body);
   });
 
@@ -221,9 +228,10 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
     const found = await runOf(request.params, reply);
     if (found === null) return reply;
     const { run, store } = found;
-    let listing: Awaited<ReturnType<typeof listXcom>> = { entries: [], truncated: false };
+    const dags = await dagsDoor();
+    let listing: Awaited<ReturnType<DagsDoor['listXcom']>> = { entries: [], truncated: false };
     try {
-      listing = await listXcom(store, run);
+      listing = await dags.listXcom(store, run);
     } catch (error) {
       context.logger.error(
         `web: cannot list the XCom of run ${run.runKey}: ${describeError(error)}`,
@@ -277,6 +285,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
     if (typeof from !== 'string' || typeof to !== 'string') {
       return sendError(reply, 400, "'from' and 'to' must be ISO date strings");
     }
+    const { parseLogicalDate } = await dagsDoor();
     const fromMs = parseLogicalDate(from);
     const toMs = parseLogicalDate(to);
     if (!Number.isFinite(fromMs) || !Number.isFinite(toMs))
@@ -303,7 +312,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
       if (decision !== 'approve' && decision !== 'reject') {
         return sendError(reply, 400, "decision must be 'approve' or 'reject'");
       }
-      const actor = actorOf(by);
+      const actor = (await dagsDoor()).actorOf(by);
       if (actor.kind === 'refused') return badRequest(reply, actor.reason);
       const { name, runKey, taskKey } = request.params;
       const engine = engineOf();
@@ -323,7 +332,7 @@ export function registerDagRoutes(app: FastifyInstance, context: RouteContext): 
   app.post<{ Params: RunParams }>('/dags/:name/runs/:runKey/cancel', async (request, reply) => {
     const body = bodyObject(request);
     if (body === null) return badRequest(reply, 'the body must be a JSON object');
-    const actor = actorOf(body['by']);
+    const actor = (await dagsDoor()).actorOf(body['by']);
     if (actor.kind === 'refused') return badRequest(reply, actor.reason);
     const found = lookup(request.params.name, reply);
     if (found === null) return reply;
