@@ -8,6 +8,7 @@ import { burstGroup } from './groups/burst.js';
 import { clusterGroup } from './groups/cluster.js';
 import { dashboardGroup } from './groups/dashboard.js';
 import { durableGroup } from './groups/durable.js';
+import { fleetGroup } from './groups/fleet.js';
 import { memoryGroup } from './groups/memory.js';
 import { nextFireGroup } from './groups/next-fire.js';
 import { resourcesGroup } from './groups/resources.js';
@@ -34,6 +35,7 @@ const GROUPS: readonly BenchGroup[] = [
   clusterGroup,
   resourcesGroup,
   launchGroup,
+  fleetGroup,
 ];
 
 function usage(): string {
