@@ -52,11 +52,6 @@ export { crc32 } from './crc32.js';
 export { REDACTED, replaceOrder, replaceValues } from './replace-values.js';
 export { compactHeap, keepYoungGenerationSmall } from './heap.js';
 export {
-  CAP_BELOW_CONFIG_BYTES,
-  capOptimisingTier,
-  shouldCapOptimisingTier,
-} from './jit-tier.js';
-export {
   guardConnections,
   serverTimeouts,
   type ConnectionLimits,

@@ -1,9 +1,6 @@
 // `yacron2 [-c PATH] [-v] [--job-set-id]`: load the configuration, then validate, print the
 // job-set id, or run the daemon until SIGTERM/SIGINT.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import {
-  capOptimisingTier,
   describeError,
   isYacronError,
   keepYoungGenerationSmall,
@@ -38,9 +35,6 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
     const config = await loadOrReport(options.configPath, startupLogger);
     return config === null ? EXIT_FAILURE : answerOnce(options, config, io, startupLogger);
   }
-  // A small configuration's daemon runs without TurboFan (docs/performance.md "Capping the
-  // optimising compiler"); before anything of the daemon is loaded or run hot.
-  capOptimisingTier(configSizeBytes(options.configPath));
   // The root the `logging` section reconfigures (docs/configuration.md "logging"); without a
   // section it writes the daemon's own lines to stderr at -l's level. Then the spawn helper:
   // forked while the daemon is small, it boots while the configuration loads
@@ -75,25 +69,6 @@ export async function runDaemonCli(options: DaemonCliOptions, io: CommandIo): Pr
   } finally {
     cli.remove();
     process.off('exit', cli.remove);
-  }
-}
-
-/**
- * The bytes of YAML the daemon will load: the file, or a directory's `*.yaml` / `*.yml` files;
- * null when it cannot be read (the load then reports why).
- */
-export function configSizeBytes(path: string): number | null {
-  try {
-    const stats = statSync(path);
-    if (!stats.isDirectory()) return stats.size;
-    let total = 0;
-    for (const entry of readdirSync(path, { withFileTypes: true })) {
-      if (entry.isFile() && /\.ya?ml$/.test(entry.name))
-        total += statSync(join(path, entry.name)).size;
-    }
-    return total;
-  } catch {
-    return null;
   }
 }
 
