@@ -9,6 +9,7 @@ import { describeError } from '../common/index.js';
 import { type Logger } from '../logging/index.js';
 import type { ResolvedGossipCluster } from '../config/index.js';
 import { GossipManager } from './gossip-manager.js';
+import { NO_ADVERTISED_JOBS } from './job-summaries.js';
 import {
   loadTlsMaterial,
   sameTlsFiles,
@@ -164,7 +165,7 @@ export class GossipKeeper {
           transport,
           logger: deps.logger,
           jobSetId: () => deps.jobSetId(),
-          jobSummaries: () => deps.jobSummaries?.() ?? { jobs: new Map(), truncated: false },
+          jobSummaries: () => deps.jobSummaries?.() ?? NO_ADVERTISED_JOBS,
           nodeStats: () => (this.#hooks.shareNodeStats() ? (deps.nodeStats?.() ?? null) : null),
         },
       );

@@ -15,7 +15,7 @@ import {
 } from './derived-sets.js';
 import { hrwOwner } from './elect.js';
 import { RendezvousOwners, ScoreCache } from './owner-cache.js';
-import { summariesWire } from './job-summaries.js';
+import { NO_ADVERTISED_JOBS, summariesWire } from './job-summaries.js';
 import { buildPeerPayload } from './payload-build.js';
 import { createPeerHandler } from './peer-handler.js';
 import type { PeerPayload, RebootRanPayload } from './peer-payload.js';
@@ -71,8 +71,6 @@ export interface GossipNodeDeps {
   /** Per-process id: 32 lowercase hex, new on every build. A test seam; random by default. */
   readonly instanceId?: string;
 }
-
-const NO_SUMMARIES: AdvertisedJobs = { jobs: new Map(), truncated: false };
 
 export class GossipNode implements MeshLeadership {
   readonly backend = 'gossip';
@@ -448,7 +446,7 @@ export class GossipNode implements MeshLeadership {
   /** The `GET /peer` body, built fresh. */
   payload(): PeerPayload {
     const sets = this.#sets();
-    const summaries = summariesWire(this.#deps.jobSummaries?.() ?? NO_SUMMARIES);
+    const summaries = summariesWire(this.#deps.jobSummaries?.() ?? NO_ADVERTISED_JOBS);
     return buildPeerPayload({
       nodeName: this.nodeName,
       jobSetId: this.#deps.jobSetId(),

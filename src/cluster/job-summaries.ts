@@ -94,6 +94,12 @@ function summaryOf(state: JobState, nowMs: number): JobSummary {
   };
 }
 
+/** A node with no summaries to advertise (no scheduler view wired in). */
+export const NO_ADVERTISED_JOBS: AdvertisedJobs = Object.freeze({
+  jobs: new Map<string, JobSummary>(),
+  truncated: false,
+});
+
 /** The `job_summaries` wire object and its `job_summaries_truncated` flag. */
 export interface SummariesWire {
   readonly jobSummaries: JobSummariesWire;

@@ -64,16 +64,20 @@ export function peerPayloadEtag(payload: PeerPayload, nowMs: number): string {
           job_summaries: Object.fromEntries(
             Object.entries(summaries).map(([name, entry]) => [
               name,
-              {
-                ...entry,
-                scheduled_in:
-                  entry.scheduled_in === null
-                    ? null
-                    : roundHalfEven(nowMs / 1000 + entry.scheduled_in),
-              },
+              { ...entry, scheduled_in: anchoredCountdown(entry.scheduled_in, nowMs) },
             ]),
           ),
         };
+  return etagOf(hashed);
+}
+
+/** What the tag hashes for a `scheduled_in`: the absolute second it points at (null stays). */
+export function anchoredCountdown(scheduledIn: number | null, nowMs: number): number | null {
+  return scheduledIn === null ? null : roundHalfEven(nowMs / 1000 + scheduledIn);
+}
+
+/** The tag of a payload whose countdowns are already anchored (RawPythonJson parts allowed). */
+export function etagOf(hashed: PeerPayload): string {
   return `"${createHash('sha256').update(dumpPythonJson(hashed)).digest('hex')}"`;
 }
 

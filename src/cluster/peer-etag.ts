@@ -6,14 +6,13 @@
 // peerPayloadEtag gives for the same payload and instant, at a fraction of the cost.
 // Must not: return a tag peerPayloadEtag would not (a peer's cached tag must mean the same
 // content: members and agreement ride in it), or keep text for a job no longer advertised.
-import { createHash } from 'node:crypto';
 import {
   dumpPythonJson,
   pythonJsonString,
   RawPythonJson,
   sortByCodePoint,
 } from '../common/index.js';
-import { roundHalfEven } from './payload-build.js';
+import { anchoredCountdown, etagOf } from './payload-build.js';
 import type { JobSummariesWire, JobSummaryWire, PeerPayload } from './peer-payload.js';
 
 /** One summary's hashed text (`"name":{…}`) and the values it was made from. */
@@ -36,7 +35,7 @@ export class PeerEtagMemo {
       summaries === null
         ? payload
         : { ...payload, job_summaries: this.#summariesText(summaries, nowMs) as never };
-    return `"${createHash('sha256').update(dumpPythonJson(hashed)).digest('hex')}"`;
+    return etagOf(hashed);
   }
 
   #summariesText(summaries: JobSummariesWire, nowMs: number): RawPythonJson {
@@ -44,8 +43,7 @@ export class PeerEtagMemo {
     const parts: string[] = [];
     for (const name of this.#sortedNames(Object.keys(summaries))) {
       const summary = summaries[name]!;
-      const anchored =
-        summary.scheduled_in === null ? null : roundHalfEven(nowMs / 1000 + summary.scheduled_in);
+      const anchored = anchoredCountdown(summary.scheduled_in, nowMs);
       const known = this.#fragments.get(name);
       const fragment =
         known !== undefined && known.anchored === anchored && sameSummary(known.summary, summary)

@@ -22,6 +22,7 @@ import type { ClusterMetricsSource, ClusterMetricsView } from '../metrics/index.
 import { clusterMetricsView, describeCluster, type ClusterStatus } from './cluster-status.js';
 import { describeFleet, type FleetStatus } from './fleet-status.js';
 import type { GossipNode } from './gossip-node.js';
+import { NO_ADVERTISED_JOBS } from './job-summaries.js';
 import { GossipKeeper, StartFailures } from './gossip-keeper.js';
 import { describeLeaseCluster, leaseMetricsView } from './lease-status.js';
 import {
@@ -135,7 +136,7 @@ export class ClusterSupervisor implements LeadershipSource, ClusterMetricsSource
     if (running === null) return null;
     const deps = this.#deps;
     return describeFleet(running.manager.node, {
-      ownJobs: deps.jobSummaries?.() ?? { jobs: new Map(), truncated: false },
+      ownJobs: deps.jobSummaries?.() ?? NO_ADVERTISED_JOBS,
       ownStats: deps.nodeStats?.() ?? null,
       nowMs: deps.clock.now(),
       intervalMs: running.config.intervalMs,

@@ -61,9 +61,7 @@ function numberText(value: number): string {
   // Safe integers print alike in both languages (String(-0) is '0' too).
   if (Number.isSafeInteger(value)) return String(value);
   if (!Number.isFinite(value)) throw new TypeError(`${value} has no JSON form`);
-  if (Number.isInteger(value) && Math.abs(value) < TWO_POW_64) {
-    return Object.is(value, -0) ? '0' : BigInt(value).toString();
-  }
+  if (Number.isInteger(value) && Math.abs(value) < TWO_POW_64) return BigInt(value).toString();
   return pythonFloatRepr(value);
 }
 
@@ -120,12 +118,10 @@ function sortKeys(keys: string[]): string[] {
 function prepared(value: unknown, key: string): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (value instanceof PyFloat || value instanceof RawPythonJson) return value;
-  {
-    const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') return prepared(toJSON.call(value, key), key);
-    if (value instanceof Number || value instanceof String || value instanceof Boolean) {
-      return value.valueOf();
-    }
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return prepared(toJSON.call(value, key), key);
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+    return value.valueOf();
   }
   return value;
 }

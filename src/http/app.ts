@@ -126,17 +126,13 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 /**
  * No route declares a schema, so fastify's default compilers (ajv and fast-json-stringify, with
  * three copies of ajv's code generator) are never used; without these stand-ins fastify loads them
- * anyway, about 0.7 MB of live heap per daemon (docs/performance.md "A node in a fleet"). A route
- * that ever declares a schema fails to register, loudly.
+ * anyway, about 2.4 MB of live heap in a fleet node (docs/performance.md "Code loaded on demand").
+ * A route that ever declares a schema fails to register, loudly.
  */
-const NO_SCHEMA_COMPILERS = {
-  buildValidator: (): never => {
-    throw new Error('the control API declares no schemas (see NO_SCHEMA_COMPILERS)');
-  },
-  buildSerializer: (): never => {
-    throw new Error('the control API declares no schemas (see NO_SCHEMA_COMPILERS)');
-  },
-};
+function refuseSchemas(): never {
+  throw new Error('the control API declares no schemas (see NO_SCHEMA_COMPILERS)');
+}
+const NO_SCHEMA_COMPILERS = { buildValidator: refuseSchemas, buildSerializer: refuseSchemas };
 
 export async function buildHttpApp(
   deps: HttpAppDeps,
